@@ -1,0 +1,200 @@
+import { z } from 'zod';
+import { customHeadersParam } from './custom-headers.js';
+import { DEVICE_NAMES, resolveDevice } from './devices.js';
+import { LIMITS } from './limits.js';
+import { withOpenApi } from './openapi-meta.js';
+import { booleanParam, enumParam, listParam, numberParam, optionalNumberParam, stringParam } from './params.js';
+
+export const FORMATS = ['png', 'webp', 'jpeg', 'pdf'] as const;
+export type CaptureFormat = (typeof FORMATS)[number];
+export const PDF_PAGE_LAYOUTS = ['paginated', 'single'] as const;
+export const THEMES = ['light', 'dark', 'auto'] as const;
+export const WAIT_UNTIL = ['load', 'domcontentloaded', 'networkidle0', 'networkidle2'] as const;
+export const BLOCKABLE_RESOURCES = ['stylesheet', 'script', 'image', 'font', 'media'] as const;
+
+export const MIME_TYPES: Record<CaptureFormat, string> = {
+  png: 'image/png',
+  webp: 'image/webp',
+  jpeg: 'image/jpeg',
+  pdf: 'application/pdf',
+};
+
+/** Issues carrying this param are reported as MISSING_REQUIRED_FIELD rather than VALIDATION_ERROR. */
+export const MISSING_FIELD_PARAM = { errorCode: 'MISSING_REQUIRED_FIELD' } as const;
+
+const httpUrl = (field: string, max: number) =>
+  z
+    .string({ errorMap: () => ({ message: `${field} must be a string` }) })
+    .max(max, `${field} must be at most ${max} characters`)
+    .refine((value) => {
+      try {
+        const parsed = new URL(value);
+        return parsed.protocol === 'http:' || parsed.protocol === 'https:';
+      } catch {
+        return false;
+      }
+    }, `${field} must be an absolute http:// or https:// URL`);
+
+const blockedResource = z.enum(BLOCKABLE_RESOURCES, {
+  errorMap: () => ({ message: `blockResources entries must be from: ${BLOCKABLE_RESOURCES.join(', ')}` }),
+});
+const selector = z.string().max(LIMITS.selectorMaxLength, `selectors must be at most ${LIMITS.selectorMaxLength} characters`);
+const urlPattern = z.string().max(LIMITS.urlMaxLength, `blockUrls entries must be at most ${LIMITS.urlMaxLength} characters`);
+
+/**
+ * Every parameter of `GET /capture` (spec, "GET /capture"), exactly as its tables say. `apiKey` is
+ * listed so that it is documented and accepted; authentication reads it before validation.
+ */
+export const captureFields = {
+  url: httpUrl('url', LIMITS.urlMaxLength)
+    .optional()
+    .describe('Web page address to capture (URL mode). Exactly one of url or html is required.'),
+  html: z
+    .string({ errorMap: () => ({ message: 'html must be a string' }) })
+    .min(1, 'html must not be empty')
+    .max(LIMITS.htmlMaxLength, `html must be at most ${LIMITS.htmlMaxLength} characters (use POST /capture with a JSON body for large documents up to the same limit)`)
+    .optional()
+    .describe(`Inline HTML markup to render (HTML mode), URL-encoded; at most ${LIMITS.htmlMaxLength} characters. Exactly one of url or html is required.`),
+  apiKey: z.string().optional().describe('API key; may instead be sent in header X-API-Key.'),
+
+  format: enumParam('format', FORMATS, 'png', 'Output format.'),
+  pdfPageLayout: enumParam('pdfPageLayout', PDF_PAGE_LAYOUTS, 'paginated',
+    'paginated: multi-page A4 with margins; single: one continuous page sized to the document height (viewport height when not full page). Ignored unless format is pdf.'),
+  returnFile: booleanParam('returnFile', true, 'true: binary file; false: JSON with base64 data.'),
+  imageQuality: numberParam('imageQuality', { min: LIMITS.imageQualityMin, max: LIMITS.imageQualityMax }, 90, 'Quality 1 to 100; for jpeg and webp.'),
+  scaleFactor: optionalNumberParam('scaleFactor', { min: LIMITS.scaleFactorMin, max: LIMITS.scaleFactorMax },
+    'Device scale factor 0.1 to 3.0; overrides the preset scale.', 1),
+
+  device: enumParam('device', DEVICE_NAMES, 'desktop', 'A device ID or legacy category (desktop, mobile, tablet). A specific device sets viewport, scale factor and user agent.'),
+  viewportWidth: optionalNumberParam('viewportWidth', { min: LIMITS.viewportMin, max: LIMITS.viewportMax, unit: 'pixels' },
+    'Viewport width in CSS pixels; overrides the preset width.', 1920),
+  viewportHeight: optionalNumberParam('viewportHeight', { min: LIMITS.viewportMin, max: LIMITS.viewportMax, unit: 'pixels' },
+    'Viewport height in CSS pixels; overrides the preset height.', 1080),
+  theme: enumParam('theme', THEMES, 'auto', 'Emulated prefers-color-scheme: light, dark or auto (the page decides).'),
+
+  fullPage: booleanParam('fullPage', false, 'Capture the whole page including below the fold; ignored for pdf (always true).'),
+  fullPageScroll: booleanParam('fullPageScroll', false, 'Scroll through the page first so lazy-loaded content loads; ignored for pdf (always true).'),
+  fullPageScrollDuration: numberParam('fullPageScrollDuration', { min: 0, max: LIMITS.scrollDurationMaxMs, unit: 'ms' }, 1000,
+    'Scroll duration in ms; ignored for pdf (always 1000).'),
+  clipSelector: stringParam('clipSelector', LIMITS.selectorMaxLength, 'CSS selector; capture only that element.'),
+
+  delay: numberParam('delay', { min: 0, max: LIMITS.delayMaxMs, unit: 'ms' }, 0, 'Milliseconds to wait before capture.'),
+  waitUntil: enumParam('waitUntil', WAIT_UNTIL, 'load', 'Navigation event to wait for.'),
+  waitForSelector: stringParam('waitForSelector', LIMITS.selectorMaxLength, 'CSS selector to wait for before capture.'),
+
+  removeAds: booleanParam('removeAds', false, 'Remove ads.'),
+  removeCookieBanners: booleanParam('removeCookieBanners', false, 'Remove cookie consent banners.'),
+  removeSelectors: listParam('removeSelectors', selector, LIMITS.listMaxEntries, 'Comma-separated CSS selectors of elements to remove.'),
+  blockResources: listParam('blockResources', blockedResource, BLOCKABLE_RESOURCES.length,
+    `Comma-separated resource types to block, from: ${BLOCKABLE_RESOURCES.join(', ')}.`),
+  blockUrls: listParam('blockUrls', urlPattern, LIMITS.listMaxEntries, 'Comma-separated URLs or patterns to block; * matches any characters.'),
+
+  userAgent: stringParam('userAgent', 1_024, 'Overrides the preset user agent. Kept for logging.'),
+  headers: customHeadersParam,
+
+  openaiPrompt: stringParam('openaiPrompt', LIMITS.openaiPromptMaxLength, 'Prompt used to analyze the produced image. Needs a provider key too.'),
+  openaiApiKey: stringParam('openaiApiKey', 1_024, 'Analysis-provider key (query fallback; prefer header X-OpenAI-Api-Key). Never stored.'),
+
+  latitude: optionalNumberParam('latitude', { min: -90, max: 90 }, 'Emulated latitude, -90 to 90; requires longitude.'),
+  longitude: optionalNumberParam('longitude', { min: -180, max: 180 }, 'Emulated longitude, -180 to 180; requires latitude.'),
+
+  proxyUrl: httpUrl('proxyUrl', 2_048).optional().describe('HTTP(S) proxy for this capture, e.g. http://proxy.example:8080.'),
+  proxyUsername: stringParam('proxyUsername', 1_024, 'Proxy user name.'),
+  proxyPassword: stringParam('proxyPassword', 1_024, 'Proxy password. Never stored or logged.'),
+
+  cacheEnabled: booleanParam('cacheEnabled', false, 'Enable response caching.'),
+  cacheTtl: numberParam('cacheTtl', { min: LIMITS.cacheTtlMinSeconds, max: LIMITS.cacheTtlMaxSeconds, unit: 'seconds' }, 3600, 'Cache lifetime in seconds.'),
+
+  requestStorageEnabled: booleanParam('requestStorageEnabled', false, 'Upload the result to the S3-compatible storage given by the requestStorage* parameters.'),
+  requestStorageEndpoint: httpUrl('requestStorageEndpoint', 2_048).optional().describe('S3-compatible endpoint URL.'),
+  requestStorageAccessKeyId: stringParam('requestStorageAccessKeyId', 256, 'Access key ID.'),
+  requestStorageSecretAccessKey: stringParam('requestStorageSecretAccessKey', 1_024, 'Secret access key. Never stored or logged.'),
+  requestStorageBucket: stringParam('requestStorageBucket', 255, 'Bucket name.'),
+  requestStorageRegion: z
+    .string({ errorMap: () => ({ message: 'requestStorageRegion must be a string' }) })
+    .min(1, 'requestStorageRegion must not be empty')
+    .max(64, 'requestStorageRegion must be at most 64 characters')
+    .default('us-east-1')
+    .describe('Region. Default: us-east-1.'),
+};
+
+const captureObject = z.object(captureFields).strict();
+type RawCaptureOptions = z.output<typeof captureObject>;
+
+function issue(ctx: z.RefinementCtx, field: string, message: string, params?: Record<string, string>) {
+  ctx.addIssue({ code: z.ZodIssueCode.custom, path: [field], message, ...(params ? { params } : {}) });
+}
+
+/** Rules that span several parameters (spec, "Rules" and the per-table notes). */
+function checkCrossFieldRules(options: RawCaptureOptions, ctx: z.RefinementCtx) {
+  if (options.url !== undefined && options.html !== undefined) {
+    issue(ctx, 'url', 'give exactly one of url or html, not both');
+    issue(ctx, 'html', 'give exactly one of url or html, not both');
+  } else if (options.url === undefined && options.html === undefined) {
+    issue(ctx, 'url', 'one of url or html is required');
+    issue(ctx, 'html', 'one of url or html is required');
+  }
+  if ((options.latitude === undefined) !== (options.longitude === undefined)) {
+    const missing = options.latitude === undefined ? 'latitude' : 'longitude';
+    issue(ctx, missing, 'latitude and longitude must be given together');
+  }
+  if ((options.proxyUsername !== undefined || options.proxyPassword !== undefined) && options.proxyUrl === undefined) {
+    issue(ctx, 'proxyUrl', 'proxyUrl is required when proxyUsername or proxyPassword is given');
+  }
+  if (options.openaiApiKey !== undefined && options.openaiPrompt === undefined) {
+    issue(ctx, 'openaiPrompt', 'openaiPrompt is required when a provider key is given');
+  }
+  if (options.requestStorageEnabled) {
+    for (const field of ['requestStorageEndpoint', 'requestStorageAccessKeyId', 'requestStorageSecretAccessKey', 'requestStorageBucket'] as const) {
+      if (options[field] === undefined) issue(ctx, field, `${field} is required when requestStorageEnabled is true`, MISSING_FIELD_PARAM);
+    }
+  }
+  const preset = resolveDevice(options.device);
+  const width = options.viewportWidth ?? preset.width;
+  const height = options.viewportHeight ?? preset.height;
+  const scale = options.scaleFactor ?? preset.scale;
+  const pixels = Math.round(width * scale) * Math.round(height * scale);
+  if (pixels > LIMITS.maxViewportPixels) {
+    issue(ctx, 'scaleFactor',
+      `viewport × scaleFactor gives ${Math.round(width * scale)}×${Math.round(height * scale)} pixels; at most ${LIMITS.maxViewportPixels} pixels (7680×4320) are allowed`);
+  }
+}
+
+/** For pdf the service always captures the whole page with the default scroll (spec, "Format and output"). */
+function applyPdfOverrides(options: RawCaptureOptions) {
+  if (options.format !== 'pdf') return options;
+  return { ...options, fullPage: true, fullPageScroll: true, fullPageScrollDuration: 1000 };
+}
+
+export const CaptureQuerySchema = captureObject.superRefine(checkCrossFieldRules).transform(applyPdfOverrides);
+export const CaptureBodySchema = withOpenApi(
+  captureObject.superRefine(checkCrossFieldRules).transform(applyPdfOverrides),
+  { title: 'CaptureRequest' },
+);
+
+/** Capture options after validation, defaults and the pdf overrides. */
+export type CaptureOptions = z.output<typeof CaptureQuerySchema>;
+/** What a caller may send (query strings or JSON values). */
+export type CaptureInput = z.input<typeof captureObject>;
+
+export const AiResultSchema = z.object({
+  text: z.string().describe('The analysis'),
+  model: z.string().describe('The model name'),
+});
+
+export const CaptureResultSchema = withOpenApi(
+  z.object({
+    success: z.literal(true),
+    data: z.object({
+      requestId: z.string().uuid().describe('Unique identifier of the request'),
+      fileName: z.string().describe('Generated file name'),
+      processingTime: z.number().int().describe('Milliseconds taken'),
+      fileSize: z.number().int().describe('Size of the file in bytes'),
+      url: z.string().url().optional().describe('Storage URL; present when storage is configured'),
+      imageData: z.string().optional().describe('Data URI with base64 image data (data:<mime>;base64,<data>); not for pdf'),
+      aiResult: AiResultSchema.optional().describe('Present when openaiPrompt was given'),
+    }),
+  }),
+  { title: 'CaptureResult' },
+);
+export type CaptureResult = z.infer<typeof CaptureResultSchema>;

@@ -1,0 +1,51 @@
+import { z } from 'zod';
+import { withOpenApi } from './openapi-meta.js';
+
+/** Every error code of the spec, plus the ones design.md fixes where the spec says "not shown". */
+export const ERROR_CODES = [
+  'VALIDATION_ERROR',
+  'MISSING_REQUIRED_FIELD',
+  'INVALID_INPUT',
+  'NOT_FOUND',
+  'API_KEY_REQUIRED',
+  'INVALID_API_KEY',
+  'API_KEY_EXPIRED',
+  'HTTPS_REQUIRED',
+  'INSUFFICIENT_CREDITS',
+  'TARGET_PROTECTED',
+  'NO_ORGANIZATION_CONTEXT',
+  'MEMBERSHIP_INACTIVE',
+  'RATE_LIMIT_EXCEEDED',
+  'INTERNAL_ERROR',
+  'OPERATION_FAILED',
+  'SERVICE_UNAVAILABLE',
+  'CAPTURE_TIMEOUT',
+] as const;
+
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+export const ValidationIssueSchema = withOpenApi(
+  z.object({
+    field: z.string().describe('Name of the rejected parameter'),
+    message: z.string().describe('What is wrong, with the valid values'),
+    value: z.unknown().describe('The rejected value'),
+  }),
+  { title: 'ValidationIssue' },
+);
+export type ValidationIssue = z.infer<typeof ValidationIssueSchema>;
+
+export const ErrorBodySchema = withOpenApi(
+  z.object({
+    success: z.literal(false),
+    error: z.object({
+      code: z.enum(ERROR_CODES).describe('Machine-readable error code'),
+      message: z.string().describe('Human-readable message, safe to show'),
+      details: z
+        .union([z.string(), z.array(ValidationIssueSchema), z.record(z.unknown())])
+        .optional()
+        .describe('For VALIDATION_ERROR: one entry per rejected field'),
+    }),
+  }),
+  { title: 'ErrorResponse' },
+);
+export type ErrorBody = z.infer<typeof ErrorBodySchema>;
