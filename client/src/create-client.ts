@@ -1,0 +1,144 @@
+import { initClient, type ApiFetcher, type InitClientReturn } from '@ts-rest/core';
+import { contract, MIME_TYPES, type CaptureResult, type Contract, type UsageReport } from '@rendershot/contract';
+import { toCaptureBody, toCaptureQuery, needsJsonBody, type CaptureRequest } from './capture-request.js';
+import { parseContentDispositionFileName } from './content-disposition.js';
+import { errorFromResponse, headersToRecord, parseJson, RendershotError } from './rendershot-error.js';
+import { DEFAULT_MAX_DELAY_MS, isRetryableStatus, retryDelayMs, sleep, type RetryOptions } from './retry.js';
+
+export interface ClientOptions {
+  /** Service root, e.g. `https://capture.example.com` (a path prefix is kept). */
+  baseUrl: string;
+  /** Sent as header `X-API-Key`, never in the query, so it stays out of URLs and logs. */
+  apiKey: string;
+  /** Replaces the global `fetch` (tests, proxies, instrumentation). */
+  fetch?: typeof fetch;
+  /** Without it, nothing is retried. */
+  retry?: RetryOptions;
+}
+
+/** A captured file (`returnFile=true`). */
+export interface CaptureFile {
+  bytes: Uint8Array;
+  /** e.g. `image/png`, `application/pdf`. */
+  contentType: string;
+  /** From `Content-Disposition`; `capture.<ext>` if the service sent none. */
+  fileName: string;
+  /** Response headers, lower-cased names: `x-ratelimit-*`, `x-service-ai-result`, … */
+  headers: Record<string, string>;
+}
+
+interface RawClientArgs {
+  baseUrl: string;
+  baseHeaders: { 'x-api-key': string };
+  api?: ApiFetcher;
+}
+
+/** The ts-rest client of the contract: routes `capture`, `captureWithBody`, `usage`. */
+export type RawClient = InitClientReturn<Contract, RawClientArgs>;
+
+export interface RendershotClient {
+  raw: RawClient;
+  /** Captures and returns the file. Throws RendershotError on any non-2xx response. */
+  capture(options: CaptureRequest): Promise<CaptureFile>;
+  /** Captures with `returnFile=false` and returns the JSON result (base64 `imageData`, storage `url`). */
+  captureJson(options: CaptureRequest): Promise<CaptureResult>;
+  /** Credit balance and capture rate limit of the key's organization. */
+  usage(): Promise<UsageReport>;
+}
+
+const EXTENSION_BY_MIME = new Map(Object.entries(MIME_TYPES).map(([format, mime]) => [mime, format]));
+
+/**
+ * The same fetch-and-decode steps as ts-rest's default fetcher, over a caller-supplied fetch, so
+ * `raw` honours `ClientOptions.fetch` too.
+ */
+function tsRestFetcher(fetchImpl: typeof fetch): ApiFetcher {
+  return async ({ path, method, headers, body, fetchOptions }) => {
+    const response = await fetchImpl(path, { ...fetchOptions, method, headers, body });
+    const contentType = response.headers.get('content-type') ?? '';
+    const decoded = contentType.includes('json')
+      ? await response.json()
+      : contentType.startsWith('text/')
+        ? await response.text()
+        : await response.blob();
+    return { status: response.status, body: decoded, headers: response.headers };
+  };
+}
+
+export function createClient(options: ClientOptions): RendershotClient {
+  const baseUrl = options.baseUrl.replace(/\/+$/, '');
+  const maxDelayMs = options.retry?.maxDelayMs ?? DEFAULT_MAX_DELAY_MS;
+  // Looked up on every call, not captured once, so a global fetch replaced later (mocks) is used.
+  const fetchImpl: typeof fetch = (input, init) => (options.fetch ?? globalThis.fetch)(input, init);
+
+  const rawArgs: RawClientArgs = { baseUrl, baseHeaders: { 'x-api-key': options.apiKey } };
+  if (options.fetch) rawArgs.api = tsRestFetcher(fetchImpl);
+  const raw: RawClient = initClient(contract, rawArgs);
+
+  /** Sends one request, retrying 429/503 when `retry` is set; resolves only with a 2xx response. */
+  async function send(method: 'GET' | 'POST', path: string, extraHeaders: Record<string, string>, body?: string): Promise<Response> {
+    const headers = { ...extraHeaders, 'x-api-key': options.apiKey };
+    for (let attempt = 0; ; attempt++) {
+      const response = await fetchImpl(`${baseUrl}${path}`, { method, headers, body });
+      if (response.ok) return response;
+      const error = await errorFromResponse(response);
+      const mayRetry = options.retry !== undefined && attempt < options.retry.maxRetries && isRetryableStatus(response.status);
+      if (!mayRetry) throw error;
+      await sleep(retryDelayMs(error.retryAfterSeconds, attempt, maxDelayMs));
+    }
+  }
+
+  function sendCapture(request: CaptureRequest, returnFile: boolean): Promise<Response> {
+    if (needsJsonBody(request)) {
+      const { body, headers } = toCaptureBody(request, returnFile);
+      return send('POST', '/capture', { ...headers, 'content-type': 'application/json' }, JSON.stringify(body));
+    }
+    const { query, headers } = toCaptureQuery(request, returnFile);
+    return send('GET', `/capture?${query.toString()}`, headers);
+  }
+
+  /** A 2xx whose body is not JSON is a broken deployment (proxy page), reported like a server error. */
+  async function readJson(response: Response): Promise<unknown> {
+    const text = await response.text();
+    const body = parseJson(text);
+    if (body === undefined) {
+      throw new RendershotError({
+        status: response.status,
+        code: 'INTERNAL_ERROR',
+        message: `Expected a JSON body from ${response.url || 'the service'}, got ${response.headers.get('content-type') ?? 'no content type'}`,
+        headers: headersToRecord(response.headers),
+      });
+    }
+    return body;
+  }
+
+  return {
+    raw,
+
+    async capture(request) {
+      const response = await sendCapture(request, true);
+      const contentType = response.headers.get('content-type') ?? 'application/octet-stream';
+      const mime = contentType.split(';')[0]?.trim() ?? contentType;
+      const fileName =
+        parseContentDispositionFileName(response.headers.get('content-disposition')) ?? `capture.${EXTENSION_BY_MIME.get(mime) ?? 'bin'}`;
+      return {
+        bytes: new Uint8Array(await response.arrayBuffer()),
+        contentType,
+        fileName,
+        headers: headersToRecord(response.headers),
+      };
+    },
+
+    async captureJson(request) {
+      const response = await sendCapture(request, false);
+      // Not re-validated against the schema, like ts-rest's default (validateResponse: false):
+      // a newer service adding fields must not break older clients.
+      return (await readJson(response)) as CaptureResult;
+    },
+
+    async usage() {
+      const response = await send('GET', '/usage', { accept: 'application/json' });
+      return (await readJson(response)) as UsageReport;
+    },
+  };
+}

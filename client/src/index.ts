@@ -1,0 +1,21 @@
+export { createClient } from './create-client.js';
+export type { CaptureFile, ClientOptions, RawClient, RendershotClient } from './create-client.js';
+export { RendershotError } from './rendershot-error.js';
+export type { ErrorDetails } from './rendershot-error.js';
+export type { RetryOptions } from './retry.js';
+export { HTML_QUERY_MAX_LENGTH } from './capture-request.js';
+export type { CaptureRequest } from './capture-request.js';
+
+// Contract values and types a caller needs, re-exported so that only this package is imported.
+export { DEVICE_PRESETS, ERROR_CODES, FORMATS, MIME_TYPES, contract } from '@rendershot/contract';
+export type {
+  CaptureFormat,
+  CaptureInput,
+  CaptureResult,
+  Contract,
+  DeviceId,
+  ErrorBody,
+  ErrorCode,
+  UsageReport,
+  ValidationIssue,
+} from '@rendershot/contract';

@@ -1,0 +1,131 @@
+/**
+ * Memory of a process tree from /proc (Linux): PSS of a root process and all its descendants.
+ * PSS (proportional set size) shares each shared page among the processes that map it, so the sum
+ * over a tree counts Chromium's shared libraries and shared memory once.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+
+export interface ProcInfo {
+  pid: number;
+  ppid: number;
+  /** Start time in clock ticks since boot (field 22 of /proc/<pid>/stat): tells a reused pid apart. */
+  startTime: number;
+  comm: string;
+}
+
+export function readProc(pid: number): ProcInfo | undefined {
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return undefined;
+  }
+  // "pid (comm) state ppid …": comm may hold spaces and parentheses, so cut at the last ')'.
+  const open = stat.indexOf('(');
+  const close = stat.lastIndexOf(')');
+  if (open < 0 || close < 0) return undefined;
+  const rest = stat.slice(close + 2).split(' ');
+  // rest[0] is field 3 (state); field n is rest[n - 3].
+  const ppid = Number(rest[1]);
+  const startTime = Number(rest[19]);
+  if (!Number.isFinite(ppid) || !Number.isFinite(startTime)) return undefined;
+  return { pid, ppid, startTime, comm: stat.slice(open + 1, close) };
+}
+
+/** The root (if alive) and all its descendants, found by walking the ppid links of /proc/*\/stat. */
+export function processTree(rootPid: number): ProcInfo[] {
+  const all: ProcInfo[] = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    const info = readProc(Number(name));
+    if (info) all.push(info);
+  }
+  const children = new Map<number, ProcInfo[]>();
+  for (const p of all) {
+    const list = children.get(p.ppid);
+    if (list) list.push(p);
+    else children.set(p.ppid, [p]);
+  }
+  const root = all.find((p) => p.pid === rootPid);
+  if (!root) return [];
+  const tree: ProcInfo[] = [root];
+  // Bounded: each pid is visited once, and there are finitely many.
+  const seen = new Set<number>([rootPid]);
+  for (let i = 0; i < tree.length; i++) {
+    const node = tree[i];
+    if (!node) break;
+    for (const child of children.get(node.pid) ?? []) {
+      if (seen.has(child.pid)) continue;
+      seen.add(child.pid);
+      tree.push(child);
+    }
+  }
+  return tree;
+}
+
+/** The `Pss:` line of /proc/<pid>/smaps_rollup in kB, or undefined when the process is gone. */
+export function pssKb(pid: number): number | undefined {
+  try {
+    const text = readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
+    const m = /^Pss:\s+(\d+)\s+kB/m.exec(text);
+    return m ? Number(m[1]) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export interface TreePss {
+  totalKb: number;
+  processes: number;
+}
+
+export function treePss(rootPid: number): TreePss {
+  let totalKb = 0;
+  let processes = 0;
+  for (const p of processTree(rootPid)) {
+    const kb = pssKb(p.pid);
+    if (kb === undefined) continue;
+    totalKb += kb;
+    processes++;
+  }
+  return { totalKb, processes };
+}
+
+/** Samples the tree's PSS every `intervalMs` until stopped; reports the peak and the samples. */
+export class PssSampler {
+  private timer: NodeJS.Timeout | undefined;
+  readonly samples: TreePss[] = [];
+  constructor(
+    private readonly rootPid: number,
+    private readonly intervalMs = 250,
+  ) {}
+  start(): void {
+    this.sample();
+    this.timer = setInterval(() => this.sample(), this.intervalMs);
+  }
+  private sample(): void {
+    const s = treePss(this.rootPid);
+    if (s.processes > 0) this.samples.push(s);
+  }
+  stop(): { peakKb: number; peakProcesses: number; samples: number } {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+    this.sample();
+    let peak: TreePss = { totalKb: 0, processes: 0 };
+    for (const s of this.samples) if (s.totalKb > peak.totalKb) peak = s;
+    return { peakKb: peak.totalKb, peakProcesses: peak.processes, samples: this.samples.length };
+  }
+}
+
+/** Mean PSS of the tree over `count` samples `intervalMs` apart (a steadier figure than one sample). */
+export async function settledPss(rootPid: number, count = 4, intervalMs = 250): Promise<TreePss> {
+  let total = 0;
+  let processes = 0;
+  for (let i = 0; i < count; i++) {
+    if (i > 0) await new Promise((r) => setTimeout(r, intervalMs));
+    const s = treePss(rootPid);
+    total += s.totalKb;
+    processes = Math.max(processes, s.processes);
+  }
+  return { totalKb: Math.round(total / count), processes };
+}

@@ -1,0 +1,264 @@
+/**
+ * Runs the Rendershot service as a child process for the benchmark and talks to it over HTTP on
+ * 127.0.0.1.
+ *
+ * Interface used: `node server/bin/rendershot.js serve` with PORT, HOST, DATABASE_URL, … in the
+ * environment; it prints a line containing `listening` when ready and, on an empty database, the
+ * demo API key (rs_ + 43 base64url characters). When no key shows up, one is made with the CLI:
+ * `org create --name bench --credits N --json` → { id }, `key create --org <id> --name bench --json` → { key }.
+ */
+import { spawn, execFile, type ChildProcess } from 'node:child_process';
+import { createServer, connect } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { processTree, readProc, type ProcInfo } from './proc-mem.js';
+import { nowMs, sleep } from './stats.js';
+
+export const API_KEY_PATTERN = /rs_[A-Za-z0-9_-]{43}/;
+
+export interface ServiceOptions {
+  repoRoot: string;
+  /** Directory for the SQLite database. */
+  dataDir: string;
+  credits: number;
+  readyTimeoutMs?: number;
+  /** Called with every output line (for --verbose style logging). */
+  onLine?: (stream: 'stdout' | 'stderr', line: string) => void;
+}
+
+export interface ServiceHandle {
+  pid: number;
+  origin: string;
+  apiKey: string;
+  keySource: 'demo key on stdout' | 'CLI';
+  /** The last lines of output, for error messages. */
+  outputTail(): string;
+  /** Pids of descendants that were still alive after the service exited and had to be killed. */
+  stop(): Promise<{ exitedGracefully: boolean; leftovers: ProcInfo[] }>;
+}
+
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+function portOpen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({ host: '127.0.0.1', port });
+    const done = (ok: boolean) => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.setTimeout(500, () => done(false));
+    socket.once('connect', () => done(true));
+    socket.once('error', () => done(false));
+  });
+}
+
+function serviceEnv(port: number, dataDir: string, credits: number): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    DATABASE_URL: `sqlite:${join(dataDir, 'bench.db')}`,
+    ALLOW_PRIVATE_NETWORK: 'true',
+    LOG_LEVEL: 'warn',
+    RATE_LIMIT_MAX: '1000000',
+    DEMO_CREDITS: String(credits),
+  };
+  // The service's default concurrency is what is measured.
+  delete env.MAX_CONCURRENCY;
+  return env;
+}
+
+function runCli(repoRoot: string, env: NodeJS.ProcessEnv, args: string[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile(process.execPath, ['server/bin/rendershot.js', ...args], { cwd: repoRoot, env, timeout: 60_000, maxBuffer: 1 << 20 }, (error, stdout, stderr) => {
+      if (error) reject(new Error(`rendershot ${args.join(' ')} failed: ${error.message}\n${stderr}`));
+      else resolve(stdout);
+    });
+  });
+}
+
+/** The first string property `name` found in a JSON value, depth first. */
+function findString(value: unknown, name: string, depth = 0): string | undefined {
+  if (depth > 5 || value === null || typeof value !== 'object') return undefined;
+  const record = value as Record<string, unknown>;
+  const direct = record[name];
+  if (typeof direct === 'string' || typeof direct === 'number') return String(direct);
+  for (const v of Object.values(record)) {
+    const found = findString(v, name, depth + 1);
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
+
+function parseJsonOutput(stdout: string): unknown {
+  const trimmed = stdout.trim();
+  try {
+    return JSON.parse(trimmed) as unknown;
+  } catch {
+    // Maybe log lines around it: take the last line that parses.
+    const lines = trimmed.split('\n').reverse();
+    for (const line of lines) {
+      try {
+        return JSON.parse(line) as unknown;
+      } catch {
+        // next line
+      }
+    }
+  }
+  throw new Error(`no JSON in output: ${trimmed.slice(0, 500)}`);
+}
+
+export async function createKeyWithCli(repoRoot: string, env: NodeJS.ProcessEnv, credits: number): Promise<string> {
+  const org = parseJsonOutput(await runCli(repoRoot, env, ['org', 'create', '--name', 'bench', '--credits', String(credits), '--json']));
+  const orgId = findString(org, 'id');
+  if (!orgId) throw new Error(`org create printed no id: ${JSON.stringify(org)}`);
+  const keyOut = await runCli(repoRoot, env, ['key', 'create', '--org', orgId, '--name', 'bench', '--json']);
+  const parsed = parseJsonOutput(keyOut);
+  const key = findString(parsed, 'key') ?? API_KEY_PATTERN.exec(keyOut)?.[0];
+  if (!key) throw new Error(`key create printed no key: ${keyOut.slice(0, 500)}`);
+  return key;
+}
+
+function waitExit(child: ChildProcess, timeoutMs: number): Promise<boolean> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(true);
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      child.off('exit', onExit);
+      resolve(false);
+    }, timeoutMs);
+    const onExit = () => {
+      clearTimeout(timer);
+      resolve(true);
+    };
+    child.once('exit', onExit);
+  });
+}
+
+export async function startService(options: ServiceOptions): Promise<ServiceHandle> {
+  const port = await freePort();
+  const env = serviceEnv(port, options.dataDir, options.credits);
+  const child = spawn(process.execPath, ['server/bin/rendershot.js', 'serve'], {
+    cwd: options.repoRoot,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const pid = child.pid;
+  const tail: string[] = [];
+  let stdoutText = '';
+  let listening = false;
+  let exited: string | undefined;
+  let spawnError: Error | undefined;
+
+  const onData = (stream: 'stdout' | 'stderr') => {
+    let partial = '';
+    return (chunk: Buffer) => {
+      const text = partial + chunk.toString('utf8');
+      const lines = text.split('\n');
+      partial = lines.pop() ?? '';
+      for (const line of lines) {
+        if (stream === 'stdout' && stdoutText.length < 1 << 20) stdoutText += `${line}\n`;
+        if (/listening/i.test(line)) listening = true;
+        tail.push(`[${stream}] ${line}`);
+        if (tail.length > 200) tail.shift();
+        options.onLine?.(stream, line);
+      }
+    };
+  };
+  child.stdout?.on('data', onData('stdout'));
+  child.stderr?.on('data', onData('stderr'));
+  child.once('error', (e) => {
+    spawnError = e;
+  });
+  child.once('exit', (code, signal) => {
+    exited = `exit code ${code ?? 'none'}, signal ${signal ?? 'none'}`;
+  });
+
+  const outputTail = () => tail.slice(-40).join('\n');
+
+  async function stop(): Promise<{ exitedGracefully: boolean; leftovers: ProcInfo[] }> {
+    const tree = pid !== undefined ? processTree(pid).filter((p) => p.pid !== pid) : [];
+    let exitedGracefully = true;
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGTERM');
+      exitedGracefully = await waitExit(child, 10_000);
+      if (!exitedGracefully) {
+        child.kill('SIGKILL');
+        await waitExit(child, 5_000);
+      }
+    }
+    // Descendants the service left behind (e.g. Chromium after a SIGKILL): same pid and same start time.
+    await sleep(200);
+    const leftovers = tree.filter((p) => readProc(p.pid)?.startTime === p.startTime);
+    for (const p of leftovers) {
+      try {
+        process.kill(p.pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
+    return { exitedGracefully, leftovers };
+  }
+
+  try {
+    if (pid === undefined) throw new Error(`could not start the service: ${spawnError?.message ?? 'no pid'}`);
+    const timeoutMs = options.readyTimeoutMs ?? 60_000;
+    const start = nowMs();
+    let portReady = false;
+    // Bounded: ends at the deadline at the latest.
+    while (!listening && nowMs() - start < timeoutMs) {
+      if (exited || spawnError) throw new Error(`the service stopped before listening (${exited ?? spawnError?.message})\n${outputTail()}`);
+      await sleep(100);
+      if (!portReady && nowMs() - start > 1_000) portReady = await portOpen(port);
+      if (portReady) break;
+    }
+    if (!listening && !portReady) throw new Error(`the service did not print "listening" within ${timeoutMs} ms\n${outputTail()}`);
+    // The demo key line may come just after the listening line.
+    let demo = API_KEY_PATTERN.exec(stdoutText)?.[0];
+    for (let i = 0; i < 20 && !demo; i++) {
+      await sleep(100);
+      demo = API_KEY_PATTERN.exec(stdoutText)?.[0] ?? API_KEY_PATTERN.exec(tail.join('\n'))?.[0];
+    }
+    let apiKey: string;
+    let keySource: ServiceHandle['keySource'];
+    if (demo) {
+      apiKey = demo;
+      keySource = 'demo key on stdout';
+    } else {
+      apiKey = await createKeyWithCli(options.repoRoot, env, options.credits);
+      keySource = 'CLI';
+    }
+    return { pid, origin: `http://127.0.0.1:${port}`, apiKey, keySource, outputTail, stop };
+  } catch (e) {
+    await stop();
+    throw e;
+  }
+}
+
+export interface HttpResult {
+  status: number;
+  ms: number;
+  body: Uint8Array;
+  contentType: string;
+  error?: string;
+}
+
+/** GET with a time limit; a network error is reported as status 0. */
+export async function timedGet(url: string, timeoutMs = 120_000): Promise<HttpResult> {
+  const start = nowMs();
+  try {
+    const res = await fetch(url, { signal: AbortSignal.timeout(timeoutMs) });
+    const body = new Uint8Array(await res.arrayBuffer());
+    return { status: res.status, ms: nowMs() - start, body, contentType: res.headers.get('content-type') ?? '' };
+  } catch (e) {
+    return { status: 0, ms: nowMs() - start, body: new Uint8Array(), contentType: '', error: e instanceof Error ? e.message : String(e) };
+  }
+}

@@ -1,0 +1,136 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import puppeteer, { type Browser } from 'puppeteer';
+import type { Logger } from 'pino';
+
+/** Flags verified on these machines (known-traps): without the networking ones Chromium floods a closed network. */
+const LAUNCH_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--disable-dev-shm-usage',
+  '--hide-scrollbars',
+  '--mute-audio',
+  '--font-render-hinting=none',
+  // WebRTC must not open UDP paths around the network policy.
+  '--force-webrtc-ip-handling-policy=disable_non_proxied_udp',
+  '--webrtc-ip-handling-policy=disable_non_proxied_udp',
+];
+
+export interface BrowserManagerOptions {
+  executablePath: string;
+  /** Relaunch after this many captures to bound memory growth. */
+  recycleAfter: number;
+  /** CDP calls fail after this long, below the capture deadline so a stuck call cannot outlive it. */
+  protocolTimeoutMs: number;
+  extraArgs?: string[];
+  logger: Logger;
+}
+
+/**
+ * The one owner of Chromium's life: launch, health, recycle after N captures, relaunch after a
+ * crash or disconnect. Everything else asks it for the current browser and never closes it.
+ */
+export class BrowserManager {
+  private browser: Browser | undefined;
+  private launching: Promise<Browser> | undefined;
+  private userDataDir: string | undefined;
+  private capturesSinceLaunch = 0;
+  private closed = false;
+  /** Bumped on every (re)launch; pooled contexts of an older generation are discarded. */
+  generation = 0;
+  restarts = 0;
+  crashes = 0;
+
+  constructor(private readonly options: BrowserManagerOptions) {}
+
+  async get(): Promise<Browser> {
+    if (this.closed) throw new Error('browser manager is closed');
+    if (this.browser?.connected) return this.browser;
+    this.launching ??= this.launch().finally(() => {
+      this.launching = undefined;
+    });
+    return this.launching;
+  }
+
+  private async launch(): Promise<Browser> {
+    this.cleanupUserDataDir();
+    this.userDataDir = mkdtempSync(join(tmpdir(), 'rendershot-chromium-'));
+    const browser = await puppeteer.launch({
+      executablePath: this.options.executablePath,
+      headless: true,
+      userDataDir: this.userDataDir,
+      args: [...LAUNCH_ARGS, ...(this.options.extraArgs ?? [])],
+      protocolTimeout: this.options.protocolTimeoutMs,
+      handleSIGINT: false,
+      handleSIGTERM: false,
+      handleSIGHUP: false,
+    });
+    this.generation += 1;
+    this.capturesSinceLaunch = 0;
+    const generation = this.generation;
+    browser.on('disconnected', () => {
+      if (this.closed || generation !== this.generation) return;
+      this.crashes += 1;
+      this.options.logger.warn({ generation }, 'chromium disconnected; it will be relaunched on the next capture');
+      this.browser = undefined;
+    });
+    this.browser = browser;
+    this.options.logger.info({ pid: browser.process()?.pid, generation }, 'chromium launched');
+    return browser;
+  }
+
+  /** Counts a capture; past the recycle threshold the browser is replaced once the caller is done with it. */
+  noteCapture(): boolean {
+    this.capturesSinceLaunch += 1;
+    return this.capturesSinceLaunch >= this.options.recycleAfter;
+  }
+
+  /**
+   * Recycles the browser: new contexts go to a fresh launch, while captures still running on the
+   * old one finish; the context pool closes the old browser when its last context is gone.
+   */
+  retire(): void {
+    if (!this.browser) return;
+    this.browser = undefined;
+    this.generation += 1;
+    this.restarts += 1;
+  }
+
+  /** Health: the browser answers a protocol call. */
+  async healthy(): Promise<boolean> {
+    try {
+      const browser = await this.get();
+      await browser.version();
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  pid(): number | undefined {
+    return this.browser?.process()?.pid;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    const browser = this.browser ?? (await this.launching?.catch(() => undefined));
+    this.browser = undefined;
+    if (browser) {
+      await browser.close().catch(() => undefined);
+      const proc = browser.process();
+      if (proc && proc.exitCode === null) proc.kill('SIGKILL');
+    }
+    this.cleanupUserDataDir();
+  }
+
+  private cleanupUserDataDir() {
+    if (this.userDataDir) rmSync(this.userDataDir, { recursive: true, force: true });
+    this.userDataDir = undefined;
+  }
+}

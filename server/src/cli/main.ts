@@ -1,0 +1,251 @@
+import { Command, Option } from 'commander';
+import { loadConfig, ConfigError } from '../config.js';
+import { openDataLayer, startRuntime, type DataLayer } from '../runtime.js';
+import { hashPassword } from '../services/passwords.js';
+import { bootstrapDemo, defaultPlan, requireOrganization, requirePlan, requireUser } from './admin.js';
+
+type Output = Record<string, unknown> | Record<string, unknown>[];
+
+/** Prints JSON with --json, else a short human line (or a table for lists). */
+function print(json: boolean, value: Output, human: string) {
+  if (json) console.log(JSON.stringify(value, null, 2));
+  else if (Array.isArray(value)) console.table(value);
+  else console.log(human);
+}
+
+async function withData<T>(fn: (data: DataLayer) => Promise<T>): Promise<T> {
+  const data = await openDataLayer(loadConfig());
+  try {
+    return await fn(data);
+  } finally {
+    await data.db.close();
+  }
+}
+
+const iso = (ms: number | null | undefined) => (ms === null || ms === undefined ? null : new Date(Number(ms)).toISOString());
+
+const program = new Command('rendershot').description('Rendershot: screenshot and PDF capture API').showHelpAfterError();
+const jsonOption = () => new Option('--json', 'machine-readable output');
+
+program
+  .command('serve')
+  .description('start the HTTP service (migrates the database first)')
+  .action(async () => {
+    const config = loadConfig();
+    const runtime = await startRuntime(config);
+    const demo = config.DATABASE_URL.startsWith('sqlite:') ? await bootstrapDemo(runtime, config.DEMO_CREDITS) : undefined;
+    console.log(`Rendershot listening on ${runtime.url} (docs: ${runtime.url}/docs)`);
+    if (demo) {
+      console.log(`Created demo organization "${demo.organization.name}" with ${config.DEMO_CREDITS} credits.`);
+      console.log(`Demo API key (shown once, copy it now): ${demo.key.key}`);
+      console.log(`Try: curl -o shot.png "${runtime.url}/capture?url=https://example.com&apiKey=${demo.key.key}"`);
+    }
+    const shutdown = (signal: string) => {
+      runtime.logger.info({ signal }, 'shutting down');
+      runtime.stop().then(
+        () => process.exit(0),
+        () => process.exit(1),
+      );
+    };
+    process.once('SIGTERM', () => shutdown('SIGTERM'));
+    process.once('SIGINT', () => shutdown('SIGINT'));
+  });
+
+program
+  .command('migrate')
+  .description('create or update the database schema')
+  .addOption(jsonOption())
+  .action(async (opts: { json?: boolean }) => {
+    await withData(async () => undefined);
+    print(Boolean(opts.json), { migrated: true }, 'Database is up to date.');
+  });
+
+const org = program.command('org').description('organizations');
+org
+  .command('create')
+  .requiredOption('--name <name>', 'organization name')
+  .option('--plan <plan>', 'plan id or name (default: Starter)')
+  .option('--credits <n>', 'monthly credits: creates a plan of that size for this organization')
+  .addOption(jsonOption())
+  .action(async (opts: { name: string; plan?: string; credits?: string; json?: boolean }) => {
+    await withData(async (data) => {
+      const config = loadConfig();
+      const plan = opts.plan
+        ? await requirePlan(data, opts.plan)
+        : opts.credits
+          ? await data.accounts.createPlan({ name: `${opts.name} (${opts.credits}/month)`, tier: 'custom', creditsPerMonth: Number(opts.credits) })
+          : await defaultPlan(data, config.DEMO_CREDITS);
+      const created = await data.accounts.createOrganization(opts.name, plan);
+      print(Boolean(opts.json), { id: created.id, name: created.name, planId: plan.id, planName: plan.name, createdAt: iso(created.created_at) },
+        `Created organization ${created.name} (${created.id}) on plan ${plan.name}.`);
+    });
+  });
+org
+  .command('list')
+  .addOption(jsonOption())
+  .action(async (opts: { json?: boolean }) => {
+    await withData(async (data) => {
+      const rows = (await data.accounts.listOrganizations()).map((o) => ({ id: o.id, name: o.name, createdAt: iso(o.created_at) }));
+      print(Boolean(opts.json), rows, '');
+    });
+  });
+
+const plan = program.command('plan').description('plans');
+plan
+  .command('create')
+  .requiredOption('--name <name>')
+  .requiredOption('--credits <n>', 'credits per month')
+  .option('--tier <tier>', 'tier name', 'custom')
+  .option('--rollover', 'unused credits carry over to the next period')
+  .option('--rate-limit <n>', 'capture requests per window (default from RATE_LIMIT_MAX)')
+  .option('--rate-window-ms <ms>', 'rate-limit window in ms (default from RATE_LIMIT_WINDOW_MS)')
+  .addOption(jsonOption())
+  .action(async (opts: { name: string; credits: string; tier: string; rollover?: boolean; rateLimit?: string; rateWindowMs?: string; json?: boolean }) => {
+    await withData(async (data) => {
+      const created = await data.accounts.createPlan({
+        name: opts.name,
+        tier: opts.tier,
+        creditsPerMonth: Number(opts.credits),
+        rollover: Boolean(opts.rollover),
+        ...(opts.rateLimit ? { rateLimitMax: Number(opts.rateLimit) } : {}),
+        ...(opts.rateWindowMs ? { rateLimitWindowMs: Number(opts.rateWindowMs) } : {}),
+      });
+      print(Boolean(opts.json), { id: created.id, name: created.name, tier: created.tier, creditsPerMonth: created.credits_per_month, rollover: Boolean(created.rollover) },
+        `Created plan ${created.name} (${created.id}).`);
+    });
+  });
+plan
+  .command('assign')
+  .requiredOption('--org <org>')
+  .requiredOption('--plan <plan>')
+  .addOption(jsonOption())
+  .action(async (opts: { org: string; plan: string; json?: boolean }) => {
+    await withData(async (data) => {
+      const o = await requireOrganization(data, opts.org);
+      const p = await requirePlan(data, opts.plan);
+      await data.accounts.assignPlan(o.id, p.id);
+      print(Boolean(opts.json), { organizationId: o.id, planId: p.id }, `Organization ${o.name} is now on plan ${p.name} (from the next period).`);
+    });
+  });
+plan
+  .command('list')
+  .addOption(jsonOption())
+  .action(async (opts: { json?: boolean }) => {
+    await withData(async (data) => {
+      const rows = (await data.accounts.listPlans()).map((p) => ({ id: p.id, name: p.name, tier: p.tier, creditsPerMonth: p.credits_per_month, rollover: Boolean(p.rollover) }));
+      print(Boolean(opts.json), rows, '');
+    });
+  });
+
+const user = program.command('user').description('users');
+user
+  .command('create')
+  .requiredOption('--email <email>')
+  .option('--name <name>')
+  .option('--password <password>', 'for the dashboard sign-in')
+  .addOption(jsonOption())
+  .action(async (opts: { email: string; name?: string; password?: string; json?: boolean }) => {
+    await withData(async (data) => {
+      const created = await data.accounts.createUser(opts.email, opts.name ?? opts.email, opts.password ? await hashPassword(opts.password) : null);
+      print(Boolean(opts.json), { id: created.id, email: created.email, name: created.name }, `Created user ${created.email} (${created.id}).`);
+    });
+  });
+
+const member = program.command('member').description('organization memberships');
+member
+  .command('add')
+  .requiredOption('--org <org>')
+  .requiredOption('--user <user>', 'user id or email')
+  .option('--role <role>', 'owner or member', 'member')
+  .addOption(jsonOption())
+  .action(async (opts: { org: string; user: string; role: string; json?: boolean }) => {
+    await withData(async (data) => {
+      const o = await requireOrganization(data, opts.org);
+      const u = await requireUser(data, opts.user);
+      const row = await data.accounts.addMember(o.id, u.id, opts.role);
+      print(Boolean(opts.json), { id: row.id, organizationId: o.id, userId: u.id, role: row.role, active: true }, `Added ${u.email} to ${o.name}.`);
+    });
+  });
+member
+  .command('deactivate')
+  .requiredOption('--org <org>')
+  .requiredOption('--user <user>')
+  .addOption(jsonOption())
+  .action(async (opts: { org: string; user: string; json?: boolean }) => {
+    await withData(async (data) => {
+      const o = await requireOrganization(data, opts.org);
+      const u = await requireUser(data, opts.user);
+      const changed = await data.accounts.setMembershipActive(o.id, u.id, false);
+      if (!changed) throw new Error(`${u.email} is not a member of ${o.name}`);
+      print(Boolean(opts.json), { organizationId: o.id, userId: u.id, active: false }, `Deactivated ${u.email} in ${o.name}.`);
+    });
+  });
+
+const key = program.command('key').description('API keys');
+key
+  .command('create')
+  .requiredOption('--org <org>', 'organization id or name')
+  .requiredOption('--name <name>', 'key name')
+  .option('--user <user>', 'owning user (id or email); the key then works only while the membership is active')
+  .option('--expires <iso>', 'expiry date (ISO 8601)')
+  .addOption(jsonOption())
+  .action(async (opts: { org: string; name: string; user?: string; expires?: string; json?: boolean }) => {
+    await withData(async (data) => {
+      const o = await requireOrganization(data, opts.org);
+      const u = opts.user ? await requireUser(data, opts.user) : undefined;
+      const expiresAt = opts.expires ? new Date(opts.expires) : null;
+      if (expiresAt && Number.isNaN(expiresAt.getTime())) throw new Error(`--expires must be an ISO 8601 date, got "${opts.expires}"`);
+      const created = await data.apiKeys.create({ organizationId: o.id, userId: u?.id ?? null, name: opts.name, expiresAt });
+      print(Boolean(opts.json), { ...created }, `Created key ${created.name} (${created.id}). Copy it now, it is not shown again:\n${created.key}`);
+    });
+  });
+key
+  .command('list')
+  .requiredOption('--org <org>')
+  .addOption(jsonOption())
+  .action(async (opts: { org: string; json?: boolean }) => {
+    await withData(async (data) => {
+      const o = await requireOrganization(data, opts.org);
+      const rows = (await data.apiKeys.list(o.id)).map((k) => ({
+        id: k.id,
+        name: k.name,
+        prefix: k.prefix,
+        createdAt: iso(k.created_at),
+        expiresAt: iso(k.expires_at),
+        lastUsedAt: iso(k.last_used_at),
+        revokedAt: iso(k.revoked_at),
+      }));
+      print(Boolean(opts.json), rows, '');
+    });
+  });
+key
+  .command('revoke')
+  .argument('<id>', 'key id')
+  .addOption(jsonOption())
+  .action(async (id: string, opts: { json?: boolean }) => {
+    await withData(async (data) => {
+      await data.apiKeys.revoke(id);
+      print(Boolean(opts.json), { id, revoked: true }, `Revoked key ${id}.`);
+    });
+  });
+
+const credits = program.command('credits').description('credit balances');
+credits
+  .command('grant')
+  .requiredOption('--org <org>')
+  .requiredOption('--amount <n>', 'credits to add to the current period')
+  .addOption(jsonOption())
+  .action(async (opts: { org: string; amount: string; json?: boolean }) => {
+    await withData(async (data) => {
+      const o = await requireOrganization(data, opts.org);
+      const amount = Number(opts.amount);
+      if (!Number.isInteger(amount) || amount <= 0) throw new Error('--amount must be a positive whole number');
+      const balance = await data.credits.grant(o.id, amount);
+      print(Boolean(opts.json), { organizationId: o.id, remaining: balance?.remaining ?? null }, `Granted ${amount} credits to ${o.name}; ${balance?.remaining} remaining.`);
+    });
+  });
+
+program.parseAsync(process.argv).catch((error: unknown) => {
+  console.error(error instanceof ConfigError ? error.message : `rendershot: ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(1);
+});

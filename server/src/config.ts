@@ -1,0 +1,62 @@
+import { cpus } from 'node:os';
+import { z } from 'zod';
+
+const booleanFlag = (name: string) =>
+  z
+    .enum(['true', 'false', '1', '0'], { errorMap: () => ({ message: `${name} must be true or false` }) })
+    .default('false')
+    .transform((value) => value === 'true' || value === '1');
+
+const integer = (name: string, min: number, max: number, fallback: number) =>
+  z.coerce
+    .number({ errorMap: () => ({ message: `${name} must be a whole number from ${min} to ${max}` }) })
+    .int(`${name} must be a whole number from ${min} to ${max}`)
+    .min(min, `${name} must be a whole number from ${min} to ${max}`)
+    .max(max, `${name} must be a whole number from ${min} to ${max}`)
+    .default(fallback);
+
+/** Every setting of the service, its default and its check. The README's configuration table mirrors this. */
+const ConfigSchema = z.object({
+  PORT: integer('PORT', 0, 65_535, 3000),
+  HOST: z.string().default('0.0.0.0'),
+  DATABASE_URL: z
+    .string()
+    .default('sqlite:./data/rendershot.db')
+    .refine((value) => /^(sqlite:.+|mysql:\/\/.+)$/.test(value), 'DATABASE_URL must be sqlite:<path> or mysql://user:pass@host:port/db'),
+  REDIS_URL: z.string().url('REDIS_URL must be a redis:// URL').optional(),
+  CHROME_PATH: z.string().default('/usr/bin/chromium'),
+  MAX_CONCURRENCY: integer('MAX_CONCURRENCY', 1, 64, Math.max(2, cpus().length)),
+  MAX_QUEUE: integer('MAX_QUEUE', 0, 10_000, 32),
+  CAPTURE_TIMEOUT_MS: integer('CAPTURE_TIMEOUT_MS', 1_000, 600_000, 30_000),
+  BROWSER_RECYCLE_AFTER: integer('BROWSER_RECYCLE_AFTER', 1, 1_000_000, 500),
+  CONTEXT_REUSE_LIMIT: integer('CONTEXT_REUSE_LIMIT', 1, 10_000, 50),
+  ALLOW_PRIVATE_NETWORK: booleanFlag('ALLOW_PRIVATE_NETWORK'),
+  TRUST_PROXY: booleanFlag('TRUST_PROXY'),
+  REQUIRE_HTTPS: booleanFlag('REQUIRE_HTTPS'),
+  RATE_LIMIT_MAX: integer('RATE_LIMIT_MAX', 1, 1_000_000, 40),
+  RATE_LIMIT_WINDOW_MS: integer('RATE_LIMIT_WINDOW_MS', 1_000, 86_400_000, 60_000),
+  CREDITS_PER_CAPTURE: integer('CREDITS_PER_CAPTURE', 1, 1_000, 1),
+  DEMO_CREDITS: integer('DEMO_CREDITS', 0, 100_000_000, 1_000),
+  OPENAI_BASE_URL: z.string().url('OPENAI_BASE_URL must be a URL').optional(),
+  OPENAI_MODEL: z.string().default('gpt-4o-mini'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+
+export type Config = z.infer<typeof ConfigSchema>;
+
+export class ConfigError extends Error {}
+
+/** Parses the environment once; a bad value stops start-up with a message naming the variable. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Record<keyof Config, string>> = {}): Config {
+  const source: Record<string, string | undefined> = {};
+  for (const key of Object.keys(ConfigSchema.shape)) {
+    const value = overrides[key as keyof Config] ?? env[key];
+    source[key] = value === '' ? undefined : value;
+  }
+  const parsed = ConfigSchema.safeParse(source);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message} (got ${JSON.stringify(source[String(i.path[0])])})`);
+    throw new ConfigError(`Invalid configuration:\n  ${problems.join('\n  ')}`);
+  }
+  return parsed.data;
+}

@@ -1,0 +1,75 @@
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { contract } from '@rendershot/contract';
+import { createExpressEndpoints, initServer } from '@ts-rest/express';
+import express, { type Express } from 'express';
+import type { Logger } from 'pino';
+import swaggerUi from 'swagger-ui-express';
+import { ApiError } from '../errors.js';
+import type { ApiKeyService } from '../services/api-keys.js';
+import type { CaptureService } from '../services/capture-service.js';
+import type { UsageService } from '../services/usage-service.js';
+import { authenticate } from './auth.js';
+import { captureHandler } from './capture-routes.js';
+import { errorResponder, sendError } from './error-responder.js';
+import { rateLimit, type CaptureRateLimiter } from './rate-limit.js';
+import { usageHandler } from './usage-routes.js';
+
+export interface AppDependencies {
+  apiKeys: ApiKeyService;
+  captures: CaptureService;
+  usage: UsageService;
+  rateLimiter: CaptureRateLimiter;
+  logger: Logger;
+  trustProxy: boolean;
+  requireHttps: boolean;
+  /** Extra routes (health, metrics, dashboard) mounted before the API. */
+  extraRoutes?: (app: Express) => void;
+}
+
+const OPENAPI_PATH = new URL('../../../openapi.json', import.meta.url);
+
+/** Composes the Express app: the contract's routes plus docs, and one error responder. */
+export function createApp(deps: AppDependencies): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', deps.trustProxy);
+  // Plain key=value parsing: no nested objects from a[b]=c in a capture query.
+  app.set('query parser', 'simple');
+
+  app.use((req, res, next) => {
+    const requestId = randomUUID();
+    res.locals.rendershot = { requestId };
+    res.setHeader('X-Request-Id', requestId);
+    next();
+  });
+  app.use(express.json({ limit: '1mb' }));
+
+  const openapi = JSON.parse(readFileSync(OPENAPI_PATH, 'utf8')) as object;
+  app.get('/openapi.json', (_req, res) => res.json(openapi));
+  app.use('/docs', swaggerUi.serve, swaggerUi.setup(openapi, { customSiteTitle: 'Rendershot API' }));
+  deps.extraRoutes?.(app);
+
+  const auth = authenticate(deps.apiKeys, { requireHttps: deps.requireHttps });
+  const throttle = rateLimit(deps.rateLimiter, deps.logger);
+  const capture = captureHandler(deps.captures);
+  const s = initServer();
+  // Order of the spec's pipeline: authenticate, throttle, then the contract's validation.
+  app.use('/capture', auth, throttle);
+  app.use('/usage', auth);
+  const providerKey = (headers: { 'x-openai-api-key'?: string | undefined }) =>
+    headers['x-openai-api-key'] ? { providerKeyHeader: headers['x-openai-api-key'] } : {};
+  const router = s.router(contract, {
+    capture: ({ query, headers, res }) => capture({ options: query, ...providerKey(headers), res }),
+    captureWithBody: ({ body, headers, res }) => capture({ options: body, ...providerKey(headers), res }),
+    usage: usageHandler(deps.usage),
+  });
+  createExpressEndpoints(contract, router, app, {
+    logInitialization: false,
+    requestValidationErrorHandler: (error, _req, _res, next) => next(error),
+  });
+
+  app.use((req, res) => sendError(res, new ApiError('NOT_FOUND', `No route for ${req.method} ${req.path}; see /docs`)));
+  app.use(errorResponder(deps.logger));
+  return app;
+}

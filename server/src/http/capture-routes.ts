@@ -1,0 +1,63 @@
+import { Readable } from 'node:stream';
+import type { CaptureOptions, CaptureResult } from '@rendershot/contract';
+import type { Response } from 'express';
+import type { CaptureFile, CaptureService } from '../services/capture-service.js';
+import { contextOf } from './request-context.js';
+
+/** The signal that tells a capture its client has gone: a closed socket before the response finished. */
+function disconnectSignal(res: Response): AbortSignal {
+  const controller = new AbortController();
+  res.on('close', () => {
+    if (!res.writableFinished) controller.abort();
+  });
+  return controller.signal;
+}
+
+function setCommonHeaders(res: Response, file: CaptureFile) {
+  res.setHeader('X-Request-Id', file.requestId);
+  if (file.cache) res.setHeader('X-Cache', file.cache);
+  if (file.storageUrl) res.setHeader('X-Storage-Url', file.storageUrl);
+  const timing = Object.entries(file.timings).map(([stage, ms]) => `${stage};dur=${ms}`);
+  if (timing.length) res.setHeader('Server-Timing', timing.join(', '));
+}
+
+export function toJsonResult(file: CaptureFile, format: CaptureOptions['format']): CaptureResult {
+  return {
+    success: true,
+    data: {
+      requestId: file.requestId,
+      fileName: file.fileName,
+      processingTime: file.processingTime,
+      fileSize: file.buffer.length,
+      ...(file.storageUrl ? { url: file.storageUrl } : {}),
+      ...(format !== 'pdf' ? { imageData: `data:${file.mime};base64,${file.buffer.toString('base64')}` } : {}),
+      ...(file.aiResult ? { aiResult: file.aiResult } : {}),
+    },
+  };
+}
+
+/**
+ * Binary mode: ts-rest pipes a returned stream verbatim, so the headers are set here and the body
+ * is typed as the route's declared 200 (the JSON form) only to satisfy the contract's types.
+ */
+function binaryBody(res: Response, file: CaptureFile): CaptureResult {
+  res.setHeader('Content-Type', file.mime);
+  res.setHeader('Content-Disposition', `inline; filename="${file.fileName}"`);
+  res.setHeader('Content-Length', String(file.buffer.length));
+  return Readable.from([file.buffer]) as unknown as CaptureResult;
+}
+
+export function captureHandler(service: CaptureService) {
+  return async ({ options, providerKeyHeader, res }: { options: CaptureOptions; providerKeyHeader?: string; res: Response }) => {
+    const context = contextOf(res);
+    const file = await service.capture({
+      requestId: context.requestId,
+      key: context.auth!,
+      options,
+      ...(providerKeyHeader ? { providerKeyHeader } : {}),
+      signal: disconnectSignal(res),
+    });
+    setCommonHeaders(res, file);
+    return { status: 200 as const, body: options.returnFile ? binaryBody(res, file) : toJsonResult(file, options.format) };
+  };
+}

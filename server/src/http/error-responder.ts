@@ -1,0 +1,44 @@
+import type { ErrorRequestHandler, Response } from 'express';
+import type { Logger } from 'pino';
+import { RequestValidationError } from '@ts-rest/express';
+import { ApiError } from '../errors.js';
+import { zodIssuesToApiError } from './validation.js';
+
+export function sendError(res: Response, error: ApiError): void {
+  if (error.options.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(error.options.retryAfterSeconds));
+  res.status(error.status).json(error.toBody());
+}
+
+/**
+ * The one place where failures become the spec's error body. Client messages come from ApiError;
+ * anything else is logged in full and answered with a generic 500 that echoes nothing.
+ */
+export function errorResponder(logger: Logger): ErrorRequestHandler {
+  return (error, req, res, _next) => {
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    if (error instanceof RequestValidationError) {
+      sendError(res, zodIssuesToApiError(error.query ?? error.body ?? error.headers, error.query ? req.query : error.body ? req.body : req.headers));
+      return;
+    }
+    // express.json() failures and bodies over the limit.
+    const status = (error as { status?: number; type?: string }).status;
+    if (status === 413) {
+      sendError(res, new ApiError('VALIDATION_ERROR', 'The request body is too large; the JSON body of POST /capture may be at most 1 MiB'));
+      return;
+    }
+    if (status === 400 && (error as { type?: string }).type === 'entity.parse.failed') {
+      sendError(res, new ApiError('INVALID_INPUT', 'The request body is not valid JSON'));
+      return;
+    }
+    if (error instanceof ApiError) {
+      if (error.status >= 500) logger.error({ err: error.options.logDetail ?? error, code: error.code, requestId: res.locals.rendershot?.requestId }, error.message);
+      sendError(res, error);
+      return;
+    }
+    logger.error({ err: error, requestId: res.locals.rendershot?.requestId }, 'unexpected error');
+    sendError(res, new ApiError('INTERNAL_ERROR', 'Internal error; the request id identifies it in the server log'));
+  };
+}

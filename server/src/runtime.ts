@@ -1,0 +1,130 @@
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Express } from 'express';
+import { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import type { Config } from './config.js';
+import { BrowserManager } from './capture/browser-manager.js';
+import { ContextPool } from './capture/context-pool.js';
+import { Renderer } from './capture/renderer.js';
+import { createApp } from './http/app.js';
+import { createHttpServer } from './http/http-server.js';
+import { CaptureRateLimiter, type RateLimitStore } from './http/rate-limit.js';
+import { createLogger } from './logger.js';
+import { ApiKeyService } from './services/api-keys.js';
+import { CaptureService } from './services/capture-service.js';
+import { PlanLookup, UsageService } from './services/usage-service.js';
+import { AccountsRepository } from './store/accounts-repository.js';
+import { ApiKeyRepository } from './store/api-key-repository.js';
+import { CreditRepository } from './store/credit-repository.js';
+import { migrate, openDatabase, type Database } from './store/database.js';
+
+/** Everything that needs the database but not the browser (the CLI uses only this part). */
+export interface DataLayer {
+  db: Database;
+  accounts: AccountsRepository;
+  credits: CreditRepository;
+  apiKeys: ApiKeyService;
+  plans: PlanLookup;
+  usage: UsageService;
+}
+
+export async function openDataLayer(config: Config): Promise<DataLayer> {
+  const db = openDatabase(config.DATABASE_URL);
+  await migrate(db);
+  const credits = new CreditRepository(db);
+  const plans = new PlanLookup(db, config);
+  return {
+    db,
+    accounts: new AccountsRepository(db),
+    credits,
+    apiKeys: new ApiKeyService(new ApiKeyRepository(db)),
+    plans,
+    usage: new UsageService(credits, plans),
+  };
+}
+
+export interface Runtime extends DataLayer {
+  config: Config;
+  logger: Logger;
+  app: Express;
+  server: Server;
+  browser: BrowserManager;
+  pool: ContextPool;
+  url: string;
+  stop(): Promise<void>;
+}
+
+function rateLimitStore(config: Config, data: DataLayer): { store: RateLimitStore; redis?: Redis } {
+  if (config.REDIS_URL) {
+    const redis = new Redis(config.REDIS_URL, { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: false });
+    return { store: { kind: 'redis', client: redis }, redis };
+  }
+  if (data.db.dialect === 'mysql') {
+    const databaseName = new URL(config.DATABASE_URL).pathname.replace(/^\//, '') || 'rendershot';
+    return { store: { kind: 'mysql', db: data.db, databaseName } };
+  }
+  return { store: { kind: 'memory' } };
+}
+
+/** Builds and starts the whole service: database, browser pool, HTTP server. */
+export async function startRuntime(config: Config, options: { logger?: Logger } = {}): Promise<Runtime> {
+  const logger = options.logger ?? createLogger(config.LOG_LEVEL);
+  const data = await openDataLayer(config);
+  // Reservations older than two deadlines cannot belong to a live capture on any instance.
+  const released = await data.credits.releaseStaleReservations(config.CAPTURE_TIMEOUT_MS * 2);
+  if (released > 0) logger.warn({ released }, 'released credit reservations left by an earlier crash');
+
+  const browser = new BrowserManager({
+    executablePath: config.CHROME_PATH,
+    recycleAfter: config.BROWSER_RECYCLE_AFTER,
+    protocolTimeoutMs: Math.max(1_000, config.CAPTURE_TIMEOUT_MS - 500),
+    logger,
+  });
+  const pool = new ContextPool(browser, {
+    size: config.MAX_CONCURRENCY,
+    maxQueue: config.MAX_QUEUE,
+    reuseLimit: config.CONTEXT_REUSE_LIMIT,
+    logger,
+  });
+  await pool.warm();
+  const renderer = new Renderer(pool, browser);
+  const captures = new CaptureService(
+    renderer,
+    data.credits,
+    { creditsPerCapture: config.CREDITS_PER_CAPTURE, captureTimeoutMs: config.CAPTURE_TIMEOUT_MS },
+    logger,
+  );
+  const { store, redis } = rateLimitStore(config, data);
+  const app = createApp({
+    apiKeys: data.apiKeys,
+    captures,
+    usage: data.usage,
+    rateLimiter: new CaptureRateLimiter(store, data.plans),
+    logger,
+    trustProxy: config.TRUST_PROXY,
+    requireHttps: config.REQUIRE_HTTPS,
+  });
+  const server = createHttpServer(app);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.PORT, config.HOST, () => resolve());
+  });
+  const address = server.address() as AddressInfo;
+  const host = config.HOST === '0.0.0.0' ? '127.0.0.1' : config.HOST;
+  const url = `http://${host}:${address.port}`;
+
+  let stopping: Promise<void> | undefined;
+  const stop = () =>
+    (stopping ??= (async () => {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+      });
+      await pool.close();
+      await browser.close();
+      redis?.disconnect();
+      await data.db.close();
+    })());
+  return { ...data, config, logger, app, server, browser, pool, url, stop };
+}

@@ -1,0 +1,130 @@
+import { randomUUID } from 'node:crypto';
+import type { Database } from './database.js';
+import { firstPeriod } from '../services/billing-period.js';
+
+export interface PlanRow {
+  id: string;
+  name: string;
+  tier: string;
+  credits_per_month: number;
+  rollover: number | boolean;
+  rate_limit_max: number | null;
+  rate_limit_window_ms: number | null;
+}
+
+export interface OrganizationRow {
+  id: string;
+  name: string;
+  created_at: number;
+}
+
+export interface NewPlan {
+  name: string;
+  tier: string;
+  creditsPerMonth: number;
+  rollover?: boolean;
+  rateLimitMax?: number;
+  rateLimitWindowMs?: number;
+}
+
+/** Organizations, users, memberships, plans and subscriptions. */
+export class AccountsRepository {
+  constructor(private readonly db: Database) {}
+
+  async createPlan(plan: NewPlan): Promise<PlanRow> {
+    const row: PlanRow & { created_at: number } = {
+      id: randomUUID(),
+      name: plan.name,
+      tier: plan.tier,
+      credits_per_month: plan.creditsPerMonth,
+      rollover: plan.rollover ?? false,
+      rate_limit_max: plan.rateLimitMax ?? null,
+      rate_limit_window_ms: plan.rateLimitWindowMs ?? null,
+      created_at: Date.now(),
+    };
+    await this.db.knex('plans').insert(row);
+    return row;
+  }
+
+  async findPlan(idOrName: string): Promise<PlanRow | undefined> {
+    return this.db.knex<PlanRow>('plans').where('id', idOrName).orWhere('name', idOrName).first();
+  }
+
+  async listPlans(): Promise<PlanRow[]> {
+    return this.db.knex<PlanRow>('plans').orderBy('created_at');
+  }
+
+  /** Creates the organization with an active monthly subscription and its first credit period. */
+  async createOrganization(name: string, plan: PlanRow, now = Date.now()): Promise<OrganizationRow> {
+    const org: OrganizationRow = { id: randomUUID(), name, created_at: now };
+    const period = firstPeriod(now);
+    await this.db.knex.transaction(async (trx) => {
+      await trx('organizations').insert(org);
+      await trx('subscriptions').insert({
+        id: randomUUID(),
+        organization_id: org.id,
+        plan_id: plan.id,
+        status: 'active',
+        billing_cycle: 'monthly',
+        created_at: now,
+      });
+      await trx('credit_balances').insert({
+        organization_id: org.id,
+        period_start: period.start,
+        period_end: period.end,
+        allocation: plan.credits_per_month,
+        carried_over: 0,
+        remaining: plan.credits_per_month,
+        reserved: 0,
+        used: 0,
+      });
+    });
+    return org;
+  }
+
+  async findOrganization(idOrName: string): Promise<OrganizationRow | undefined> {
+    return this.db.knex<OrganizationRow>('organizations').where('id', idOrName).orWhere('name', idOrName).first();
+  }
+
+  async listOrganizations(): Promise<OrganizationRow[]> {
+    return this.db.knex<OrganizationRow>('organizations').orderBy('created_at');
+  }
+
+  async countOrganizations(): Promise<number> {
+    const row = await this.db.knex('organizations').count<{ n: number }[]>({ n: '*' }).first();
+    return Number(row?.n ?? 0);
+  }
+
+  /** Moves the organization to another plan; the new allocation applies from the next period. */
+  async assignPlan(organizationId: string, planId: string): Promise<void> {
+    await this.db.knex('subscriptions').where('organization_id', organizationId).update({ plan_id: planId, status: 'active' });
+  }
+
+  async setSubscriptionStatus(organizationId: string, status: string): Promise<void> {
+    await this.db.knex('subscriptions').where('organization_id', organizationId).update({ status });
+  }
+
+  async createUser(email: string, name: string, passwordHash: string | null = null) {
+    const row = { id: randomUUID(), email, name, password_hash: passwordHash, created_at: Date.now() };
+    await this.db.knex('users').insert(row);
+    return row;
+  }
+
+  async findUser(idOrEmail: string) {
+    return this.db
+      .knex<{ id: string; email: string; name: string; password_hash: string | null }>('users')
+      .where('id', idOrEmail)
+      .orWhere('email', idOrEmail)
+      .first();
+  }
+
+  async addMember(organizationId: string, userId: string, role = 'member') {
+    const row = { id: randomUUID(), organization_id: organizationId, user_id: userId, role, active: true, created_at: Date.now() };
+    await this.db.knex('memberships').insert(row);
+    return row;
+  }
+
+  async setMembershipActive(organizationId: string, userId: string, active: boolean): Promise<number> {
+    return this.db.knex('memberships').where({ organization_id: organizationId, user_id: userId }).update({ active });
+  }
+}

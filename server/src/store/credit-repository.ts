@@ -1,0 +1,188 @@
+import type { Knex } from 'knex';
+import { periodContaining } from '../services/billing-period.js';
+import { affected, type Database } from './database.js';
+
+export interface BalanceRow {
+  organization_id: string;
+  period_start: number;
+  period_end: number;
+  allocation: number;
+  carried_over: number;
+  remaining: number;
+  reserved: number;
+  used: number;
+}
+
+export interface LedgerEntry {
+  requestId: string;
+  organizationId: string;
+  apiKeyId: string | null;
+  format: string;
+  source: 'url' | 'html';
+  targetHost: string | null;
+  userAgent: string | null;
+}
+
+export type ReserveOutcome = { reserved: true } | { reserved: false; remaining: number };
+
+export interface CaptureOutcome {
+  processingMs: number;
+  fileSize: number;
+}
+
+const numeric = (row: Record<string, unknown>): BalanceRow =>
+  Object.fromEntries(Object.entries(row).map(([k, v]) => [k, k === 'organization_id' ? v : Number(v)])) as unknown as BalanceRow;
+
+/**
+ * Credits and the capture ledger. A capture reserves its credits with one conditional UPDATE before
+ * any browser work, then commits or releases them; the ledger row's status moves only from
+ * `reserved`, which makes commit and release idempotent and never double-charging.
+ */
+export class CreditRepository {
+  constructor(private readonly db: Database) {}
+
+  private get knex(): Knex {
+    return this.db.knex;
+  }
+
+  async balance(organizationId: string): Promise<BalanceRow | undefined> {
+    const row = await this.knex('credit_balances').where('organization_id', organizationId).first();
+    return row ? numeric(row) : undefined;
+  }
+
+  async dbNow(): Promise<number> {
+    const row = await this.knex.first(this.db.nowMs().wrap('(', ') as now')).from(this.knex.raw('(select 1 as one) as t'));
+    return Number((row as { now: number }).now);
+  }
+
+  /**
+   * Opens the period that contains the database's now, exactly once across instances: the UPDATE
+   * only matches while `period_end` still holds the value we read, so a concurrent roll-over makes
+   * ours a no-op. Unused credits carry over only for plans with rollover.
+   */
+  async rollOverIfDue(organizationId: string): Promise<BalanceRow | undefined> {
+    const current = await this.balance(organizationId);
+    if (!current) return undefined;
+    const now = await this.dbNow();
+    if (now < current.period_end) return current;
+    const plan = await this.knex('subscriptions as s')
+      .join('plans as p', 'p.id', 's.plan_id')
+      .where('s.organization_id', organizationId)
+      .first('p.credits_per_month', 'p.rollover');
+    const allocation = Number(plan?.credits_per_month ?? current.allocation);
+    const carry = plan?.rollover ? 1 : 0;
+    const next = periodContaining({ start: current.period_start, end: current.period_end }, now);
+    // `remaining` on the right-hand side is the pre-update value on both MySQL and SQLite because
+    // it is only assigned after `carried_over` reads it.
+    await this.knex('credit_balances')
+      .where({ organization_id: organizationId, period_end: current.period_end })
+      .update({
+        period_start: next.start,
+        period_end: next.end,
+        allocation,
+        carried_over: this.knex.raw('remaining * ?', [carry]),
+        remaining: this.knex.raw('? + remaining * ?', [allocation, carry]),
+        used: 0,
+      });
+    return this.balance(organizationId);
+  }
+
+  /** Reserves `cost` credits and writes the ledger row in one transaction; never overspends. */
+  async reserve(entry: LedgerEntry, cost: number): Promise<ReserveOutcome> {
+    await this.rollOverIfDue(entry.organizationId);
+    return this.knex.transaction(async (trx) => {
+      const updated = await trx('credit_balances')
+        .where('organization_id', entry.organizationId)
+        .andWhere('remaining', '>=', cost)
+        .update({ remaining: trx.raw('remaining - ?', [cost]), reserved: trx.raw('reserved + ?', [cost]) });
+      if (affected(updated) !== 1) {
+        const row = await trx('credit_balances').where('organization_id', entry.organizationId).first('remaining');
+        return { reserved: false as const, remaining: Number(row?.remaining ?? 0) };
+      }
+      await trx('capture_ledger').insert({
+        request_id: entry.requestId,
+        organization_id: entry.organizationId,
+        api_key_id: entry.apiKeyId,
+        status: 'reserved',
+        format: entry.format,
+        source: entry.source,
+        target_host: entry.targetHost,
+        credits: cost,
+        user_agent: entry.userAgent?.slice(0, 1024) ?? null,
+        created_at: Date.now(),
+      });
+      return { reserved: true as const };
+    });
+  }
+
+  /** Turns the reservation into a charge. Returns false when it was already settled. */
+  async commit(requestId: string, outcome: CaptureOutcome): Promise<boolean> {
+    return this.settle(requestId, 'charged', { processing_ms: outcome.processingMs, file_size: outcome.fileSize });
+  }
+
+  /** Gives the reserved credits back. Returns false when it was already settled. */
+  async release(requestId: string, errorCode: string | null): Promise<boolean> {
+    return this.settle(requestId, 'released', { error_code: errorCode });
+  }
+
+  private async settle(requestId: string, status: 'charged' | 'released', fields: Record<string, unknown>): Promise<boolean> {
+    return this.knex.transaction(async (trx) => {
+      const entry = await trx('capture_ledger').where({ request_id: requestId, status: 'reserved' }).first('organization_id', 'credits');
+      if (!entry) return false;
+      const moved = await trx('capture_ledger')
+        .where({ request_id: requestId, status: 'reserved' })
+        .update({ status, finished_at: Date.now(), ...fields });
+      if (affected(moved) !== 1) return false;
+      const cost = Number(entry.credits);
+      const balanceChange =
+        status === 'charged'
+          ? { reserved: trx.raw('reserved - ?', [cost]), used: trx.raw('used + ?', [cost]) }
+          : { reserved: trx.raw('reserved - ?', [cost]), remaining: trx.raw('remaining + ?', [cost]) };
+      await trx('credit_balances').where('organization_id', entry.organization_id).update(balanceChange);
+      return true;
+    });
+  }
+
+  /** A cache hit is not a new capture: recorded for the ledger, charged nothing. */
+  async recordCacheHit(entry: LedgerEntry, outcome: CaptureOutcome): Promise<void> {
+    const now = Date.now();
+    await this.knex('capture_ledger').insert({
+      request_id: entry.requestId,
+      organization_id: entry.organizationId,
+      api_key_id: entry.apiKeyId,
+      status: 'cache_hit',
+      format: entry.format,
+      source: entry.source,
+      target_host: entry.targetHost,
+      credits: 0,
+      processing_ms: outcome.processingMs,
+      file_size: outcome.fileSize,
+      user_agent: entry.userAgent?.slice(0, 1024) ?? null,
+      created_at: now,
+      finished_at: now,
+    });
+  }
+
+  /**
+   * Releases reservations left by a process that died between reserve and commit. Only rows older
+   * than `olderThanMs` are touched, so captures still running on other instances are left alone.
+   */
+  async releaseStaleReservations(olderThanMs: number): Promise<number> {
+    const cutoff = Date.now() - olderThanMs;
+    const stale = await this.knex('capture_ledger').where('status', 'reserved').andWhere('created_at', '<', cutoff).select('request_id');
+    let released = 0;
+    for (const row of stale) if (await this.release(row.request_id as string, 'STALE_RESERVATION')) released += 1;
+    return released;
+  }
+
+  /** Adds credits to the current period (support, promotions). */
+  async grant(organizationId: string, amount: number): Promise<BalanceRow | undefined> {
+    await this.rollOverIfDue(organizationId);
+    await this.knex('credit_balances').where('organization_id', organizationId).update({ remaining: this.knex.raw('remaining + ?', [amount]) });
+    return this.balance(organizationId);
+  }
+
+  async ledger(organizationId: string, limit = 100) {
+    return this.knex('capture_ledger').where('organization_id', organizationId).orderBy('created_at', 'desc').limit(limit);
+  }
+}

@@ -1,0 +1,65 @@
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import knex, { type Knex } from 'knex';
+import { migrationSource } from './migrations.js';
+
+export type Dialect = 'sqlite' | 'mysql';
+
+export interface Database {
+  knex: Knex;
+  dialect: Dialect;
+  /** The database clock in epoch milliseconds, as an SQL expression (expiry checks use the database's time). */
+  nowMs(): Knex.Raw;
+  close(): Promise<void>;
+}
+
+/** Opens `sqlite:<path>` (embedded default) or `mysql://…` (MySQL/MariaDB). */
+export function openDatabase(url: string): Database {
+  if (url.startsWith('sqlite:')) {
+    const path = url.slice('sqlite:'.length);
+    if (path !== ':memory:') mkdirSync(dirname(resolve(path)), { recursive: true });
+    const instance = knex({
+      client: 'better-sqlite3',
+      connection: { filename: path },
+      useNullAsDefault: true,
+      pool: {
+        min: 1,
+        max: 1,
+        // WAL lets readers run beside the writer; busy_timeout waits instead of failing with SQLITE_BUSY.
+        afterCreate: (conn: { pragma: (s: string) => void }, done: (err: Error | null, conn: unknown) => void) => {
+          conn.pragma('journal_mode = WAL');
+          conn.pragma('busy_timeout = 5000');
+          conn.pragma('foreign_keys = ON');
+          done(null, conn);
+        },
+      },
+    });
+    return {
+      knex: instance,
+      dialect: 'sqlite',
+      nowMs: () => instance.raw("CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER)"),
+      close: () => instance.destroy(),
+    };
+  }
+  const instance = knex({
+    client: 'mysql2',
+    connection: { uri: url, supportBigNumbers: true, bigNumberStrings: false, timezone: 'Z' } as Knex.MySql2ConnectionConfig,
+    pool: { min: 0, max: 10 },
+    acquireConnectionTimeout: 5_000,
+  });
+  return {
+    knex: instance,
+    dialect: 'mysql',
+    nowMs: () => instance.raw('CAST(UNIX_TIMESTAMP(NOW(3)) * 1000 AS SIGNED)'),
+    close: () => instance.destroy(),
+  };
+}
+
+export async function migrate(db: Database): Promise<void> {
+  await db.knex.migrate.latest({ migrationSource, tableName: 'rendershot_migrations' });
+}
+
+/** Affected-row count of an update, the same on both drivers. */
+export function affected(result: unknown): number {
+  return typeof result === 'number' ? result : Array.isArray(result) ? Number((result[0] as { affectedRows?: number })?.affectedRows ?? 0) : 0;
+}
