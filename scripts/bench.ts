@@ -16,6 +16,7 @@
  *   BENCH_LONG=500              captures before the second memory figure (first one after 50)
  *   BENCH_QUICK=1               skip the long memory run
  *   BENCH_BASELINES_ONLY=1      measure the baselines only (no service)
+ *   BENCH_SERVICE_BIN=path      the service's CLI entry point (default server/bin/rendershot.js)
  *
  * Exit status: 0 when every target passed (or, with BENCH_BASELINES_ONLY, when the baselines ran),
  * 1 otherwise.
@@ -28,7 +29,7 @@ import { captureWebsiteOnce, launchRaw, rawCapture, rawScrollCapture, VIEWPORT, 
 import { lazyImagesRequested, startFixtureServer, type FixtureServer } from './bench/fixture-server.js';
 import { buildFixtures, LAZY_COUNT, lazyColour, REALISTIC_RESOURCES, REPO_ROOT } from './bench/make-fixtures.js';
 import { PssSampler, settledPss, treePss } from './bench/proc-mem.js';
-import { startService, timedGet, type HttpResult, type ServiceHandle } from './bench/service.js';
+import { DEFAULT_BIN, startService, timedGet, type HttpResult, type ServiceHandle } from './bench/service.js';
 import { colourClose, nowMs, percentile, pngSize, round, sleep, summarize, type LatencySummary } from './bench/stats.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -58,6 +59,7 @@ const SETTINGS = {
   memoryConcurrency: 2,
   quick: flagEnv('BENCH_QUICK'),
   baselinesOnly: flagEnv('BENCH_BASELINES_ONLY'),
+  serviceBin: process.env.BENCH_SERVICE_BIN || DEFAULT_BIN,
   credits: 1_000_000,
 };
 
@@ -348,8 +350,8 @@ async function measureService(fixtures: FixtureServer, results: Results, realist
     await rm(dataDir, { recursive: true, force: true });
   });
   try {
-    log('service: starting node server/bin/rendershot.js serve');
-    svc = await startService({ repoRoot: REPO_ROOT, dataDir, credits: SETTINGS.credits });
+    log(`service: starting node ${SETTINGS.serviceBin} serve`);
+    svc = await startService({ repoRoot: REPO_ROOT, bin: SETTINGS.serviceBin, dataDir, credits: SETTINGS.credits });
     const handle = svc;
     svcResults.keySource = handle.keySource;
     log(`service: pid ${handle.pid} at ${handle.origin}, key from ${handle.keySource}`);

@@ -208,7 +208,7 @@ export function lazyImagePng(n: number): Buffer {
 const SECTIONS = ['World', 'Politics', 'Business', 'Tech', 'Science', 'Climate', 'Sport', 'Culture', 'Travel', 'Opinion'];
 
 function logoSvg(): string {
-  return `<svg xmlns="http://www.w3.org/2000/svg" width="220" height="48" viewBox="0 0 220 48">
+  return `<svg xmlns="http://www.w3.org/2000/svg" width="260" height="48" viewBox="0 0 260 48">
   <defs>
     <linearGradient id="g" x1="0" y1="0" x2="1" y2="1">
       <stop offset="0" stop-color="#c81e3a"/>
@@ -254,7 +254,8 @@ img { display: block; max-width: 100%; height: auto; }
 .ticker strong { color: var(--accent); text-transform: uppercase; }
 .hero { padding: 32px 0; }
 .hero .container { display: grid; grid-template-columns: 2fr 1fr; gap: var(--gap); }
-.hero figure { margin: 0; position: relative; border-radius: var(--radius); overflow: hidden; }
+.hero figure { margin: 0; position: relative; border-radius: var(--radius); overflow: hidden; min-height: 520px; background: var(--soft); }
+.hero figure img { width: 100%; height: 100%; object-fit: cover; position: absolute; inset: 0; }
 .hero figcaption { position: absolute; inset: auto 0 0 0; padding: 28px; background: linear-gradient(transparent, rgba(0,0,0,.75)); color: #fff; }
 .hero h1 { font-family: var(--serif); font-size: 44px; line-height: 1.1; margin: 0 0 8px; }
 .hero .side article { padding: 16px 0; border-bottom: 1px solid var(--line); }
@@ -463,7 +464,7 @@ function realisticHtml(): string {
   <header class="masthead">
     <div class="container">
       <span class="date">Tuesday 14 May</span>
-      <a href="/" aria-label="Home"><img src="/assets/logo.svg" width="220" height="48" alt="The Daily Bench"></a>
+      <a href="/" aria-label="Home"><img src="/assets/logo.svg" width="260" height="48" alt="The Daily Bench"></a>
       <a class="subscribe" href="#subscribe">Subscribe</a>
     </div>
   </header>

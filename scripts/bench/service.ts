@@ -18,6 +18,8 @@ export const API_KEY_PATTERN = /rs_[A-Za-z0-9_-]{43}/;
 
 export interface ServiceOptions {
   repoRoot: string;
+  /** The CLI entry point, relative to repoRoot or absolute (default server/bin/rendershot.js). */
+  bin?: string;
   /** Directory for the SQLite database. */
   dataDir: string;
   credits: number;
@@ -77,9 +79,11 @@ function serviceEnv(port: number, dataDir: string, credits: number): NodeJS.Proc
   return env;
 }
 
-function runCli(repoRoot: string, env: NodeJS.ProcessEnv, args: string[]): Promise<string> {
+export const DEFAULT_BIN = 'server/bin/rendershot.js';
+
+function runCli(repoRoot: string, bin: string, env: NodeJS.ProcessEnv, args: string[]): Promise<string> {
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, ['server/bin/rendershot.js', ...args], { cwd: repoRoot, env, timeout: 60_000, maxBuffer: 1 << 20 }, (error, stdout, stderr) => {
+    execFile(process.execPath, [bin, ...args], { cwd: repoRoot, env, timeout: 60_000, maxBuffer: 1 << 20 }, (error, stdout, stderr) => {
       if (error) reject(new Error(`rendershot ${args.join(' ')} failed: ${error.message}\n${stderr}`));
       else resolve(stdout);
     });
@@ -117,11 +121,11 @@ function parseJsonOutput(stdout: string): unknown {
   throw new Error(`no JSON in output: ${trimmed.slice(0, 500)}`);
 }
 
-export async function createKeyWithCli(repoRoot: string, env: NodeJS.ProcessEnv, credits: number): Promise<string> {
-  const org = parseJsonOutput(await runCli(repoRoot, env, ['org', 'create', '--name', 'bench', '--credits', String(credits), '--json']));
+export async function createKeyWithCli(repoRoot: string, bin: string, env: NodeJS.ProcessEnv, credits: number): Promise<string> {
+  const org = parseJsonOutput(await runCli(repoRoot, bin, env, ['org', 'create', '--name', 'bench', '--credits', String(credits), '--json']));
   const orgId = findString(org, 'id');
   if (!orgId) throw new Error(`org create printed no id: ${JSON.stringify(org)}`);
-  const keyOut = await runCli(repoRoot, env, ['key', 'create', '--org', orgId, '--name', 'bench', '--json']);
+  const keyOut = await runCli(repoRoot, bin, env, ['key', 'create', '--org', orgId, '--name', 'bench', '--json']);
   const parsed = parseJsonOutput(keyOut);
   const key = findString(parsed, 'key') ?? API_KEY_PATTERN.exec(keyOut)?.[0];
   if (!key) throw new Error(`key create printed no key: ${keyOut.slice(0, 500)}`);
@@ -146,7 +150,8 @@ function waitExit(child: ChildProcess, timeoutMs: number): Promise<boolean> {
 export async function startService(options: ServiceOptions): Promise<ServiceHandle> {
   const port = await freePort();
   const env = serviceEnv(port, options.dataDir, options.credits);
-  const child = spawn(process.execPath, ['server/bin/rendershot.js', 'serve'], {
+  const bin = options.bin ?? DEFAULT_BIN;
+  const child = spawn(process.execPath, [bin, 'serve'], {
     cwd: options.repoRoot,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -233,7 +238,7 @@ export async function startService(options: ServiceOptions): Promise<ServiceHand
       apiKey = demo;
       keySource = 'demo key on stdout';
     } else {
-      apiKey = await createKeyWithCli(options.repoRoot, env, options.credits);
+      apiKey = await createKeyWithCli(options.repoRoot, bin, env, options.credits);
       keySource = 'CLI';
     }
     return { pid, origin: `http://127.0.0.1:${port}`, apiKey, keySource, outputTail, stop };

@@ -1,0 +1,86 @@
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { readFile } from 'node:fs/promises';
+import { extname, join, normalize } from 'node:path';
+
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  headers: IncomingHttpHeaders;
+}
+
+export type RouteHandler = (req: IncomingMessage, res: ServerResponse) => void;
+
+const PAGES = new URL('../fixtures/pages/', import.meta.url).pathname;
+const TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.css': 'text/css',
+  '.js': 'application/javascript',
+  '.png': 'image/png',
+  '.svg': 'image/svg+xml',
+  '.json': 'application/json',
+};
+
+/**
+ * Serves tests/fixtures/pages on 127.0.0.1 and records every request it receives, so tests can
+ * assert on what the browser actually asked for (headers, user agent, blocked resources).
+ */
+export class FixtureServer {
+  readonly requests: RecordedRequest[] = [];
+  private readonly routes = new Map<string, RouteHandler>();
+  private server: Server | undefined;
+  url = '';
+
+  route(path: string, handler: RouteHandler): this {
+    this.routes.set(path, handler);
+    return this;
+  }
+
+  /** Serves literal HTML at a path. */
+  page(path: string, html: string, headers: Record<string, string> = {}): this {
+    return this.route(path, (_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', ...headers });
+      res.end(html);
+    });
+  }
+
+  async start(): Promise<this> {
+    this.server = createServer((req, res) => void this.handle(req, res));
+    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
+    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    return this;
+  }
+
+  requestsTo(path: string): RecordedRequest[] {
+    return this.requests.filter((r) => r.path === path || r.path.startsWith(`${path}?`));
+  }
+
+  reset(): void {
+    this.requests.length = 0;
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse) {
+    const path = req.url ?? '/';
+    this.requests.push({ method: req.method ?? 'GET', path, headers: req.headers });
+    const route = this.routes.get(path.split('?')[0]!);
+    if (route) return route(req, res);
+    const file = normalize(join(PAGES, decodeURIComponent(path.split('?')[0]!)));
+    if (!file.startsWith(PAGES)) {
+      res.writeHead(403).end();
+      return;
+    }
+    try {
+      const body = await readFile(file);
+      res.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream' });
+      res.end(body);
+    } catch {
+      res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
+    }
+  }
+
+  async stop(): Promise<void> {
+    if (!this.server) return;
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server!.close(() => resolve()));
+  }
+}
