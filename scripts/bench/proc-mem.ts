@@ -10,6 +10,8 @@ export interface ProcInfo {
   ppid: number;
   /** Start time in clock ticks since boot (field 22 of /proc/<pid>/stat): tells a reused pid apart. */
   startTime: number;
+  /** State letter (field 3): R, S, D, Z (zombie: exited, not yet reaped), … */
+  state: string;
   comm: string;
 }
 
@@ -29,7 +31,7 @@ export function readProc(pid: number): ProcInfo | undefined {
   const ppid = Number(rest[1]);
   const startTime = Number(rest[19]);
   if (!Number.isFinite(ppid) || !Number.isFinite(startTime)) return undefined;
-  return { pid, ppid, startTime, comm: stat.slice(open + 1, close) };
+  return { pid, ppid, startTime, state: rest[0] ?? '?', comm: stat.slice(open + 1, close) };
 }
 
 /** The root (if alive) and all its descendants, found by walking the ppid links of /proc/*\/stat. */
@@ -61,6 +63,12 @@ export function processTree(rootPid: number): ProcInfo[] {
     }
   }
   return tree;
+}
+
+/** Whether the process recorded in `p` still runs (same pid, same start time, not a zombie). */
+export function stillRunning(p: ProcInfo): boolean {
+  const now = readProc(p.pid);
+  return now !== undefined && now.startTime === p.startTime && now.state !== 'Z';
 }
 
 /** The `Pss:` line of /proc/<pid>/smaps_rollup in kB, or undefined when the process is gone. */

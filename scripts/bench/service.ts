@@ -11,7 +11,7 @@ import { spawn, execFile, type ChildProcess } from 'node:child_process';
 import { createServer, connect } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { processTree, readProc, type ProcInfo } from './proc-mem.js';
+import { processTree, stillRunning, type ProcInfo } from './proc-mem.js';
 import { nowMs, sleep } from './stats.js';
 
 export const API_KEY_PATTERN = /rs_[A-Za-z0-9_-]{43}/;
@@ -200,9 +200,13 @@ export async function startService(options: ServiceOptions): Promise<ServiceHand
         await waitExit(child, 5_000);
       }
     }
-    // Descendants the service left behind (e.g. Chromium after a SIGKILL): same pid and same start time.
-    await sleep(200);
-    const leftovers = tree.filter((p) => readProc(p.pid)?.startTime === p.startTime);
+    // Descendants the service left behind (e.g. Chromium after a SIGKILL): same pid and same start
+    // time. Chromium's helpers exit a moment after the browser process, so give them up to 5 s.
+    let leftovers = tree.filter(stillRunning);
+    for (let i = 0; i < 50 && leftovers.length > 0; i++) {
+      await sleep(100);
+      leftovers = leftovers.filter(stillRunning);
+    }
     for (const p of leftovers) {
       try {
         process.kill(p.pid, 'SIGKILL');

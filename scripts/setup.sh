@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Installs what a fresh Debian machine with Node 20 lacks: Chromium and fonts (apt), npm dependencies.
+# Idempotent and quiet when everything is already there. Used by `npm start`, `npm test`, .ci/run
+# and deploy/Dockerfile.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+SUDO=""
+if [ "$(id -u)" != "0" ]; then SUDO="sudo"; fi
+
+# Chromium for rendering; fonts for Latin, CJK and emoji text.
+APT_PACKAGES=(chromium fonts-liberation fonts-noto-core fonts-noto-cjk fonts-noto-color-emoji)
+missing=()
+for pkg in "${APT_PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
+done
+if [ "${#missing[@]}" -gt 0 ]; then
+  echo "setup: installing ${missing[*]} (apt)"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# Puppeteer must not download a browser (no internet here); it drives /usr/bin/chromium.
+export PUPPETEER_SKIP_DOWNLOAD=true
+if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  echo "setup: installing npm dependencies"
+  npm ci --no-audit --no-fund --loglevel=error
+fi
