@@ -21,12 +21,11 @@ export function firstPeriod(now: number): Period {
 }
 
 /**
- * The period that contains `now`, counting whole months on from `current.start` so that an
- * organization idle for several months lands in the right period, anchored to its first one.
+ * The period that contains `now`. Periods are contiguous: the next one starts exactly where the
+ * last ended, and an organization idle for several months skips the periods it did not use.
  */
 export function periodContaining(current: Period, now: number): Period {
-  if (now < current.end) return current;
-  let months = 1;
-  while (addMonths(current.start, months + 1) <= now) months += 1;
-  return { start: addMonths(current.start, months), end: addMonths(current.start, months + 1) };
+  let period = current;
+  while (now >= period.end) period = { start: period.end, end: addMonths(period.end, 1) };
+  return period;
 }
