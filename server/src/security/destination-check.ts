@@ -1,0 +1,34 @@
+import { addressAllowed, type AddressPolicy } from './address-policy.js';
+import type { Resolver } from './resolver.js';
+
+export class DestinationRefusedError extends Error {
+  constructor(
+    readonly host: string,
+    readonly reason: string,
+  ) {
+    super(`destination ${host} refused: ${reason}`);
+  }
+}
+
+/** Host of a URL as a bare name or address (brackets of IPv6 literals removed). */
+export function bareHost(hostname: string): string {
+  return hostname.replace(/^\[|\]$/g, '');
+}
+
+/**
+ * Resolves `host` once and returns the address to connect to, refusing the destination when ANY
+ * of its addresses is not allowed (a name that mixes public and private answers is refused whole).
+ * The caller connects to the returned address, never re-resolving: that is what defeats rebinding.
+ */
+export async function checkedAddress(policy: AddressPolicy, resolve: Resolver, host: string, port: number): Promise<string> {
+  let addresses: string[];
+  try {
+    addresses = await resolve(bareHost(host));
+  } catch (error) {
+    throw new DestinationRefusedError(host, `does not resolve (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+  }
+  if (addresses.length === 0) throw new DestinationRefusedError(host, 'does not resolve');
+  const refused = addresses.find((address) => !addressAllowed(policy, address, port));
+  if (refused !== undefined) throw new DestinationRefusedError(host, `resolves to non-public address ${refused}`);
+  return addresses[0]!;
+}

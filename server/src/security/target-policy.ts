@@ -1,0 +1,64 @@
+import type { LookupAddress, LookupOptions } from 'node:dns';
+import { ApiError } from '../errors.js';
+import { addressAllowed, type AddressPolicy } from './address-policy.js';
+import { bareHost, checkedAddress, DestinationRefusedError } from './destination-check.js';
+import type { Resolver } from './resolver.js';
+
+/** The one message for every refused destination: it never says which check matched. */
+export function destinationNotAllowed(field: string): ApiError {
+  return new ApiError('INVALID_INPUT', `${field}: the destination is not allowed (only public internet addresses can be reached)`, {
+    details: [{ field, message: 'the destination is not allowed', value: null }],
+  });
+}
+
+const DEFAULT_PORT: Record<string, number> = { 'http:': 80, 'https:': 443 };
+
+/**
+ * Checks a URL before any browser work, for a clean 400. It is a courtesy, not the boundary: the
+ * egress proxy checks again at connect time, including every redirect and subresource.
+ */
+export async function assertUrlAllowed(policy: AddressPolicy, resolve: Resolver, field: string, raw: string): Promise<void> {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw destinationNotAllowed(field);
+  }
+  const port = url.port ? Number(url.port) : DEFAULT_PORT[url.protocol];
+  if (port === undefined || url.username || url.password) throw destinationNotAllowed(field);
+  try {
+    await checkedAddress(policy, resolve, bareHost(url.hostname), port);
+  } catch (error) {
+    if (error instanceof DestinationRefusedError) {
+      // A name that does not resolve is the caller's typo, not a policy matter: say so.
+      if (/does not resolve/.test(error.reason)) throw new ApiError('INVALID_INPUT', `${field}: the host ${url.hostname} could not be resolved`);
+      throw destinationNotAllowed(field);
+    }
+    throw error;
+  }
+}
+
+type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
+
+/**
+ * A `lookup` for Node HTTP agents: resolves once, refuses non-public answers at connect time, so a
+ * client (the S3 uploader) can never be pointed at the internal network, redirects and rebinding included.
+ */
+export function guardedLookup(policy: AddressPolicy, resolve: Resolver, port: number) {
+  return (hostname: string, options: LookupOptions, callback: LookupCallback): void => {
+    resolve(hostname).then(
+      (addresses) => {
+        const refused = addresses.find((address) => !addressAllowed(policy, address, port));
+        if (refused !== undefined || addresses.length === 0) {
+          callback(Object.assign(new Error(`destination ${hostname} is not allowed`), { code: 'EDESTINATIONREFUSED' }), '', 0);
+          return;
+        }
+        const first = addresses[0]!;
+        const family = first.includes(':') ? 6 : 4;
+        if (options.all) callback(null, addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 })));
+        else callback(null, first, family);
+      },
+      (error: NodeJS.ErrnoException) => callback(error, '', 0),
+    );
+  };
+}
