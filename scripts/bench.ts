@@ -22,7 +22,7 @@
  * 1 otherwise.
  */
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { cpus, tmpdir, totalmem } from 'node:os';
+import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { PNG } from 'pngjs';
 import { captureWebsiteOnce, launchRaw, rawCapture, rawScrollCapture, VIEWPORT, type RawBrowser } from './bench/baselines.js';
@@ -140,6 +140,9 @@ interface Results {
     chromium?: string;
     cpus: number;
     totalMemMiB: number;
+    /** 1-minute load average at the start and the end: other work on the machine skews every figure. */
+    loadAvgStart: number;
+    loadAvgEnd?: number;
     settings: typeof SETTINGS;
     targets: typeof TARGETS;
     fixtureOrigin?: string;
@@ -205,7 +208,10 @@ function paintedLazyImages(bytes: Uint8Array): number {
   for (let y = 0; y < png.height; y++) {
     const i = (y * png.width + x) * 4;
     const px = { r: png.data[i] ?? 0, g: png.data[i + 1] ?? 0, b: png.data[i + 2] ?? 0 };
-    const match = current >= 0 && colourClose(px, colours[current] ?? { r: -99, g: -99, b: -99 }, 6) ? current : colours.findIndex((c) => colourClose(px, c, 6));
+    const match =
+      current >= 0 && colourClose(px, colours[current] ?? { r: -99, g: -99, b: -99 }, 6)
+        ? current
+        : colours.findIndex((c) => colourClose(px, c, 6));
     if (match >= 0 && match === current) run++;
     else {
       current = match;
@@ -318,7 +324,8 @@ async function measureCaptureWebsite(fixtures: FixtureServer, results: Results, 
     }
     const wall = nowMs() - start;
     const size = first ? pngSize(first) : undefined;
-    if (!size || size.width !== VIEWPORT.width || size.height !== VIEWPORT.height) throw new Error(`capture-website returned ${JSON.stringify(size)}, not ${VIEWPORT.width}×${VIEWPORT.height}`);
+    if (!size || size.width !== VIEWPORT.width || size.height !== VIEWPORT.height)
+      throw new Error(`capture-website returned ${JSON.stringify(size)}, not ${VIEWPORT.width}×${VIEWPORT.height}`);
     if (first) await writeFile(join(OUT_DIR, 'realistic-capture-website.png'), first);
     const cw = { ...summarize(samples, wall), resources: resourceCheck(fixtures, SETTINGS.captureWebsiteN) };
     results.captureWebsite = cw;
@@ -343,7 +350,8 @@ async function measureService(fixtures: FixtureServer, results: Results, realist
     const { exitedGracefully, leftovers } = await handle.stop();
     svcResults.stop = { exitedGracefully, leftoverProcesses: leftovers.length };
     if (!exitedGracefully) log('the service did not exit within 10 s of SIGTERM: killed');
-    if (leftovers.length > 0) log(`killed ${leftovers.length} leftover descendant processes: ${leftovers.map((p) => `${p.pid} ${p.comm}`).join(', ')}`);
+    if (leftovers.length > 0)
+      log(`killed ${leftovers.length} leftover descendant processes: ${leftovers.map((p) => `${p.pid} ${p.comm}`).join(', ')}`);
   };
   cleanups.push(async () => {
     await stopService();
@@ -356,16 +364,24 @@ async function measureService(fixtures: FixtureServer, results: Results, realist
     svcResults.keySource = handle.keySource;
     log(`service: pid ${handle.pid} at ${handle.origin}, key from ${handle.keySource}`);
     const capture = async (target: string, extra = ''): Promise<HttpResult> => {
-      const r = await timedGet(`${handle.origin}/capture?url=${encodeURIComponent(target)}&apiKey=${encodeURIComponent(handle.apiKey)}${extra}`);
+      const r = await timedGet(
+        `${handle.origin}/capture?url=${encodeURIComponent(target)}&apiKey=${encodeURIComponent(handle.apiKey)}${extra}`,
+      );
       served++;
       if (r.status !== 200 && svcResults.firstErrorBody === undefined) svcResults.firstErrorBody = bodySnippet(r);
       return r;
     };
 
-    // Warm-up: stop early when the service cannot capture at all.
+    // Warm-up: a 503 (the service says "retry shortly") is retried a few times; any other failure,
+    // or a 503 that persists, stops the service phase early.
     for (let i = 0; i < SETTINGS.warmup; i++) {
-      const r = await capture(realisticUrl);
-      if (!isGoodPng(r, false)) throw new Error(`warm-up capture ${i + 1} failed: ${bodySnippet(r)}`);
+      let r = await capture(realisticUrl);
+      for (let attempt = 1; attempt <= 5 && r.status === 503; attempt++) {
+        log(`warm-up capture ${i + 1}: 503, retry ${attempt}/5 in 1 s`);
+        await sleep(1_000);
+        r = await capture(realisticUrl);
+      }
+      if (!isGoodPng(r, false)) throw new Error(`warm-up capture ${i + 1} failed: ${bodySnippet(r)}\n${handle.outputTail()}`);
       if (i === 0) await writeFile(join(OUT_DIR, 'realistic-service.png'), r.body);
     }
     svcResults.idlePssKb = (await settledPss(handle.pid)).totalKb;
@@ -430,7 +446,9 @@ async function measureService(fixtures: FixtureServer, results: Results, realist
         svcResults.peakPssC4Processes = peak.peakProcesses;
         svcResults.pssSamplesC4 = peak.samples;
       }
-      log(`service c=${c}: ${run.throughputPerS}/s, errors ${errors}${sampler ? `, peak PSS ${round((svcResults.peakPssC4Kb ?? 0) / 1024)} MiB` : ''}`);
+      log(
+        `service c=${c}: ${run.throughputPerS}/s, errors ${errors}${sampler ? `, peak PSS ${round((svcResults.peakPssC4Kb ?? 0) / 1024)} MiB` : ''}`,
+      );
     }
 
     // Lazy page, full page with scrolling.
@@ -465,11 +483,17 @@ async function measureService(fixtures: FixtureServer, results: Results, realist
         errors,
         statuses,
       };
-      log(`service lazy: p50 ${svcResults.lazy.p50Ms} ms; requested ${requested.join(',')}; painted ${painted.join(',')}; errors ${errors}`);
+      log(
+        `service lazy: p50 ${svcResults.lazy.p50Ms} ms; requested ${requested.join(',')}; painted ${painted.join(',')}; errors ${errors}`,
+      );
     }
 
     // Memory over a long run at concurrency 2.
-    const memory: NonNullable<NonNullable<Results['service']>['memory']> = { concurrency: SETTINGS.memoryConcurrency, longCaptures: 0, errors: 0 };
+    const memory: NonNullable<NonNullable<Results['service']>['memory']> = {
+      concurrency: SETTINGS.memoryConcurrency,
+      longCaptures: 0,
+      errors: 0,
+    };
     svcResults.memory = memory;
     const runBatch = async (count: number) => {
       let next = 0;
@@ -495,7 +519,13 @@ async function measureService(fixtures: FixtureServer, results: Results, realist
     if (!SETTINGS.quick) {
       const rest = SETTINGS.memoryLong - SETTINGS.memoryFirst;
       log(`service: memory run, ${rest} more captures (to ${SETTINGS.memoryLong})`);
-      const progress = setInterval(() => log(`  … ${memory.longCaptures}/${SETTINGS.memoryLong}, errors ${memory.errors}, PSS ${round(treePss(handle.pid).totalKb / 1024)} MiB`), 30_000);
+      const progress = setInterval(
+        () =>
+          log(
+            `  … ${memory.longCaptures}/${SETTINGS.memoryLong}, errors ${memory.errors}, PSS ${round(treePss(handle.pid).totalKb / 1024)} MiB`,
+          ),
+        30_000,
+      );
       try {
         await runBatch(rest);
       } finally {
@@ -506,7 +536,9 @@ async function measureService(fixtures: FixtureServer, results: Results, realist
       memory.afterLongKb = long.totalKb;
       memory.afterLongProcesses = long.processes;
       memory.totalServedAtLong = served;
-      log(`service: PSS after ${SETTINGS.memoryLong}: ${round(long.totalKb / 1024)} MiB (${long.processes} processes), errors ${memory.errors}`);
+      log(
+        `service: PSS after ${SETTINGS.memoryLong}: ${round(long.totalKb / 1024)} MiB (${long.processes} processes), errors ${memory.errors}`,
+      );
     }
   } catch (e) {
     svcResults.error = e instanceof Error ? e.message : String(e);
@@ -532,7 +564,10 @@ function buildRows(r: Results): Row[] {
   const cw = r.captureWebsite && 'p50Ms' in r.captureWebsite ? r.captureWebsite : undefined;
   const svc = r.service;
   const skipped = SETTINGS.baselinesOnly;
-  const missingService = (what: string): Row['measured'] => (skipped ? 'skipped (BENCH_BASELINES_ONLY=1)' : `not measured${svc?.error ? ` (service error: ${svc.error.split('\n')[0]?.slice(0, 160)})` : ''}${what}`);
+  const missingService = (what: string): Row['measured'] =>
+    skipped
+      ? 'skipped (BENCH_BASELINES_ONLY=1)'
+      : `not measured${svc?.error ? ` (service error: ${svc.error.split('\n')[0]?.slice(0, 160)})` : ''}${what}`;
   const notMeasured: Row['status'] = skipped ? 'n/a' : 'FAIL';
 
   // 1. latency
@@ -544,20 +579,35 @@ function buildRows(r: Results): Row[] {
       target: `≤ ${TARGETS.latencyRatioMax} × raw floor p50`,
       status: pass(k <= TARGETS.latencyRatioMax && svc.latency.errors === 0),
     });
-  } else rows.push({ metric: 'Service p50 latency, realistic.html (sequential)', measured: missingService(raw ? '' : '; raw floor missing'), target: `≤ ${TARGETS.latencyRatioMax} × raw floor p50`, status: notMeasured });
+  } else
+    rows.push({
+      metric: 'Service p50 latency, realistic.html (sequential)',
+      measured: missingService(raw ? '' : '; raw floor missing'),
+      target: `≤ ${TARGETS.latencyRatioMax} × raw floor p50`,
+      status: notMeasured,
+    });
 
   // 2. throughput
   const c4 = svc?.throughput.find((t) => t.concurrency === 4);
   if (c4 && raw) {
     const k = c4.throughputPerS / raw.throughputPerS;
-    const others = svc?.throughput.filter((t) => t.concurrency !== 4).map((t) => `c=${t.concurrency} ${t.throughputPerS.toFixed(2)}/s, ${t.errors} err`).join('; ');
+    const others = svc?.throughput
+      .filter((t) => t.concurrency !== 4)
+      .map((t) => `c=${t.concurrency} ${t.throughputPerS.toFixed(2)}/s, ${t.errors} err`)
+      .join('; ');
     rows.push({
       metric: 'Service throughput at concurrency 4',
       measured: `${c4.throughputPerS.toFixed(2)} captures/s, ${c4.errors} errors (${others}) vs raw floor sequential ${raw.throughputPerS.toFixed(2)}/s → ${ratio(k)}`,
       target: '≥ raw floor sequential throughput, 0 errors',
       status: pass(k >= 1 && c4.errors === 0),
     });
-  } else rows.push({ metric: 'Service throughput at concurrency 4', measured: missingService(raw ? '' : '; raw floor missing'), target: '≥ raw floor sequential throughput, 0 errors', status: notMeasured });
+  } else
+    rows.push({
+      metric: 'Service throughput at concurrency 4',
+      measured: missingService(raw ? '' : '; raw floor missing'),
+      target: '≥ raw floor sequential throughput, 0 errors',
+      status: notMeasured,
+    });
 
   // 3. capture-website
   if (cw && svc?.latency) {
@@ -572,7 +622,8 @@ function buildRows(r: Results): Row[] {
     const cwError = r.captureWebsite && 'error' in r.captureWebsite ? `capture-website error: ${r.captureWebsite.error}` : '';
     rows.push({
       metric: 'capture-website p50 ÷ service p50',
-      measured: cw && skipped ? `capture-website p50 ${ms(cw.p50Ms)}; service skipped (BENCH_BASELINES_ONLY=1)` : cwError || missingService(''),
+      measured:
+        cw && skipped ? `capture-website p50 ${ms(cw.p50Ms)}; service skipped (BENCH_BASELINES_ONLY=1)` : cwError || missingService(''),
       target: `≥ ${TARGETS.captureWebsiteRatioMin}×`,
       status: cwError ? 'FAIL' : notMeasured,
     });
@@ -589,7 +640,13 @@ function buildRows(r: Results): Row[] {
       target: `every image loaded; ≤ ${TARGETS.lazyRatioMax} × raw`,
       status: pass(svc.lazy.allLoaded && k <= TARGETS.lazyRatioMax),
     });
-  } else rows.push({ metric: 'Lazy page (fullPage + fullPageScroll)', measured: missingService(rawLazy ? '' : '; raw lazy baseline missing'), target: `every image loaded; ≤ ${TARGETS.lazyRatioMax} × raw`, status: notMeasured });
+  } else
+    rows.push({
+      metric: 'Lazy page (fullPage + fullPageScroll)',
+      measured: missingService(rawLazy ? '' : '; raw lazy baseline missing'),
+      target: `every image loaded; ≤ ${TARGETS.lazyRatioMax} × raw`,
+      status: notMeasured,
+    });
 
   // 5. peak PSS
   if (svc?.peakPssC4Kb !== undefined) {
@@ -599,7 +656,13 @@ function buildRows(r: Results): Row[] {
       target: '≤ 1 GiB',
       status: pass(svc.peakPssC4Kb <= TARGETS.peakPssMaxKb),
     });
-  } else rows.push({ metric: 'Peak PSS of the service tree at concurrency 4', measured: missingService(''), target: '≤ 1 GiB', status: notMeasured });
+  } else
+    rows.push({
+      metric: 'Peak PSS of the service tree at concurrency 4',
+      measured: missingService(''),
+      target: '≤ 1 GiB',
+      status: notMeasured,
+    });
 
   // 6. PSS drift
   const mem = svc?.memory;
@@ -612,8 +675,19 @@ function buildRows(r: Results): Row[] {
       status: pass(Math.abs(drift) <= TARGETS.pssDriftMax && mem.errors === 0),
     });
   } else if (SETTINGS.quick && mem?.after50Kb !== undefined) {
-    rows.push({ metric: `PSS after ${SETTINGS.memoryLong} vs after ${SETTINGS.memoryFirst} captures`, measured: `after ${SETTINGS.memoryFirst}: ${mib(mem.after50Kb)}; long run skipped (BENCH_QUICK=1)`, target: `within ${TARGETS.pssDriftMax * 100} %`, status: 'n/a' });
-  } else rows.push({ metric: `PSS after ${SETTINGS.memoryLong} vs after ${SETTINGS.memoryFirst} captures`, measured: missingService(''), target: `within ${TARGETS.pssDriftMax * 100} %`, status: skipped || SETTINGS.quick ? 'n/a' : 'FAIL' });
+    rows.push({
+      metric: `PSS after ${SETTINGS.memoryLong} vs after ${SETTINGS.memoryFirst} captures`,
+      measured: `after ${SETTINGS.memoryFirst}: ${mib(mem.after50Kb)}; long run skipped (BENCH_QUICK=1)`,
+      target: `within ${TARGETS.pssDriftMax * 100} %`,
+      status: 'n/a',
+    });
+  } else
+    rows.push({
+      metric: `PSS after ${SETTINGS.memoryLong} vs after ${SETTINGS.memoryFirst} captures`,
+      measured: missingService(''),
+      target: `within ${TARGETS.pssDriftMax * 100} %`,
+      status: skipped || SETTINGS.quick ? 'n/a' : 'FAIL',
+    });
 
   // Reference figures.
   if (raw) {
@@ -623,7 +697,13 @@ function buildRows(r: Results): Row[] {
       target: '—',
       status: 'info',
     });
-  } else rows.push({ metric: 'Raw floor (one open page): realistic.html', measured: `error: ${r.rawFloor?.error ?? 'not measured'}`, target: '—', status: 'FAIL' });
+  } else
+    rows.push({
+      metric: 'Raw floor (one open page): realistic.html',
+      measured: `error: ${r.rawFloor?.error ?? 'not measured'}`,
+      target: '—',
+      status: 'FAIL',
+    });
   if (rawLazy) {
     rows.push({
       metric: 'Raw scroll-then-screenshot: lazy.html',
@@ -641,7 +721,20 @@ function buildRows(r: Results): Row[] {
     });
   }
   if (svc?.latency) {
-    rows.push({ metric: 'Service sequential throughput', measured: `${svc.latency.throughputPerS.toFixed(2)} captures/s; ${svc.latency.resources.fetchedEveryCapture}/${svc.latency.resources.resources} resources fetched per capture`, target: '—', status: 'info' });
+    rows.push({
+      metric: 'Service sequential throughput',
+      measured: `${svc.latency.throughputPerS.toFixed(2)} captures/s; ${svc.latency.resources.fetchedEveryCapture}/${svc.latency.resources.resources} resources fetched per capture`,
+      target: '—',
+      status: 'info',
+    });
+  }
+  if (svc?.stop) {
+    rows.push({
+      metric: 'Service shutdown (SIGTERM)',
+      measured: `${svc.stop.exitedGracefully ? 'exited within 10 s' : 'did not exit within 10 s: SIGKILL'}; ${svc.stop.leftoverProcesses === 0 ? 'no descendant process left behind' : `${svc.stop.leftoverProcesses} descendant processes still running 5 s later (killed)`}`,
+      target: '—',
+      status: 'info',
+    });
   }
   return rows;
 }
@@ -658,7 +751,8 @@ function markdown(r: Results): string {
     `# Rendershot benchmark — ${meta.date}`,
     '',
     `Node ${meta.node}, ${meta.chromium ?? 'Chromium ?'}, ${meta.cpus} CPUs, ${meta.totalMemMiB} MiB RAM. Viewport ${VIEWPORT.width}×${VIEWPORT.height}, PNG. ` +
-      `N=${SETTINGS.n} (+${SETTINGS.warmup} warm-up), ${SETTINGS.throughputRequests} requests per concurrency level, lazy N=${SETTINGS.lazyN}, capture-website N=${SETTINGS.captureWebsiteN}.`,
+      `N=${SETTINGS.n} (+${SETTINGS.warmup} warm-up), ${SETTINGS.throughputRequests} requests per concurrency level, lazy N=${SETTINGS.lazyN}, capture-website N=${SETTINGS.captureWebsiteN}. ` +
+      `Load average (1 min) ${meta.loadAvgStart} at the start, ${meta.loadAvgEnd ?? '?'} at the end${Math.max(meta.loadAvgStart, meta.loadAvgEnd ?? 0) > meta.cpus ? ' — other work was running: figures are noisy' : ''}.`,
     '',
     ...lines,
     '',
@@ -677,6 +771,7 @@ async function main(): Promise<number> {
       node: process.version,
       cpus: cpus().length,
       totalMemMiB: Math.round(totalmem() / 1024 / 1024),
+      loadAvgStart: round(loadavg()[0] ?? Number.NaN, 2),
       settings: SETTINGS,
       targets: TARGETS,
       notes: [
@@ -693,7 +788,9 @@ async function main(): Promise<number> {
   const fx = await buildFixtures(false);
   const realisticTransferBytes = fx.files.filter((f) => REALISTIC_RESOURCES.includes(f.path)).reduce((s, f) => s + f.bytes, 0);
   results.fixtures = { realisticTransferBytes, files: fx.files };
-  log(`fixtures ${fx.written ? 'generated' : 'present'}: realistic page ${(realisticTransferBytes / 1024).toFixed(0)} KiB in ${REALISTIC_RESOURCES.length} files`);
+  log(
+    `fixtures ${fx.written ? 'generated' : 'present'}: realistic page ${(realisticTransferBytes / 1024).toFixed(0)} KiB in ${REALISTIC_RESOURCES.length} files`,
+  );
 
   const fixtures = await startFixtureServer();
   cleanups.push(() => fixtures.close());
@@ -710,6 +807,7 @@ async function main(): Promise<number> {
     await runCleanups();
   }
 
+  results.meta.loadAvgEnd = round(loadavg()[0] ?? Number.NaN, 2);
   results.rows = buildRows(results);
   const md = markdown(results);
   process.stdout.write(`\n${md}\n`);

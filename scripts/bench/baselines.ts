@@ -95,7 +95,11 @@ function scrollScript(durationMs: number): string {
 }
 
 /** goto(load), scroll through the page, wait for the images, back to the top, full-page PNG. */
-export async function rawScrollCapture(page: Page, url: string, scrollMs = 1_000): Promise<{ ms: number; png: Uint8Array; imagesLoaded: number }> {
+export async function rawScrollCapture(
+  page: Page,
+  url: string,
+  scrollMs = 1_000,
+): Promise<{ ms: number; png: Uint8Array; imagesLoaded: number }> {
   const start = nowMs();
   await page.goto(url, { waitUntil: 'load', timeout: 60_000 });
   const loaded: unknown = await page.evaluate(scrollScript(scrollMs));

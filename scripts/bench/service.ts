@@ -122,7 +122,9 @@ function parseJsonOutput(stdout: string): unknown {
 }
 
 export async function createKeyWithCli(repoRoot: string, bin: string, env: NodeJS.ProcessEnv, credits: number): Promise<string> {
-  const org = parseJsonOutput(await runCli(repoRoot, bin, env, ['org', 'create', '--name', 'bench', '--credits', String(credits), '--json']));
+  const org = parseJsonOutput(
+    await runCli(repoRoot, bin, env, ['org', 'create', '--name', 'bench', '--credits', String(credits), '--json']),
+  );
   const orgId = findString(org, 'id');
   if (!orgId) throw new Error(`org create printed no id: ${JSON.stringify(org)}`);
   const keyOut = await runCli(repoRoot, bin, env, ['key', 'create', '--org', orgId, '--name', 'bench', '--json']);
