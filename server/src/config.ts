@@ -1,5 +1,6 @@
 import { cpus } from 'node:os';
 import { z } from 'zod';
+import { parseEncryptionKey } from './services/storage-secrets.js';
 
 const booleanFlag = (name: string) =>
   z
@@ -39,10 +40,25 @@ const ConfigSchema = z.object({
   DEMO_CREDITS: integer('DEMO_CREDITS', 0, 100_000_000, 1_000),
   OPENAI_BASE_URL: z.string().url('OPENAI_BASE_URL must be a URL').optional(),
   OPENAI_MODEL: z.string().default('gpt-4o-mini'),
+  OPENAI_TIMEOUT_MS: integer('OPENAI_TIMEOUT_MS', 1_000, 600_000, 30_000),
+  /** Bytes of rendered files the in-process response cache may hold; 0 turns the cache off. */
+  CACHE_MAX_BYTES: integer('CACHE_MAX_BYTES', 0, 64 * 1024 ** 3, 256 * 1024 ** 2),
+  STORAGE_ENCRYPTION_KEY: z
+    .string()
+    .refine(
+      (value) => parseEncryptionKey(value) !== undefined,
+      'STORAGE_ENCRYPTION_KEY must be 32 bytes written as 64 hex characters or as base64 (e.g. the output of `openssl rand -base64 32`)',
+    )
+    .optional(),
+  STORAGE_CONNECT_TIMEOUT_MS: integer('STORAGE_CONNECT_TIMEOUT_MS', 100, 120_000, 5_000),
+  STORAGE_REQUEST_TIMEOUT_MS: integer('STORAGE_REQUEST_TIMEOUT_MS', 1_000, 600_000, 20_000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
 export type Config = z.infer<typeof ConfigSchema>;
+
+/** Settings whose value never appears in an error message. */
+const SECRET_SETTINGS = new Set(['STORAGE_ENCRYPTION_KEY']);
 
 export class ConfigError extends Error {}
 
@@ -55,7 +71,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   }
   const parsed = ConfigSchema.safeParse(source);
   if (!parsed.success) {
-    const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message} (got ${JSON.stringify(source[String(i.path[0])])})`);
+    const shown = (name: string) => (SECRET_SETTINGS.has(name) ? '(value hidden)' : `(got ${JSON.stringify(source[name])})`);
+    const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message} ${shown(String(i.path[0]))}`);
     throw new ConfigError(`Invalid configuration:\n  ${problems.join('\n  ')}`);
   }
   return parsed.data;

@@ -11,12 +11,19 @@ import { createApp } from './http/app.js';
 import { createHttpServer } from './http/http-server.js';
 import { CaptureRateLimiter, type RateLimitStore } from './http/rate-limit.js';
 import { createLogger } from './logger.js';
+import { EgressAllowList, type AddressPolicy } from './security/address-policy.js';
+import { systemResolver } from './security/resolver.js';
+import { AiAnalyzer } from './services/ai-analysis.js';
 import { ApiKeyService } from './services/api-keys.js';
 import { CaptureService } from './services/capture-service.js';
+import { ResponseCache } from './services/response-cache.js';
+import { SecretBox } from './services/storage-secrets.js';
+import { StorageUploader } from './services/storage.js';
 import { PlanLookup, UsageService } from './services/usage-service.js';
 import { AccountsRepository } from './store/accounts-repository.js';
 import { ApiKeyRepository } from './store/api-key-repository.js';
 import { CreditRepository } from './store/credit-repository.js';
+import { StorageConfigRepository } from './store/storage-config-repository.js';
 import { migrate, openDatabase, type Database } from './store/database.js';
 
 /** Everything that needs the database but not the browser (the CLI uses only this part). */
@@ -27,6 +34,15 @@ export interface DataLayer {
   apiKeys: ApiKeyService;
   plans: PlanLookup;
   usage: UsageService;
+  /** Storage configurations; creating one needs STORAGE_ENCRYPTION_KEY. */
+  storageConfigs: StorageConfigRepository;
+  /** Uploads and the configurations' connection test. */
+  storage: StorageUploader;
+}
+
+/** The network policy for everything the service connects to on a caller's behalf (targets, storage endpoints). */
+export function egressPolicy(config: Config): AddressPolicy {
+  return { allowPrivateNetwork: config.ALLOW_PRIVATE_NETWORK, allowList: new EgressAllowList([]) };
 }
 
 export async function openDataLayer(config: Config): Promise<DataLayer> {
@@ -41,6 +57,13 @@ export async function openDataLayer(config: Config): Promise<DataLayer> {
     apiKeys: new ApiKeyService(new ApiKeyRepository(db)),
     plans,
     usage: new UsageService(credits, plans),
+    storageConfigs: new StorageConfigRepository(db, SecretBox.fromSetting(config.STORAGE_ENCRYPTION_KEY)),
+    storage: new StorageUploader({
+      connectTimeoutMs: config.STORAGE_CONNECT_TIMEOUT_MS,
+      requestTimeoutMs: config.STORAGE_REQUEST_TIMEOUT_MS,
+      policy: egressPolicy(config),
+      resolve: systemResolver,
+    }),
   };
 }
 
@@ -51,6 +74,8 @@ export interface Runtime extends DataLayer {
   server: Server;
   browser: BrowserManager;
   pool: ContextPool;
+  captures: CaptureService;
+  cache: ResponseCache;
   url: string;
   stop(): Promise<void>;
 }
@@ -89,11 +114,18 @@ export async function startRuntime(config: Config, options: { logger?: Logger } 
   });
   await pool.warm();
   const renderer = new Renderer(pool, browser);
+  const cache = new ResponseCache(config.CACHE_MAX_BYTES);
   const captures = new CaptureService(
-    renderer,
-    data.credits,
+    {
+      renderer,
+      credits: data.credits,
+      cache,
+      storage: data.storage,
+      storageConfigs: data.storageConfigs,
+      ai: new AiAnalyzer({ ...(config.OPENAI_BASE_URL ? { baseUrl: config.OPENAI_BASE_URL } : {}), model: config.OPENAI_MODEL, timeoutMs: config.OPENAI_TIMEOUT_MS }),
+      logger,
+    },
     { creditsPerCapture: config.CREDITS_PER_CAPTURE, captureTimeoutMs: config.CAPTURE_TIMEOUT_MS },
-    logger,
   );
   const { store, redis } = rateLimitStore(config, data);
   const app = createApp({
@@ -126,5 +158,5 @@ export async function startRuntime(config: Config, options: { logger?: Logger } 
       redis?.disconnect();
       await data.db.close();
     })());
-  return { ...data, config, logger, app, server, browser, pool, url, stop };
+  return { ...data, config, logger, app, server, browser, pool, captures, cache, url, stop };
 }

@@ -1,6 +1,7 @@
 import { Readable } from 'node:stream';
 import type { CaptureOptions, CaptureResult } from '@rendershot/contract';
 import type { Response } from 'express';
+import { aiResultHeader } from '../services/ai-analysis.js';
 import type { CaptureFile, CaptureService } from '../services/capture-service.js';
 import { contextOf } from './request-context.js';
 
@@ -44,6 +45,12 @@ function binaryBody(res: Response, file: CaptureFile): CaptureResult {
   res.setHeader('Content-Type', file.mime);
   res.setHeader('Content-Disposition', `inline; filename="${file.fileName}"`);
   res.setHeader('Content-Length', String(file.buffer.length));
+  if (file.aiResult) {
+    // Header-safe and cut to AI_RESULT_HEADER_MAX_BYTES; the full text is in JSON mode.
+    const header = aiResultHeader(file.aiResult.text);
+    res.setHeader('X-Service-AI-Result', header.value);
+    res.setHeader('X-Service-AI-Result-Truncated', String(header.truncated));
+  }
   return Readable.from([file.buffer]) as unknown as CaptureResult;
 }
 

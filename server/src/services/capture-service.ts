@@ -1,9 +1,15 @@
-import type { CaptureOptions } from '@rendershot/contract';
+import { MIME_TYPES, type CaptureOptions } from '@rendershot/contract';
 import type { Logger } from 'pino';
+import type { Page } from 'puppeteer';
 import { ApiError, errors } from '../errors.js';
-import { CaptureTimeoutError, ClientGoneError, type Renderer } from '../capture/renderer.js';
+import { CaptureTimeoutError, ClientGoneError, Renderer } from '../capture/renderer.js';
 import type { CreditRepository, LedgerEntry } from '../store/credit-repository.js';
+import type { StorageConfigRepository } from '../store/storage-config-repository.js';
+import type { AiAnalyzer, AiResult } from './ai-analysis.js';
 import type { AuthenticatedKey } from './api-keys.js';
+import { ResponseCache, type CachedRender, type Flight } from './response-cache.js';
+import { StorageEncryptionError } from './storage-secrets.js';
+import type { StorageTarget, StorageUploader } from './storage.js';
 import { requireOrganization } from './usage-service.js';
 
 export interface CaptureCommand {
@@ -24,8 +30,10 @@ export interface CaptureFile {
   buffer: Buffer;
   processingTime: number;
   timings: Record<string, number>;
+  /** Where the file was uploaded, when storage was used. */
   storageUrl?: string;
-  aiResult?: { text: string; model: string };
+  aiResult?: AiResult;
+  /** Set only when the request had cacheEnabled. */
   cache?: 'HIT' | 'MISS';
 }
 
@@ -34,21 +42,79 @@ export interface CaptureServiceOptions {
   captureTimeoutMs: number;
 }
 
+export interface CaptureServiceDependencies {
+  renderer: Renderer;
+  credits: CreditRepository;
+  cache: ResponseCache;
+  storage: StorageUploader;
+  storageConfigs: StorageConfigRepository;
+  ai: AiAnalyzer;
+  logger: Logger;
+}
+
 /** Chromium's network errors carry a stable, safe code (net::ERR_…): the caller may see it. */
 const NET_ERROR = /net::ERR_[A-Z_]+/;
 const BROWSER_GONE = /Target closed|Session closed|Connection closed|Protocol error|detached|browser has disconnected|Navigating frame was detached/i;
 
+/** One capture request on its way through the pipeline. */
+interface Job {
+  command: CaptureCommand;
+  started: number;
+  entry: LedgerEntry;
+  timings: Record<string, number>;
+  analysis?: { prompt: string; providerKey: string };
+  storage?: StorageTarget;
+}
+
+/** What the per-request steps after rendering add to the answer. */
+interface Delivery {
+  storageUrl?: string;
+  aiResult?: AiResult;
+}
+
+/** Waits for another request's render, unless this request's client leaves first. */
+function waitForFlight(flight: Flight, signal: AbortSignal): Promise<CachedRender> {
+  if (signal.aborted) return Promise.reject(new ClientGoneError());
+  let onAbort: (() => void) | undefined;
+  const gone = new Promise<never>((_, reject) => {
+    onAbort = () => reject(new ClientGoneError());
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+  return Promise.race([flight.promise, gone]).finally(() => signal.removeEventListener('abort', onAbort!));
+}
+
 /**
- * The capture use case: check, reserve credits, render, then commit on success or release on any
- * failure. Nothing here knows about HTTP.
+ * The capture use case: check, look in the cache, reserve credits, render, analyse and upload,
+ * then commit on success or release on any failure. Nothing here knows about HTTP.
+ *
+ * Caching: a hit (or a request that waited for an identical one in flight) serves the stored
+ * render and costs nothing; upload and AI analysis still run for each request, since neither is
+ * part of the cache key. A render enters the cache only once its own request fully succeeded and
+ * was charged, so a request that fails later (say, at the upload) never leaves a free render behind.
  */
 export class CaptureService {
+  private readonly renderer: Renderer;
+  private readonly credits: CreditRepository;
+  private readonly cache: ResponseCache;
+  private readonly storage: StorageUploader;
+  private readonly storageConfigs: StorageConfigRepository;
+  private readonly ai: AiAnalyzer;
+  private readonly logger: Logger;
+  /** Errors a render answered with that depend only on the page and the options (4xx from the renderer). */
+  private readonly pageRefusals = new WeakSet<object>();
+
   constructor(
-    private readonly renderer: Renderer,
-    private readonly credits: CreditRepository,
+    dependencies: CaptureServiceDependencies,
     private readonly options: CaptureServiceOptions,
-    private readonly logger: Logger,
-  ) {}
+  ) {
+    this.renderer = dependencies.renderer;
+    this.credits = dependencies.credits;
+    this.cache = dependencies.cache;
+    this.storage = dependencies.storage;
+    this.storageConfigs = dependencies.storageConfigs;
+    this.ai = dependencies.ai;
+    this.logger = dependencies.logger;
+  }
 
   async capture(command: CaptureCommand): Promise<CaptureFile> {
     const started = Date.now();
@@ -60,25 +126,106 @@ export class CaptureService {
         details: [{ field: 'openaiApiKey', message: 'a provider key is required when openaiPrompt is given (header X-OpenAI-Api-Key or openaiApiKey)', value: null }],
       });
     }
-    if (options.openaiPrompt !== undefined) {
-      throw new ApiError('INVALID_INPUT', 'openaiPrompt is not supported yet by this server');
-    }
-    if (options.cacheEnabled) throw new ApiError('INVALID_INPUT', 'cacheEnabled is not supported yet by this server');
-    if (options.requestStorageEnabled) throw new ApiError('INVALID_INPUT', 'requestStorageEnabled is not supported yet by this server');
     if (options.removeAds || options.removeCookieBanners) {
       throw new ApiError('INVALID_INPUT', 'removeAds and removeCookieBanners are not supported yet by this server');
     }
 
-    const { requestId } = command;
-    const entry: LedgerEntry = {
-      requestId,
-      organizationId,
-      apiKeyId: command.key.keyId,
-      format: options.format,
-      source: options.url !== undefined ? 'url' : 'html',
-      targetHost: options.url !== undefined ? new URL(options.url).host : null,
-      userAgent: options.userAgent ?? null,
+    const job: Job = {
+      command,
+      started,
+      timings: {},
+      entry: {
+        requestId: command.requestId,
+        organizationId,
+        apiKeyId: command.key.keyId,
+        format: options.format,
+        source: options.url !== undefined ? 'url' : 'html',
+        targetHost: options.url !== undefined ? new URL(options.url).host : null,
+        userAgent: options.userAgent ?? null,
+      },
+      ...(options.openaiPrompt !== undefined ? { analysis: { prompt: options.openaiPrompt, providerKey: providerKey! } } : {}),
     };
+    const storage = await this.storageTarget(organizationId, options);
+    if (storage) job.storage = storage;
+
+    if (!options.cacheEnabled) return this.renderAndCharge(job);
+
+    const key = ResponseCache.keyFor(organizationId, options);
+    for (;;) {
+      const cached = this.cache.get(key, options.cacheTtl);
+      if (cached) return this.serveFromCache(job, cached);
+      const running = this.cache.flight(key);
+      if (running) {
+        const waitStarted = Date.now();
+        let render: CachedRender;
+        try {
+          render = await waitForFlight(running, command.signal);
+        } catch (error) {
+          if (error instanceof ClientGoneError) throw this.mapFailure(error);
+          // The page itself answered no (protected target, selector not found): the same options
+          // would fail the same way, so the error is shared rather than rendered again.
+          if (this.pageRefusals.has(error as object)) throw error;
+          // Otherwise the reason may be the other request's own (credits, upload, its client
+          // leaving, its deadline): this one tries again rather than inheriting the error.
+          continue;
+        }
+        job.timings.cache = Date.now() - waitStarted;
+        return this.serveFromCache(job, render);
+      }
+      const flight = this.cache.beginFlight(key);
+      try {
+        const file = await this.renderAndCharge(job, (render) => {
+          this.cache.set(key, render, options.cacheTtl);
+          flight.resolve(render);
+        });
+        return { ...file, cache: 'MISS' };
+      } catch (error) {
+        flight.reject(error);
+        throw error;
+      } finally {
+        this.cache.endFlight(key, flight);
+      }
+    }
+  }
+
+  /**
+   * The request's storage: its own requestStorage* settings, else the organization's default
+   * configuration, else none. Resolved before any credit is reserved, so a broken setting costs nothing.
+   */
+  private async storageTarget(organizationId: string, options: CaptureOptions): Promise<StorageTarget | undefined> {
+    let target: StorageTarget | undefined;
+    if (options.requestStorageEnabled) {
+      target = {
+        endpoint: options.requestStorageEndpoint!,
+        bucket: options.requestStorageBucket!,
+        region: options.requestStorageRegion,
+        accessKeyId: options.requestStorageAccessKeyId!,
+        secretAccessKey: options.requestStorageSecretAccessKey!,
+        forcePathStyle: true,
+        source: { kind: 'request' },
+      };
+    } else {
+      try {
+        target = await this.storageConfigs.getDefaultDecrypted(organizationId);
+      } catch (error) {
+        if (error instanceof StorageEncryptionError) {
+          throw new ApiError(
+            'OPERATION_FAILED',
+            "Upload to storage failed: the organization's default storage configuration cannot be read by this server; nothing was charged",
+            { logDetail: { stage: 'storage', organizationId, reason: error.message } },
+          );
+        }
+        throw errors.storeUnavailable('database', error);
+      }
+    }
+    if (target) await this.storage.checkDestination(target);
+    return target;
+  }
+
+  /** A cache miss or a request without caching: reserve, render, deliver, charge. */
+  private async renderAndCharge(job: Job, onCharged?: (render: CachedRender) => void): Promise<CaptureFile> {
+    const { command, entry, timings } = job;
+    const { options, requestId } = command;
     const cost = this.options.creditsPerCapture;
     let reservation;
     try {
@@ -88,26 +235,39 @@ export class CaptureService {
     }
     if (!reservation.reserved) throw errors.insufficientCredits(reservation.remaining, cost);
 
-    const timings: Record<string, number> = {};
     try {
-      const result = await this.renderer.render({
-        options,
-        deadline: started + this.options.captureTimeoutMs,
-        signal: command.signal,
-        timings,
-      });
+      // A pdf is analysed from a PNG of the same page; with caching on it is kept for later hits too.
+      let analysisPng: Buffer | undefined;
+      const wantsPng = options.format === 'pdf' && (job.analysis !== undefined || options.cacheEnabled);
+      const result = await this.renderer
+        .render({
+          options,
+          deadline: job.started + this.options.captureTimeoutMs,
+          signal: command.signal,
+          timings,
+          ...(wantsPng ? { afterLoad: async (page: Page) => void (analysisPng = await Renderer.analysisPng(page)) } : {}),
+        })
+        .catch((error: unknown) => {
+          if (error instanceof ApiError && error.status >= 400 && error.status < 500) this.pageRefusals.add(error);
+          throw error;
+        });
       if (command.signal.aborted) throw new ClientGoneError();
-      const processingTime = Date.now() - started;
-      const committed = await this.credits.commit(requestId, { processingMs: processingTime, fileSize: result.buffer.length });
-      if (!committed) throw new ApiError('INTERNAL_ERROR', 'The credit reservation was lost', { logDetail: { requestId } });
-      return {
-        requestId,
-        fileName: `capture-${requestId}.${result.extension}`,
-        mime: result.mime,
+      const png = result.analysisPng ?? analysisPng;
+      const render: CachedRender = {
         buffer: result.buffer,
-        processingTime,
-        timings,
+        mime: result.mime,
+        extension: result.extension,
+        fileName: `capture-${requestId}.${result.extension}`,
+        ...(png ? { analysisPng: png } : {}),
+        renderedAt: Date.now(),
       };
+      const delivery = await this.deliver(job, render);
+      if (command.signal.aborted) throw new ClientGoneError();
+      const processingTime = Date.now() - job.started;
+      const committed = await this.credits.commit(requestId, { processingMs: processingTime, fileSize: render.buffer.length });
+      if (!committed) throw new ApiError('INTERNAL_ERROR', 'The credit reservation was lost', { logDetail: { requestId } });
+      onCharged?.(render);
+      return { requestId, fileName: render.fileName, mime: render.mime, buffer: render.buffer, processingTime, timings, ...delivery };
     } catch (error) {
       const mapped = this.mapFailure(error);
       await this.credits.release(requestId, mapped.code).catch((releaseError: unknown) =>
@@ -115,6 +275,65 @@ export class CaptureService {
       );
       throw mapped;
     }
+  }
+
+  /** A cache hit (or a wait on an identical request): no render, no charge, a cache_hit ledger row. */
+  private async serveFromCache(job: Job, render: CachedRender): Promise<CaptureFile> {
+    const { requestId } = job.command;
+    let delivery: Delivery;
+    try {
+      delivery = await this.deliver(job, render);
+      if (job.command.signal.aborted) throw new ClientGoneError();
+    } catch (error) {
+      throw this.mapFailure(error);
+    }
+    const processingTime = Date.now() - job.started;
+    await this.credits
+      .recordCacheHit(job.entry, { processingMs: processingTime, fileSize: render.buffer.length })
+      .catch((error: unknown) => this.logger.warn({ err: error, requestId }, 'could not record a cache hit in the ledger'));
+    return {
+      requestId,
+      fileName: render.fileName,
+      mime: render.mime,
+      buffer: render.buffer,
+      processingTime,
+      timings: job.timings,
+      ...delivery,
+      cache: 'HIT',
+    };
+  }
+
+  /** The per-request steps after the render: AI analysis, then the upload (so a stored object always belongs to a success). */
+  private async deliver(job: Job, render: CachedRender): Promise<Delivery> {
+    const { command, timings } = job;
+    const delivery: Delivery = {};
+    if (job.analysis) {
+      const started = Date.now();
+      const isPdf = render.mime === MIME_TYPES.pdf;
+      const image = isPdf ? render.analysisPng : render.buffer;
+      if (!image) throw new ApiError('INTERNAL_ERROR', 'AI analysis failed: no image of the page was kept for the pdf; nothing was charged');
+      delivery.aiResult = await this.ai.analyze({
+        prompt: job.analysis.prompt,
+        image,
+        imageMime: isPdf ? MIME_TYPES.png : render.mime,
+        providerKey: job.analysis.providerKey,
+        signal: command.signal,
+      });
+      timings.ai = Date.now() - started;
+    }
+    if (job.storage) {
+      const started = Date.now();
+      const uploaded = await this.storage.upload(job.storage, {
+        requestId: command.requestId,
+        extension: render.extension,
+        mime: render.mime,
+        body: render.buffer,
+        signal: command.signal,
+      });
+      delivery.storageUrl = uploaded.url;
+      timings.storage = Date.now() - started;
+    }
+    return delivery;
   }
 
   private mapFailure(error: unknown): ApiError {

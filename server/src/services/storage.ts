@@ -1,0 +1,240 @@
+import { Agent as HttpAgent, type AgentOptions } from 'node:http';
+import { Agent as HttpsAgent } from 'node:https';
+import { HeadBucketCommand, PutObjectCommand, S3Client, S3ServiceException } from '@aws-sdk/client-s3';
+import { NodeHttpHandler } from '@smithy/node-http-handler';
+import { ApiError } from '../errors.js';
+import type { AddressPolicy } from '../security/address-policy.js';
+import { bareHost, checkedAddress, DestinationRefusedError } from '../security/destination-check.js';
+import type { Resolver } from '../security/resolver.js';
+import { destinationNotAllowed, guardedLookup } from '../security/target-policy.js';
+
+/** Where a capture is uploaded: the request's requestStorage* parameters or the organization's default configuration. */
+export interface StorageTarget {
+  endpoint: string;
+  bucket: string;
+  region: string;
+  accessKeyId: string;
+  secretAccessKey: string;
+  forcePathStyle: boolean;
+  source: { kind: 'request' } | { kind: 'organization'; name: string };
+}
+
+export interface StorageOptions {
+  /** Bound on opening the TCP/TLS connection (STORAGE_CONNECT_TIMEOUT_MS). */
+  connectTimeoutMs: number;
+  /** Bound on the whole request once connected (STORAGE_REQUEST_TIMEOUT_MS). */
+  requestTimeoutMs: number;
+  /** The egress policy of the captures (ALLOW_PRIVATE_NETWORK, allow list): storage endpoints obey it too. */
+  policy: AddressPolicy;
+  resolve: Resolver;
+}
+
+export interface UploadRequest {
+  requestId: string;
+  extension: string;
+  mime: string;
+  body: Buffer;
+  /** Aborted when the client goes away. */
+  signal?: AbortSignal;
+  /** Date the object key is filed under (UTC); default now. */
+  date?: Date;
+}
+
+/** The error code of guardedLookup's refusals. */
+const REFUSED_CODE = 'EDESTINATIONREFUSED';
+const UNREACHABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EAI_FAIL',
+  'ECONNRESET',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ECONNABORTED',
+  'EPROTO',
+  'CERT_HAS_EXPIRED',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+]);
+
+/** Why a storage service refused, in words; keyed by the S3 error code. */
+const S3_ERROR_HINTS: Record<string, (target: StorageTarget) => string> = {
+  NoSuchBucket: (t) => `the bucket "${t.bucket}" does not exist`,
+  InvalidAccessKeyId: () => 'the access key id is not known to the storage service',
+  SignatureDoesNotMatch: () => 'the secret access key does not match the access key id',
+  AccessDenied: (t) => `the credentials may not write to the bucket "${t.bucket}"`,
+  AllAccessDisabled: (t) => `all access to the bucket "${t.bucket}" is disabled`,
+  InvalidBucketName: (t) => `"${t.bucket}" is not a valid bucket name`,
+  AuthorizationHeaderMalformed: (t) => `the region "${t.region}" does not match the bucket's region`,
+  PermanentRedirect: (t) => `the bucket "${t.bucket}" lives in another region than "${t.region}" or needs another endpoint`,
+  ExpiredToken: () => 'the credentials have expired',
+  RequestTimeTooSkewed: () => "the server clock differs too much from the storage service's clock",
+  EntityTooLarge: () => 'the file is larger than the storage service accepts',
+  QuotaExceeded: () => 'the storage quota is exhausted',
+  // HEAD requests (the connection test) carry no error body, only the status.
+  NotFound: (t) => `the bucket "${t.bucket}" was not found`,
+  Forbidden: (t) => `the credentials were refused for the bucket "${t.bucket}"`,
+};
+
+const endpointPort = (url: URL) => (url.port ? Number(url.port) : url.protocol === 'https:' ? 443 : 80);
+
+const describeTarget = (target: StorageTarget) =>
+  target.source.kind === 'organization' ? `storage configuration "${target.source.name}"` : 'per-request storage';
+
+/**
+ * Uploads captures to S3-compatible storage with the target's static credentials only (never the
+ * SDK's default credential chain, which would pick up the server's own identity), bounded
+ * timeouts and a single attempt, so a broken endpoint fails the request in predictable time.
+ */
+export class StorageUploader {
+  constructor(private readonly options: StorageOptions) {}
+
+  /** Object key: captures/<yyyy>/<mm>/<dd>/<requestId>.<ext> (UTC date). */
+  static objectKey(requestId: string, extension: string, date = new Date()): string {
+    const yyyy = String(date.getUTCFullYear());
+    const mm = String(date.getUTCMonth() + 1).padStart(2, '0');
+    const dd = String(date.getUTCDate()).padStart(2, '0');
+    return `captures/${yyyy}/${mm}/${dd}/${requestId}.${extension}`;
+  }
+
+  /** Path style `${endpoint}/${bucket}/${key}`, or virtual-hosted when the configuration turned path style off. */
+  static objectUrl(target: StorageTarget, key: string): string {
+    const endpoint = target.endpoint.replace(/\/+$/, '');
+    const bucket = encodeURIComponent(target.bucket);
+    // Through URL so that the value is always header-safe (punycode host, percent-encoded path).
+    if (target.forcePathStyle) return new URL(`${endpoint}/${bucket}/${key}`).href;
+    const url = new URL(endpoint);
+    return new URL(`${url.protocol}//${bucket}.${url.host}${url.pathname.replace(/\/+$/, '')}/${key}`).href;
+  }
+
+  /**
+   * Refuses, before any work is done, an endpoint the egress policy does not allow (400, like a
+   * capture target). A courtesy for a clean early answer: the agents' guarded lookup is the boundary.
+   * A name that does not resolve passes here and fails the upload as "endpoint unreachable".
+   */
+  async checkDestination(target: StorageTarget): Promise<void> {
+    if (this.options.policy.allowPrivateNetwork) return;
+    const url = new URL(target.endpoint);
+    try {
+      await checkedAddress(this.options.policy, this.options.resolve, bareHost(url.hostname), endpointPort(url));
+    } catch (error) {
+      if (error instanceof DestinationRefusedError && !/does not resolve/.test(error.reason)) throw this.notAllowed(target);
+      if (!(error instanceof DestinationRefusedError)) throw error;
+    }
+  }
+
+  async upload(target: StorageTarget, file: UploadRequest): Promise<{ url: string; key: string }> {
+    await this.checkDestination(target);
+    const key = StorageUploader.objectKey(file.requestId, file.extension, file.date);
+    await this.send(target, file.signal, (client, abortSignal) =>
+      client.send(
+        new PutObjectCommand({ Bucket: target.bucket, Key: key, Body: file.body, ContentType: file.mime, ContentLength: file.body.length }),
+        { abortSignal },
+      ),
+    );
+    return { url: StorageUploader.objectUrl(target, key), key };
+  }
+
+  /** The dashboard's "connection test": the bucket exists and the credentials are accepted. */
+  async checkConnection(target: StorageTarget, signal?: AbortSignal): Promise<void> {
+    await this.checkDestination(target);
+    await this.send(target, signal, (client, abortSignal) =>
+      client.send(new HeadBucketCommand({ Bucket: target.bucket }), { abortSignal }),
+    );
+  }
+
+  private async send(
+    target: StorageTarget,
+    signal: AbortSignal | undefined,
+    call: (client: S3Client, abortSignal: AbortSignal) => Promise<unknown>,
+  ) {
+    const { policy, resolve } = this.options;
+    const lookup: AgentOptions = policy.allowPrivateNetwork
+      ? {}
+      : { lookup: guardedLookup(policy, resolve, endpointPort(new URL(target.endpoint))) as AgentOptions['lookup'] };
+    const client = new S3Client({
+      endpoint: target.endpoint,
+      region: target.region,
+      forcePathStyle: target.forcePathStyle,
+      credentials: { accessKeyId: target.accessKeyId, secretAccessKey: target.secretAccessKey },
+      maxAttempts: 1,
+      // Many S3-compatible servers reject the CRC checksums newer SDKs add by default.
+      requestChecksumCalculation: 'WHEN_REQUIRED',
+      responseChecksumValidation: 'WHEN_REQUIRED',
+      requestHandler: new NodeHttpHandler({
+        connectionTimeout: this.options.connectTimeoutMs,
+        requestTimeout: this.options.requestTimeoutMs,
+        throwOnRequestTimeout: true,
+        httpAgent: new HttpAgent({ keepAlive: false, ...lookup }),
+        httpsAgent: new HttpsAgent({ keepAlive: false, ...lookup }),
+      }),
+    });
+    // A last bound in case a stage escapes the handler's own timeouts.
+    const overall = AbortSignal.timeout(this.options.connectTimeoutMs + this.options.requestTimeoutMs + 1_000);
+    const abortSignal = signal ? AbortSignal.any([signal, overall]) : overall;
+    try {
+      await call(client, abortSignal);
+    } catch (error) {
+      if (signal?.aborted)
+        throw new ApiError('OPERATION_FAILED', 'The client disconnected before the upload to storage finished; nothing was charged');
+      throw this.failure(target, error, overall.aborted);
+    } finally {
+      client.destroy();
+    }
+  }
+
+  /** The egress policy's one message, naming where the endpoint came from. */
+  private notAllowed(target: StorageTarget): ApiError {
+    return destinationNotAllowed(
+      target.source.kind === 'request' ? 'requestStorageEndpoint' : `storage configuration "${target.source.name}"`,
+    );
+  }
+
+  /** The client message names the stage and the S3 error code; the log gets the same facts, never credentials. */
+  private failure(target: StorageTarget, error: unknown, overallTimedOut: boolean): ApiError {
+    const err = error as {
+      name?: string;
+      code?: string;
+      $metadata?: { httpStatusCode?: number; requestId?: string };
+      cause?: { code?: string };
+    };
+    const host = new URL(target.endpoint).host;
+    const logDetail = {
+      stage: 'storage',
+      storage: describeTarget(target),
+      endpointHost: host,
+      bucket: target.bucket,
+      errorName: err?.name,
+      errorCode: err?.code ?? err?.cause?.code,
+      httpStatus: err?.$metadata?.httpStatusCode,
+      storageRequestId: err?.$metadata?.requestId,
+    };
+    const fail = (reason: string) =>
+      new ApiError('OPERATION_FAILED', `Upload to storage failed: ${reason} (${describeTarget(target)}); nothing was charged`, {
+        logDetail,
+      });
+
+    const code = err?.code ?? err?.cause?.code;
+    if (code === REFUSED_CODE) return this.notAllowed(target);
+    if (error instanceof S3ServiceException) {
+      // The code comes from the endpoint's answer: only a short word of it is repeated.
+      const s3Code = error.name.replace(/[^\w.-]/g, '').slice(0, 64);
+      const hint = Object.hasOwn(S3_ERROR_HINTS, s3Code) ? S3_ERROR_HINTS[s3Code] : undefined;
+      const status = error.$metadata?.httpStatusCode;
+      if (hint) return fail(`${s3Code}, ${hint(target)}`);
+      if (s3Code && !/^Unknown/.test(s3Code)) return fail(`${s3Code}${status ? ` (HTTP ${status})` : ''}`);
+      return fail(`the storage endpoint at ${host} answered HTTP ${status ?? 'with an unreadable response'}`);
+    }
+    if (err?.name === 'TimeoutError' || overallTimedOut) {
+      return fail(
+        `timeout, the storage endpoint at ${host} did not answer in time (connect ${this.options.connectTimeoutMs} ms, request ${this.options.requestTimeoutMs} ms)`,
+      );
+    }
+    if (code && UNREACHABLE_CODES.has(code)) return fail(`endpoint unreachable, ${host} (${code})`);
+    return fail(`unexpected error talking to ${host}`);
+  }
+}
