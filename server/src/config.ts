@@ -52,6 +52,7 @@ const ConfigSchema = z.object({
     .optional(),
   STORAGE_CONNECT_TIMEOUT_MS: integer('STORAGE_CONNECT_TIMEOUT_MS', 100, 120_000, 5_000),
   STORAGE_REQUEST_TIMEOUT_MS: integer('STORAGE_REQUEST_TIMEOUT_MS', 1_000, 600_000, 20_000),
+  SHUTDOWN_TIMEOUT_MS: integer('SHUTDOWN_TIMEOUT_MS', 0, 600_000, 20_000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 

@@ -8,6 +8,9 @@ import { BrowserManager } from './capture/browser-manager.js';
 import { ContextPool } from './capture/context-pool.js';
 import { Renderer } from './capture/renderer.js';
 import { createApp } from './http/app.js';
+import { InFlight } from './http/capture-routes.js';
+import { mountOpsRoutes } from './http/ops-routes.js';
+import { Metrics } from './ops/metrics.js';
 import { createHttpServer } from './http/http-server.js';
 import { CaptureRateLimiter, type RateLimitStore } from './http/rate-limit.js';
 import { createLogger } from './logger.js';
@@ -69,6 +72,7 @@ export async function openDataLayer(config: Config): Promise<DataLayer> {
 
 export interface Runtime extends DataLayer {
   config: Config;
+  metrics: Metrics;
   logger: Logger;
   app: Express;
   server: Server;
@@ -128,7 +132,19 @@ export async function startRuntime(config: Config, options: { logger?: Logger } 
     { creditsPerCapture: config.CREDITS_PER_CAPTURE, captureTimeoutMs: config.CAPTURE_TIMEOUT_MS },
   );
   const { store, redis } = rateLimitStore(config, data);
+  const metrics = new Metrics();
+  // Aborted when a shutdown's grace period ends: captures still running then fail and release their credits.
+  const shutdown = new AbortController();
+  const inFlight = new InFlight();
+  let accepting = true;
   const app = createApp({
+    metrics,
+    shutdownSignal: shutdown.signal,
+    inFlight,
+    creditsPerCapture: config.CREDITS_PER_CAPTURE,
+    extraRoutes: (expressApp) => {
+      mountOpsRoutes(expressApp, { db: data.db, browser, pool, metrics, accepting: () => accepting });
+    },
     apiKeys: data.apiKeys,
     captures,
     usage: data.usage,
@@ -147,16 +163,30 @@ export async function startRuntime(config: Config, options: { logger?: Logger } 
   const url = `http://${host}:${address.port}`;
 
   let stopping: Promise<void> | undefined;
+  /**
+   * Graceful shutdown: /ready turns 503, no new connections are accepted, in-flight captures get
+   * SHUTDOWN_TIMEOUT_MS to finish; the rest are aborted (their credits released), then the browser
+   * (every Chromium process) and the database are closed.
+   */
   const stop = () =>
     (stopping ??= (async () => {
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeIdleConnections();
-      });
+      accepting = false;
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      // Keep-alive connections become idle as their last response ends: close them as they do.
+      const reaper = setInterval(() => server.closeIdleConnections(), 100);
+      server.closeIdleConnections();
+      const grace = new Promise<void>((resolve) => setTimeout(resolve, config.SHUTDOWN_TIMEOUT_MS).unref());
+      await Promise.race([closed, grace]);
+      clearInterval(reaper);
+      shutdown.abort();
+      // Aborted captures release their reservations before the database closes.
+      await Promise.race([inFlight.settled(), new Promise((resolve) => setTimeout(resolve, 5_000).unref())]);
+      server.closeAllConnections();
+      await closed;
       await pool.close();
       await browser.close();
       redis?.disconnect();
       await data.db.close();
     })());
-  return { ...data, config, logger, app, server, browser, pool, captures, cache, url, stop };
+  return { ...data, config, logger, metrics, app, server, browser, pool, captures, cache, url, stop };
 }

@@ -9,13 +9,21 @@ import { ApiError } from '../errors.js';
 import type { ApiKeyService } from '../services/api-keys.js';
 import type { CaptureService } from '../services/capture-service.js';
 import type { UsageService } from '../services/usage-service.js';
+import type { Metrics } from '../ops/metrics.js';
 import { authenticate } from './auth.js';
-import { captureHandler } from './capture-routes.js';
+import { captureMetrics } from './capture-metrics.js';
+import { requestLogger } from './request-logger.js';
+import { captureHandler, type InFlight } from './capture-routes.js';
 import { errorResponder, sendError } from './error-responder.js';
 import { rateLimit, type CaptureRateLimiter } from './rate-limit.js';
 import { usageHandler } from './usage-routes.js';
 
 export interface AppDependencies {
+  metrics: Metrics;
+  /** Aborted when a shutdown's grace period ends. */
+  shutdownSignal?: AbortSignal;
+  inFlight?: InFlight;
+  creditsPerCapture: number;
   apiKeys: ApiKeyService;
   captures: CaptureService;
   usage: UsageService;
@@ -43,6 +51,7 @@ export function createApp(deps: AppDependencies): Express {
     res.setHeader('X-Request-Id', requestId);
     next();
   });
+  app.use(requestLogger(deps.logger));
   app.use(express.json({ limit: '1mb' }));
 
   const openapi = JSON.parse(readFileSync(OPENAPI_PATH, 'utf8')) as object;
@@ -52,10 +61,10 @@ export function createApp(deps: AppDependencies): Express {
 
   const auth = authenticate(deps.apiKeys, { requireHttps: deps.requireHttps });
   const throttle = rateLimit(deps.rateLimiter, deps.logger);
-  const capture = captureHandler(deps.captures);
+  const capture = captureHandler(deps.captures, deps.shutdownSignal, deps.inFlight);
   const s = initServer();
   // Order of the spec's pipeline: authenticate, throttle, then the contract's validation.
-  app.use('/capture', auth, throttle);
+  app.use('/capture', captureMetrics(deps.metrics, deps.creditsPerCapture), auth, throttle);
   app.use('/usage', auth);
   const providerKey = (headers: { 'x-openai-api-key'?: string | undefined }) =>
     headers['x-openai-api-key'] ? { providerKeyHeader: headers['x-openai-api-key'] } : {};

@@ -3,11 +3,14 @@ import type { CaptureOptions, CaptureResult } from '@rendershot/contract';
 import type { Response } from 'express';
 import { aiResultHeader } from '../services/ai-analysis.js';
 import type { CaptureFile, CaptureService } from '../services/capture-service.js';
+import { observeCapture } from './capture-metrics.js';
 import { contextOf } from './request-context.js';
 
 /** The signal that tells a capture its client has gone: a closed socket before the response finished. */
-function disconnectSignal(res: Response): AbortSignal {
+function disconnectSignal(res: Response, shutdown?: AbortSignal): AbortSignal {
   const controller = new AbortController();
+  // A shutdown past its grace period ends the capture the same way a departed client does.
+  shutdown?.addEventListener('abort', () => controller.abort(), { once: true });
   res.on('close', () => {
     if (!res.writableFinished) controller.abort();
   });
@@ -54,17 +57,38 @@ function binaryBody(res: Response, file: CaptureFile): CaptureResult {
   return Readable.from([file.buffer]) as unknown as CaptureResult;
 }
 
-export function captureHandler(service: CaptureService) {
+/** Captures currently being handled; shutdown waits for them to settle (credits released). */
+export class InFlight {
+  count = 0;
+  private idle: Array<() => void> = [];
+
+  track<T>(work: Promise<T>): Promise<T> {
+    this.count += 1;
+    return work.finally(() => {
+      this.count -= 1;
+      if (this.count === 0) for (const resolve of this.idle.splice(0)) resolve();
+    });
+  }
+
+  settled(): Promise<void> {
+    return this.count === 0 ? Promise.resolve() : new Promise((resolve) => this.idle.push(resolve));
+  }
+}
+
+export function captureHandler(service: CaptureService, shutdown?: AbortSignal, inFlight = new InFlight()) {
   return async ({ options, providerKeyHeader, res }: { options: CaptureOptions; providerKeyHeader?: string; res: Response }) => {
     const context = contextOf(res);
-    const file = await service.capture({
-      requestId: context.requestId,
-      key: context.auth!,
-      options,
-      ...(providerKeyHeader ? { providerKeyHeader } : {}),
-      signal: disconnectSignal(res),
-    });
+    const file = await inFlight.track(
+      service.capture({
+        requestId: context.requestId,
+        key: context.auth!,
+        options,
+        ...(providerKeyHeader ? { providerKeyHeader } : {}),
+        signal: disconnectSignal(res, shutdown),
+      }),
+    );
     setCommonHeaders(res, file);
+    observeCapture(res, { format: options.format, timings: file.timings });
     return { status: 200 as const, body: options.returnFile ? binaryBody(res, file) : toJsonResult(file, options.format) };
   };
 }

@@ -5,6 +5,7 @@ import { ApiError } from '../errors.js';
 import { zodIssuesToApiError } from './validation.js';
 
 export function sendError(res: Response, error: ApiError): void {
+  res.locals.errorCode = error.code;
   if (error.options.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(error.options.retryAfterSeconds));
   res.status(error.status).json(error.toBody());
 }

@@ -1,0 +1,50 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+/**
+ * Every metric of the service, on a registry of its own (several runtimes in one test process
+ * must not share counters). Names follow Prometheus conventions, prefixed `rendershot_`.
+ */
+export class Metrics {
+  readonly registry = new Registry();
+
+  readonly captures = new Counter({
+    name: 'rendershot_captures_total',
+    help: 'Capture requests by outcome status code, format and cache result',
+    labelNames: ['status', 'format', 'cache'] as const,
+    registers: [this.registry],
+  });
+
+  readonly stageSeconds = new Histogram({
+    name: 'rendershot_capture_stage_seconds',
+    help: 'Time spent per capture stage (queue, setup, navigate, wait, capture, upload, ai)',
+    labelNames: ['stage'] as const,
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    registers: [this.registry],
+  });
+
+  readonly captureSeconds = new Histogram({
+    name: 'rendershot_capture_duration_seconds',
+    help: 'End-to-end capture time by format',
+    labelNames: ['format'] as const,
+    buckets: [0.05, 0.1, 0.25, 0.5, 1, 2, 4, 8, 16, 32],
+    registers: [this.registry],
+  });
+
+  readonly queueDepth = new Gauge({ name: 'rendershot_queue_depth', help: 'Captures waiting for a browser slot', registers: [this.registry] });
+  readonly busySlots = new Gauge({ name: 'rendershot_busy_slots', help: 'Browser slots rendering now', registers: [this.registry] });
+  readonly browserRestarts = new Gauge({ name: 'rendershot_browser_restarts_total', help: 'Browser recycles since start', registers: [this.registry] });
+  readonly browserCrashes = new Gauge({ name: 'rendershot_browser_crashes_total', help: 'Browser crashes/disconnects since start', registers: [this.registry] });
+
+  readonly creditsCharged = new Counter({ name: 'rendershot_credits_charged_total', help: 'Credits charged for successful captures', registers: [this.registry] });
+  readonly rateLimited = new Counter({ name: 'rendershot_rate_limit_rejections_total', help: 'Capture requests refused with 429', registers: [this.registry] });
+  readonly renderErrors = new Counter({
+    name: 'rendershot_render_errors_total',
+    help: 'Failed captures by error code',
+    labelNames: ['code'] as const,
+    registers: [this.registry],
+  });
+
+  constructor() {
+    collectDefaultMetrics({ register: this.registry, prefix: 'rendershot_process_' });
+  }
+}
