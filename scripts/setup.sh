@@ -22,7 +22,10 @@ fi
 
 # Puppeteer must not download a browser (no internet here); it drives /usr/bin/chromium.
 export PUPPETEER_SKIP_DOWNLOAD=true
-if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+if [ "${RENDERSHOT_SETUP_OMIT_DEV:-false}" = "true" ]; then
+  # Production images: runtime dependencies only.
+  npm ci --omit=dev --no-audit --no-fund --loglevel=error
+elif [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   echo "setup: installing npm dependencies"
   npm ci --no-audit --no-fund --loglevel=error
 fi
