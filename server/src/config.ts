@@ -32,6 +32,11 @@ const ConfigSchema = z.object({
   BROWSER_RECYCLE_AFTER: integer('BROWSER_RECYCLE_AFTER', 1, 1_000_000, 500),
   CONTEXT_REUSE_LIMIT: integer('CONTEXT_REUSE_LIMIT', 1, 10_000, 50),
   ALLOW_PRIVATE_NETWORK: booleanFlag('ALLOW_PRIVATE_NETWORK'),
+  EGRESS_ALLOW_LIST: z
+    .string()
+    .default('')
+    .transform((value) => value.split(',').map((entry) => entry.trim()).filter(Boolean))
+    .refine((entries) => entries.every((entry) => /^(\[[0-9a-f:.]+\]|[^:\s]+):\d+$/i.test(entry)), 'EGRESS_ALLOW_LIST must be comma-separated host:port entries'),
   TRUST_PROXY: booleanFlag('TRUST_PROXY'),
   REQUIRE_HTTPS: booleanFlag('REQUIRE_HTTPS'),
   RATE_LIMIT_MAX: integer('RATE_LIMIT_MAX', 1, 1_000_000, 40),

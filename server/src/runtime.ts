@@ -15,7 +15,9 @@ import { createHttpServer } from './http/http-server.js';
 import { CaptureRateLimiter, type RateLimitStore } from './http/rate-limit.js';
 import { createLogger } from './logger.js';
 import { EgressAllowList, type AddressPolicy } from './security/address-policy.js';
-import { systemResolver } from './security/resolver.js';
+import { EgressProxy } from './security/egress-proxy.js';
+import { assertUrlAllowed } from './security/target-policy.js';
+import { systemResolver, type Resolver } from './security/resolver.js';
 import { AiAnalyzer } from './services/ai-analysis.js';
 import { ApiKeyService } from './services/api-keys.js';
 import { CaptureService } from './services/capture-service.js';
@@ -41,14 +43,18 @@ export interface DataLayer {
   storageConfigs: StorageConfigRepository;
   /** Uploads and the configurations' connection test. */
   storage: StorageUploader;
+  /** The network policy shared by the egress proxy, the up-front checks and the storage client. */
+  policy: AddressPolicy;
+  resolve: Resolver;
 }
 
 /** The network policy for everything the service connects to on a caller's behalf (targets, storage endpoints). */
 export function egressPolicy(config: Config): AddressPolicy {
-  return { allowPrivateNetwork: config.ALLOW_PRIVATE_NETWORK, allowList: new EgressAllowList([]) };
+  return { allowPrivateNetwork: config.ALLOW_PRIVATE_NETWORK, allowList: new EgressAllowList(config.EGRESS_ALLOW_LIST) };
 }
 
-export async function openDataLayer(config: Config): Promise<DataLayer> {
+export async function openDataLayer(config: Config, resolve: Resolver = systemResolver): Promise<DataLayer> {
+  const policy = egressPolicy(config);
   const db = openDatabase(config.DATABASE_URL);
   await migrate(db);
   const credits = new CreditRepository(db);
@@ -64,14 +70,17 @@ export async function openDataLayer(config: Config): Promise<DataLayer> {
     storage: new StorageUploader({
       connectTimeoutMs: config.STORAGE_CONNECT_TIMEOUT_MS,
       requestTimeoutMs: config.STORAGE_REQUEST_TIMEOUT_MS,
-      policy: egressPolicy(config),
-      resolve: systemResolver,
+      policy,
+      resolve,
     }),
+    policy,
+    resolve,
   };
 }
 
 export interface Runtime extends DataLayer {
   config: Config;
+  egress: EgressProxy;
   metrics: Metrics;
   logger: Logger;
   app: Express;
@@ -97,9 +106,12 @@ function rateLimitStore(config: Config, data: DataLayer): { store: RateLimitStor
 }
 
 /** Builds and starts the whole service: database, browser pool, HTTP server. */
-export async function startRuntime(config: Config, options: { logger?: Logger } = {}): Promise<Runtime> {
+export async function startRuntime(config: Config, options: { logger?: Logger; resolver?: Resolver } = {}): Promise<Runtime> {
   const logger = options.logger ?? createLogger(config.LOG_LEVEL);
-  const data = await openDataLayer(config);
+  const data = await openDataLayer(config, options.resolver);
+  // Every request Chromium makes goes through this proxy, which enforces the network policy.
+  const egress = new EgressProxy(data.policy, data.resolve, logger);
+  await egress.start();
   // Reservations older than two deadlines cannot belong to a live capture on any instance.
   const released = await data.credits.releaseStaleReservations(config.CAPTURE_TIMEOUT_MS * 2);
   if (released > 0) logger.warn({ released }, 'released credit reservations left by an earlier crash');
@@ -108,6 +120,8 @@ export async function startRuntime(config: Config, options: { logger?: Logger } 
     executablePath: config.CHROME_PATH,
     recycleAfter: config.BROWSER_RECYCLE_AFTER,
     protocolTimeoutMs: Math.max(1_000, config.CAPTURE_TIMEOUT_MS - 500),
+    // `<-loopback>` removes Chromium's implicit bypass: loopback goes through the policy too.
+    extraArgs: [`--proxy-server=${egress.url}`, '--proxy-bypass-list=<-loopback>'],
     logger,
   });
   const pool = new ContextPool(browser, {
@@ -128,6 +142,7 @@ export async function startRuntime(config: Config, options: { logger?: Logger } 
       storageConfigs: data.storageConfigs,
       ai: new AiAnalyzer({ ...(config.OPENAI_BASE_URL ? { baseUrl: config.OPENAI_BASE_URL } : {}), model: config.OPENAI_MODEL, timeoutMs: config.OPENAI_TIMEOUT_MS }),
       logger,
+      checkDestination: (field, url) => assertUrlAllowed(data.policy, data.resolve, field, url),
     },
     { creditsPerCapture: config.CREDITS_PER_CAPTURE, captureTimeoutMs: config.CAPTURE_TIMEOUT_MS },
   );
@@ -185,8 +200,9 @@ export async function startRuntime(config: Config, options: { logger?: Logger } 
       await closed;
       await pool.close();
       await browser.close();
+      await egress.stop();
       redis?.disconnect();
       await data.db.close();
     })());
-  return { ...data, config, logger, metrics, app, server, browser, pool, captures, cache, url, stop };
+  return { ...data, config, egress, logger, metrics, app, server, browser, pool, captures, cache, url, stop };
 }

@@ -51,6 +51,11 @@ export class EgressAllowList {
     this.entries = new Set(entries.map((e) => e.trim().toLowerCase()).filter(Boolean));
   }
 
+  /** Adds an entry at run time (the test suite allows each fixture server as it starts). */
+  add(entry: string): void {
+    this.entries.add(entry.trim().toLowerCase());
+  }
+
   allows(address: string, port: number): boolean {
     const host = address.includes(':') && !address.startsWith('[') ? `[${address}]` : address;
     return this.entries.has(`${host.toLowerCase()}:${port}`);

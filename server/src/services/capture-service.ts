@@ -50,6 +50,8 @@ export interface CaptureServiceDependencies {
   storageConfigs: StorageConfigRepository;
   ai: AiAnalyzer;
   logger: Logger;
+  /** Up-front check of a destination (the egress policy); throws the 400 for a refused one. */
+  checkDestination: (field: string, url: string) => Promise<void>;
 }
 
 /** Chromium's network errors carry a stable, safe code (net::ERR_…): the caller may see it. */
@@ -114,7 +116,10 @@ export class CaptureService {
     this.storageConfigs = dependencies.storageConfigs;
     this.ai = dependencies.ai;
     this.logger = dependencies.logger;
+    this.checkDestination = dependencies.checkDestination;
   }
+
+  private readonly checkDestination: CaptureServiceDependencies['checkDestination'];
 
   async capture(command: CaptureCommand): Promise<CaptureFile> {
     const started = Date.now();
@@ -129,6 +134,10 @@ export class CaptureService {
     if (options.removeAds || options.removeCookieBanners) {
       throw new ApiError('INVALID_INPUT', 'removeAds and removeCookieBanners are not supported yet by this server');
     }
+
+    // A clean 400 before any work for what is known to be refused; the egress proxy is the boundary.
+    if (options.url !== undefined) await this.checkDestination('url', options.url);
+    if (options.proxyUrl !== undefined) await this.checkDestination('proxyUrl', options.proxyUrl);
 
     const job: Job = {
       command,
