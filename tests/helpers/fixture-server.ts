@@ -9,6 +9,22 @@ export interface RecordedRequest {
   headers: IncomingHttpHeaders;
 }
 
+/**
+ * host:port of every fixture server started in this process, and listeners for new ones: test
+ * services allow exactly these through the network policy, and nothing else on loopback.
+ */
+export const startedFixtureAddresses: string[] = [];
+const fixtureListeners = new Set<(address: string) => void>();
+export function onFixtureServerStarted(listener: (address: string) => void): () => void {
+  fixtureListeners.add(listener);
+  return () => fixtureListeners.delete(listener);
+}
+/** Registers another loopback test server (s3rver, a test proxy) as a fixture. */
+export function registerFixtureAddress(address: string): void {
+  startedFixtureAddresses.push(address);
+  for (const listener of fixtureListeners) listener(address);
+}
+
 export type RouteHandler = (req: IncomingMessage, res: ServerResponse) => void;
 
 const PAGES = new URL('../fixtures/pages/', import.meta.url).pathname;
@@ -19,7 +35,16 @@ const TYPES: Record<string, string> = {
   '.png': 'image/png',
   '.svg': 'image/svg+xml',
   '.json': 'application/json',
+  '.gif': 'image/gif',
+  '.woff2': 'font/woff2',
+  '.ttf': 'font/ttf',
+  '.webm': 'video/webm',
+  '.wav': 'audio/wav',
+  '.txt': 'text/plain; charset=utf-8',
 };
+
+/** A transparent 1×1 GIF: the answer to beacons, so that `<img src="/report?…">` loads. */
+const PIXEL_GIF = Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7', 'base64');
 
 /**
  * Serves tests/fixtures/pages on 127.0.0.1 and records every request it receives, so tests can
@@ -48,11 +73,33 @@ export class FixtureServer {
     this.server = createServer((req, res) => void this.handle(req, res));
     await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
     this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    registerFixtureAddress(new URL(this.url).host);
     return this;
   }
 
   requestsTo(path: string): RecordedRequest[] {
     return this.requests.filter((r) => r.path === path || r.path.startsWith(`${path}?`));
+  }
+
+  /**
+   * What pages reported through `/report?key=value…` (an image beacon or fetch the server answers
+   * with a 1×1 GIF), oldest first, optionally only those with `tag=<tag>`.
+   */
+  reports(tag?: string): Array<Record<string, string>> {
+    return this.requestsTo('/report')
+      .map((r) => Object.fromEntries(new URL(r.path, 'http://fixture').searchParams))
+      .filter((report) => tag === undefined || report.tag === tag);
+  }
+
+  /** Resolves once a request to `path` arrives (or was already recorded); rejects after `timeoutMs`. */
+  async waitForRequest(path: string, timeoutMs = 5_000): Promise<RecordedRequest> {
+    const until = Date.now() + timeoutMs;
+    for (;;) {
+      const found = this.requestsTo(path)[0];
+      if (found) return found;
+      if (Date.now() > until) throw new Error(`no request to ${path} within ${timeoutMs} ms`);
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
   }
 
   reset(): void {
@@ -64,6 +111,11 @@ export class FixtureServer {
     this.requests.push({ method: req.method ?? 'GET', path, headers: req.headers });
     const route = this.routes.get(path.split('?')[0]!);
     if (route) return route(req, res);
+    if (path.split('?')[0] === '/report') {
+      res.writeHead(200, { 'content-type': 'image/gif', 'cache-control': 'no-store', 'access-control-allow-origin': '*' });
+      res.end(PIXEL_GIF);
+      return;
+    }
     const file = normalize(join(PAGES, decodeURIComponent(path.split('?')[0]!)));
     if (!file.startsWith(PAGES)) {
       res.writeHead(403).end();

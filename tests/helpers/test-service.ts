@@ -3,7 +3,9 @@ import { createClient, type RendershotClient } from '../../client/src/index.js';
 import { loadConfig, type Config } from '../../server/src/config.js';
 import { createLogger } from '../../server/src/logger.js';
 import { startRuntime, type Runtime } from '../../server/src/runtime.js';
+import type { Resolver } from '../../server/src/security/resolver.js';
 import { createTestDatabase, type DatabaseKind, type TestDatabase } from './databases.js';
+import { onFixtureServerStarted, startedFixtureAddresses } from './fixture-server.js';
 
 /** Every log line the services of the suite write, so a test can look for leaked secrets. */
 export const capturedLogLines: string[] = [];
@@ -28,6 +30,10 @@ export interface TestServiceOptions {
   databaseUrl?: string;
   credits?: number;
   env?: Partial<Record<keyof Config, string>>;
+  /** Allow-list every fixture server of this process (default true). */
+  allowFixtures?: boolean;
+  /** A stub DNS resolver for the network policy (rebinding tests). */
+  resolver?: Resolver;
 }
 
 /** Starts the real service on port 0 with a fresh database, an organization and a key. */
@@ -54,7 +60,15 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
       done();
     },
   });
-  const runtime = await startRuntime(config, { logger: createLogger(config.LOG_LEVEL, sink) });
+  const runtime = await startRuntime(config, {
+    logger: createLogger(config.LOG_LEVEL, sink),
+    ...(options.resolver ? { resolver: options.resolver } : {}),
+  });
+  let stopAllowing = () => {};
+  if (options.allowFixtures !== false) {
+    for (const address of startedFixtureAddresses) runtime.policy.allowList.add(address);
+    stopAllowing = onFixtureServerStarted((address) => runtime.policy.allowList.add(address));
+  }
   const plan = await runtime.accounts.createPlan({ name: `test-${Date.now()}-${Math.random()}`, tier: 'test', creditsPerMonth: options.credits ?? 1000 });
   const org = await runtime.accounts.createOrganization('Test org', plan);
   const key = await runtime.apiKeys.create({ organizationId: org.id, name: 'test' });
@@ -69,6 +83,7 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
     clientFor,
     get: (path, init) => fetch(`${runtime.url}${path}`, init),
     stop: async () => {
+      stopAllowing();
       await runtime.stop();
       await database.drop();
     },

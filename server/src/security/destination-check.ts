@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { addressAllowed, type AddressPolicy } from './address-policy.js';
 import type { Resolver } from './resolver.js';
 
@@ -22,8 +23,10 @@ export function bareHost(hostname: string): string {
  */
 export async function checkedAddress(policy: AddressPolicy, resolve: Resolver, host: string, port: number): Promise<string> {
   let addresses: string[];
+  const bare = bareHost(host);
   try {
-    addresses = await resolve(bareHost(host));
+    // An address literal is judged as it is: no resolver is asked about it.
+    addresses = isIP(bare) ? [bare] : await resolve(bare);
   } catch (error) {
     throw new DestinationRefusedError(host, `does not resolve (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
   }
