@@ -64,7 +64,8 @@ const ConfigSchema = z.object({
 export type Config = z.infer<typeof ConfigSchema>;
 
 /** Settings whose value never appears in an error message. */
-const SECRET_SETTINGS = new Set(['STORAGE_ENCRYPTION_KEY']);
+// Values that may carry credentials are never echoed in a start-up error.
+const SECRET_SETTINGS = new Set(['STORAGE_ENCRYPTION_KEY', 'DATABASE_URL', 'REDIS_URL']);
 
 export class ConfigError extends Error {}
 

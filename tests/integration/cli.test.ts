@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../helpers/databases.js';
+import { startS3 } from '../helpers/s3.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
 
 const run = promisify(execFile);
@@ -55,6 +56,31 @@ describe('rendershot CLI', () => {
     const revoked = await service.get(`/usage?apiKey=${key.key}`);
     expect(revoked.status).toBe(401);
     expect(((await revoked.json()) as { error: { code: string } }).error.code).toBe('INVALID_API_KEY');
+  });
+
+  it('manages storage configurations and tests their connection against s3rver', async () => {
+    const s3 = await startS3();
+    const env = { ...process.env, DATABASE_URL: database.url, STORAGE_ENCRYPTION_KEY: '11'.repeat(32), ALLOW_PRIVATE_NETWORK: 'true' };
+    const cliWithKey = async (...args: string[]) =>
+      JSON.parse((await run('node', [CLI, ...args, '--json'], { env, timeout: 30_000 })).stdout) as Record<string, unknown> & Array<Record<string, unknown>>;
+    try {
+      await cliWithKey('org', 'create', '--name', 'Storage org');
+      const added = await cliWithKey('storage', 'add', '--org', 'Storage org', '--name', 'main', '--endpoint', s3.endpoint, '--bucket', s3.bucket,
+        '--access-key-id', s3.accessKeyId, '--secret-access-key', s3.secretAccessKey);
+      expect(added).toMatchObject({ name: 'main', isDefault: true, bucket: s3.bucket });
+      expect(JSON.stringify(added)).not.toContain(s3.secretAccessKey);
+      expect(await cliWithKey('storage', 'test', '--org', 'Storage org', 'main')).toEqual({ name: 'main', ok: true });
+      await cliWithKey('storage', 'add', '--org', 'Storage org', '--name', 'wrong', '--endpoint', s3.endpoint, '--bucket', 'missing-bucket',
+        '--access-key-id', s3.accessKeyId, '--secret-access-key', s3.secretAccessKey);
+      const failed = await run('node', [CLI, 'storage', 'test', '--org', 'Storage org', 'wrong', '--json'], { env }).catch((e: { stderr: string }) => e);
+      expect((failed as { stderr: string }).stderr).toMatch(/Upload to storage failed: (NoSuchBucket|NotFound)/);
+      expect(await cliWithKey('storage', 'default', '--org', 'Storage org', 'wrong')).toMatchObject({ default: 'wrong' });
+      const list = await cliWithKey('storage', 'list', '--org', 'Storage org');
+      expect(list.filter((c) => c.isDefault).map((c) => c.name)).toEqual(['wrong']);
+      expect(await cliWithKey('storage', 'delete', '--org', 'Storage org', 'wrong')).toEqual({ name: 'wrong', deleted: true });
+    } finally {
+      await s3.stop();
+    }
   });
 
   it('fails with a message naming the problem', async () => {
