@@ -5,8 +5,10 @@ import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import { BrowserManager } from './capture/browser-manager.js';
+import { ContentFilters } from './capture/content-filters/index.js';
 import { ContextPool } from './capture/context-pool.js';
 import { Renderer } from './capture/renderer.js';
+import { mountDashboard } from './dashboard/index.js';
 import { createApp } from './http/app.js';
 import { InFlight } from './http/capture-routes.js';
 import { mountOpsRoutes } from './http/ops-routes.js';
@@ -132,6 +134,9 @@ export async function startRuntime(config: Config, options: { logger?: Logger; r
   });
   await pool.warm();
   const renderer = new Renderer(pool, browser);
+  // The filter engines load in the background (from their cache when the lists are unchanged): start-up does not wait.
+  const contentFilters = new ContentFilters({ logger });
+  void contentFilters.warm();
   const cache = new ResponseCache(config.CACHE_MAX_BYTES);
   const captures = new CaptureService(
     {
@@ -143,6 +148,7 @@ export async function startRuntime(config: Config, options: { logger?: Logger; r
       ai: new AiAnalyzer({ ...(config.OPENAI_BASE_URL ? { baseUrl: config.OPENAI_BASE_URL } : {}), model: config.OPENAI_MODEL, timeoutMs: config.OPENAI_TIMEOUT_MS }),
       logger,
       checkDestination: (field, url) => assertUrlAllowed(data.policy, data.resolve, field, url),
+      contentFilters,
     },
     { creditsPerCapture: config.CREDITS_PER_CAPTURE, captureTimeoutMs: config.CAPTURE_TIMEOUT_MS },
   );
@@ -159,6 +165,7 @@ export async function startRuntime(config: Config, options: { logger?: Logger; r
     creditsPerCapture: config.CREDITS_PER_CAPTURE,
     extraRoutes: (expressApp) => {
       mountOpsRoutes(expressApp, { db: data.db, browser, pool, metrics, accepting: () => accepting });
+      mountDashboard(expressApp, { data, logger, config });
     },
     apiKeys: data.apiKeys,
     captures,

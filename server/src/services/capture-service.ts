@@ -2,6 +2,7 @@ import { MIME_TYPES, type CaptureOptions } from '@rendershot/contract';
 import type { Logger } from 'pino';
 import type { Page } from 'puppeteer';
 import { ApiError, errors } from '../errors.js';
+import type { ContentFilters } from '../capture/content-filters/index.js';
 import { CaptureTimeoutError, ClientGoneError, Renderer } from '../capture/renderer.js';
 import type { CreditRepository, LedgerEntry } from '../store/credit-repository.js';
 import type { StorageConfigRepository } from '../store/storage-config-repository.js';
@@ -52,6 +53,8 @@ export interface CaptureServiceDependencies {
   logger: Logger;
   /** Up-front check of a destination (the egress policy); throws the 400 for a refused one. */
   checkDestination: (field: string, url: string) => Promise<void>;
+  /** removeAds and removeCookieBanners (filter engines built once per process). */
+  contentFilters: ContentFilters;
 }
 
 /** Chromium's network errors carry a stable, safe code (net::ERR_…): the caller may see it. */
@@ -117,7 +120,10 @@ export class CaptureService {
     this.ai = dependencies.ai;
     this.logger = dependencies.logger;
     this.checkDestination = dependencies.checkDestination;
+    this.contentFilters = dependencies.contentFilters;
   }
+
+  private readonly contentFilters: ContentFilters;
 
   private readonly checkDestination: CaptureServiceDependencies['checkDestination'];
 
@@ -131,10 +137,6 @@ export class CaptureService {
         details: [{ field: 'openaiApiKey', message: 'a provider key is required when openaiPrompt is given (header X-OpenAI-Api-Key or openaiApiKey)', value: null }],
       });
     }
-    if (options.removeAds || options.removeCookieBanners) {
-      throw new ApiError('INVALID_INPUT', 'removeAds and removeCookieBanners are not supported yet by this server');
-    }
-
     // A clean 400 before any work for what is known to be refused; the egress proxy is the boundary.
     if (options.url !== undefined) await this.checkDestination('url', options.url);
     if (options.proxyUrl !== undefined) await this.checkDestination('proxyUrl', options.proxyUrl);
@@ -248,13 +250,20 @@ export class CaptureService {
       // A pdf is analysed from a PNG of the same page; with caching on it is kept for later hits too.
       let analysisPng: Buffer | undefined;
       const wantsPng = options.format === 'pdf' && (job.analysis !== undefined || options.cacheEnabled);
+      const deadline = job.started + this.options.captureTimeoutMs;
+      // Ads and cookie banners go before the analysis PNG is taken, so that it shows the cleaned page too.
+      const filters = await this.contentFilters.hooksFor(options, { deadline, timings });
+      const afterLoadSteps = [filters?.afterLoad, wantsPng ? async (page: Page) => void (analysisPng = await Renderer.analysisPng(page)) : undefined].filter(
+        (step): step is (page: Page) => Promise<void> => step !== undefined,
+      );
       const result = await this.renderer
         .render({
           options,
-          deadline: job.started + this.options.captureTimeoutMs,
+          deadline,
           signal: command.signal,
           timings,
-          ...(wantsPng ? { afterLoad: async (page: Page) => void (analysisPng = await Renderer.analysisPng(page)) } : {}),
+          ...(filters?.requestFilters.length ? { requestFilters: filters.requestFilters } : {}),
+          ...(afterLoadSteps.length > 0 ? { afterLoad: async (page: Page) => { for (const step of afterLoadSteps) await step(page); } } : {}),
         })
         .catch((error: unknown) => {
           if (error instanceof ApiError && error.status >= 400 && error.status < 500) this.pageRefusals.add(error);
