@@ -1,6 +1,7 @@
+import { randomUUID } from 'node:crypto';
 import { Agent as HttpAgent, type AgentOptions } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
-import { HeadBucketCommand, PutObjectCommand, S3Client, S3ServiceException } from '@aws-sdk/client-s3';
+import { DeleteObjectCommand, HeadBucketCommand, PutObjectCommand, S3Client, S3ServiceException } from '@aws-sdk/client-s3';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { ApiError } from '../errors.js';
 import type { AddressPolicy } from '../security/address-policy.js';
@@ -82,6 +83,14 @@ const S3_ERROR_HINTS: Record<string, (target: StorageTarget) => string> = {
 
 const endpointPort = (url: URL) => (url.port ? Number(url.port) : url.protocol === 'https:' ? 443 : 80);
 
+/** What was being done when a storage call failed, and how the message reads for it. */
+type FailurePurpose = 'upload' | 'probe' | 'probe-delete';
+const FAILURE_MESSAGES: Record<FailurePurpose, (reason: string, storage: string) => string> = {
+  upload: (reason, storage) => `Upload to storage failed: ${reason} (${storage}); nothing was charged`,
+  probe: (reason, storage) => `Connection test failed: ${reason} (${storage})`,
+  'probe-delete': (reason, storage) => `Connection test failed: the test object was written but could not be deleted: ${reason} (${storage})`,
+};
+
 const describeTarget = (target: StorageTarget) =>
   target.source.kind === 'organization' ? `storage configuration "${target.source.name}"` : 'per-request storage';
 
@@ -147,10 +156,39 @@ export class StorageUploader {
     );
   }
 
+  /**
+   * The dashboard's "Test connection": writes a small probe object and deletes it again, so a pass
+   * means the credentials may really write (HEAD alone passes with read-only keys). Failures read
+   * "Connection test failed: <reason> (<which storage>)" with the same reasons as uploads.
+   */
+  async probeWrite(target: StorageTarget, signal?: AbortSignal): Promise<{ key: string }> {
+    await this.checkDestination(target);
+    const key = `rendershot-connection-test/${randomUUID()}.txt`;
+    const body = Buffer.from('Rendershot connection test; safe to delete.\n', 'utf8');
+    await this.send(
+      target,
+      signal,
+      (client, abortSignal) =>
+        client.send(
+          new PutObjectCommand({ Bucket: target.bucket, Key: key, Body: body, ContentType: 'text/plain', ContentLength: body.length }),
+          { abortSignal },
+        ),
+      'probe',
+    );
+    await this.send(
+      target,
+      signal,
+      (client, abortSignal) => client.send(new DeleteObjectCommand({ Bucket: target.bucket, Key: key }), { abortSignal }),
+      'probe-delete',
+    );
+    return { key };
+  }
+
   private async send(
     target: StorageTarget,
     signal: AbortSignal | undefined,
     call: (client: S3Client, abortSignal: AbortSignal) => Promise<unknown>,
+    purpose: FailurePurpose = 'upload',
   ) {
     const { policy, resolve } = this.options;
     const lookup: AgentOptions = policy.allowPrivateNetwork
@@ -181,7 +219,7 @@ export class StorageUploader {
     } catch (error) {
       if (signal?.aborted)
         throw new ApiError('OPERATION_FAILED', 'The client disconnected before the upload to storage finished; nothing was charged');
-      throw this.failure(target, error, overall.aborted);
+      throw this.failure(target, error, overall.aborted, purpose);
     } finally {
       client.destroy();
     }
@@ -195,7 +233,7 @@ export class StorageUploader {
   }
 
   /** The client message names the stage and the S3 error code; the log gets the same facts, never credentials. */
-  private failure(target: StorageTarget, error: unknown, overallTimedOut: boolean): ApiError {
+  private failure(target: StorageTarget, error: unknown, overallTimedOut: boolean, purpose: FailurePurpose = 'upload'): ApiError {
     const err = error as {
       name?: string;
       code?: string;
@@ -214,9 +252,7 @@ export class StorageUploader {
       storageRequestId: err?.$metadata?.requestId,
     };
     const fail = (reason: string) =>
-      new ApiError('OPERATION_FAILED', `Upload to storage failed: ${reason} (${describeTarget(target)}); nothing was charged`, {
-        logDetail,
-      });
+      new ApiError('OPERATION_FAILED', FAILURE_MESSAGES[purpose](reason, describeTarget(target)), { logDetail });
 
     const code = err?.code ?? err?.cause?.code;
     if (code === REFUSED_CODE) return this.notAllowed(target);

@@ -124,7 +124,37 @@ const storageConfigs: Knex.Migration = {
   },
 };
 
-const MIGRATIONS: Record<string, Knex.Migration> = { '0001_initial': initial, '0002_storage_configs': storageConfigs };
+/**
+ * Signed-in dashboard users. Only the SHA-256 of the session token is stored (the cookie holds the
+ * token), so a copy of the table signs nobody in. `csrf_token` is the session's synchronizer token;
+ * `flash` is a one-shot message encrypted with a key derived from the session token.
+ */
+const dashboardSessions: Knex.Migration = {
+  async up(knex) {
+    await knex.schema.createTable('dashboard_sessions', (t) => {
+      t.string('id', 36).primary();
+      t.string('token_hash', 64).notNullable().unique();
+      t.string('user_id', 36).notNullable().references('users.id').onDelete('CASCADE');
+      t.string('organization_id', 36).nullable().references('organizations.id').onDelete('SET NULL');
+      t.string('csrf_token', 64).notNullable();
+      t.text('flash').nullable();
+      t.bigInteger('created_at').notNullable();
+      t.bigInteger('last_seen_at').notNullable();
+      t.bigInteger('expires_at').notNullable();
+      t.index(['user_id']);
+      t.index(['expires_at']);
+    });
+  },
+  async down(knex) {
+    await knex.schema.dropTableIfExists('dashboard_sessions');
+  },
+};
+
+const MIGRATIONS: Record<string, Knex.Migration> = {
+  '0001_initial': initial,
+  '0002_storage_configs': storageConfigs,
+  '0003_dashboard_sessions': dashboardSessions,
+};
 
 export const migrationSource: Knex.MigrationSource<string> = {
   getMigrations: async () => Object.keys(MIGRATIONS),

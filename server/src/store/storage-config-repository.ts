@@ -46,6 +46,9 @@ export interface NewStorageConfig {
   forcePathStyle?: boolean;
 }
 
+/** Changes to a configuration; an absent or empty `secretAccessKey` keeps the stored secret. */
+export type StorageConfigChanges = Omit<NewStorageConfig, 'secretAccessKey' | 'isDefault'> & { secretAccessKey?: string };
+
 /** A request the repository refuses; the message names the field and what is expected. */
 export class StorageConfigError extends Error {}
 
@@ -165,6 +168,34 @@ export class StorageConfigRepository {
       };
       await trx('storage_configs').insert(row);
       return toRecord(row);
+    });
+  }
+
+  /**
+   * Replaces the settings of a configuration; the default flag is left as it is, and the stored
+   * secret is kept unless a new one is given. Undefined when there is no such configuration.
+   */
+  async update(organizationId: string, idOrName: string, changes: StorageConfigChanges): Promise<StorageConfigRecord | undefined> {
+    const newSecret = changes.secretAccessKey !== undefined && changes.secretAccessKey !== '' ? changes.secretAccessKey : undefined;
+    // The placeholder only satisfies the "required" check; it is never stored.
+    checkNewConfig({ ...changes, secretAccessKey: newSecret ?? 'unchanged' });
+    const secrets = newSecret === undefined ? undefined : this.requireSecrets();
+    return this.knex.transaction(async (trx) => {
+      const row = (await this.byIdOrName(trx, organizationId, idOrName).first(PUBLIC_COLUMNS)) as StorageConfigRow | undefined;
+      if (!row) return undefined;
+      const clash = await trx('storage_configs').where({ organization_id: organizationId, name: changes.name }).whereNot('id', row.id).first('id');
+      if (clash) throw new StorageConfigError(`a storage configuration named "${changes.name}" already exists`);
+      const fields = {
+        name: changes.name,
+        endpoint: changes.endpoint.replace(/\/+$/, ''),
+        bucket: changes.bucket,
+        region: changes.region ?? 'us-east-1',
+        access_key_id: changes.accessKeyId,
+        force_path_style: changes.forcePathStyle ?? Boolean(row.force_path_style),
+        ...(secrets && newSecret !== undefined ? { secret_encrypted: secrets.encrypt(newSecret, secretContext(organizationId, row.id)) } : {}),
+      };
+      await trx('storage_configs').where({ organization_id: organizationId, id: row.id }).update(fields);
+      return toRecord({ ...row, ...fields });
     });
   }
 
