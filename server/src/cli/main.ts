@@ -291,7 +291,7 @@ storage
       const o = await requireOrganization(data, opts.org);
       const target = await data.storageConfigs.getDecrypted(o.id, name);
       if (!target) throw new Error(`No storage configuration "${name}" in ${o.name}`);
-      await data.storage.checkConnection(target);
+      await data.storage.probeWrite(target);
       print(Boolean(opts.json), { name, ok: true }, `Connection test of ${name} passed: a probe object was written and deleted.`);
     });
   });
