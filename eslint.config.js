@@ -1,8 +1,9 @@
 import js from '@eslint/js';
+import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['**/node_modules/**', '**/dist/**', 'data/**', 'coverage/**', '.bench/**', 'server/src/dashboard/public/**'] },
+  { ignores: ['**/node_modules/**', '**/dist/**', 'data/**', 'coverage/**', '.bench/**', '.scratch/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -11,5 +12,8 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
     },
   },
-  { files: ['**/*.js', '**/*.cjs'], languageOptions: { globals: { module: 'writable', require: 'readonly', process: 'readonly', console: 'readonly' } } },
+  { files: ['**/*.cjs'], languageOptions: { globals: globals.node } },
+  { files: ['server/bin/**/*.js'], languageOptions: { globals: globals.node } },
+  // Scripts that run in the browser: the dashboard's own JS and the pages the tests serve.
+  { files: ['server/src/dashboard/public/**/*.js', 'tests/fixtures/**/*.js'], languageOptions: { globals: { ...globals.browser, ...globals.serviceworker } } },
 );

@@ -15,7 +15,7 @@
   function storage() {
     try {
       return window.sessionStorage;
-    } catch (e) {
+    } catch {
       return null;
     }
   }
@@ -49,7 +49,7 @@
       var ok = false;
       try {
         ok = document.execCommand('copy');
-      } catch (e) {
+      } catch {
         ok = false;
       }
       document.body.removeChild(area);
@@ -347,7 +347,7 @@
                   })
                   .join('; ');
             }
-          } catch (e) {
+          } catch {
             /* not JSON: show the text */
           }
           statusLine.textContent = code + ' · ' + elapsed;
