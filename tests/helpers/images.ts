@@ -55,3 +55,49 @@ export function webpSize(bytes: Uint8Array): { width: number; height: number } {
   }
   return { width: b.readUInt16LE(26) & 0x3fff, height: b.readUInt16LE(28) & 0x3fff };
 }
+
+/** The bytes of a JSON-mode `imageData` data URI. */
+export function dataUriBytes(dataUri: string): Buffer {
+  const [prefix, base64] = dataUri.split(',');
+  if (!prefix?.endsWith(';base64') || base64 === undefined) throw new Error(`not a base64 data URI: ${dataUri.slice(0, 40)}`);
+  return Buffer.from(base64, 'base64');
+}
+
+export interface Region {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+/** One bit per pixel of a region: dark (ink) or not. Two different glyphs give different masks; tofu boxes give equal ones. */
+export function inkMask(image: DecodedImage, region: Region, threshold = 128): boolean[] {
+  const mask: boolean[] = [];
+  for (let y = region.y; y < region.y + region.height; y++) {
+    for (let x = region.x; x < region.x + region.width; x++) {
+      const [r, g, b] = image.pixel(x, y);
+      mask.push((r + g + b) / 3 < threshold);
+    }
+  }
+  return mask;
+}
+
+/** Share of positions where two masks of the same region size differ (0 = identical). */
+export function maskDifference(a: boolean[], b: boolean[]): number {
+  if (a.length !== b.length) throw new Error('masks of different sizes');
+  let differing = 0;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) differing++;
+  return differing / a.length;
+}
+
+/** Pixels of a region whose channels spread by more than `spread` (coloured, not grey/black/white). */
+export function colourfulPixels(image: DecodedImage, region: Region, spread = 60): number {
+  let count = 0;
+  for (let y = region.y; y < region.y + region.height; y++) {
+    for (let x = region.x; x < region.x + region.width; x++) {
+      const [r, g, b] = image.pixel(x, y);
+      if (Math.max(r, g, b) - Math.min(r, g, b) > spread) count++;
+    }
+  }
+  return count;
+}

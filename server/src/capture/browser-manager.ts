@@ -17,6 +17,11 @@ const LAUNCH_ARGS = [
   '--hide-scrollbars',
   '--mute-audio',
   '--font-render-hinting=none',
+  // Local Network Access would block html-mode documents (an opaque, "public" origin) from loading
+  // resources on private or loopback addresses, even when the operator allows them
+  // (ALLOW_PRIVATE_NETWORK). It never applies to top-level navigations, so it is no network
+  // boundary for this service: the egress policy is, whatever the browser would allow.
+  '--disable-features=LocalNetworkAccessChecks',
   // WebRTC must not open UDP paths around the network policy.
   '--force-webrtc-ip-handling-policy=disable_non_proxied_udp',
   '--webrtc-ip-handling-policy=disable_non_proxied_udp',
@@ -59,18 +64,21 @@ export class BrowserManager {
   }
 
   private async launch(): Promise<Browser> {
-    this.cleanupUserDataDir();
-    this.userDataDir = mkdtempSync(join(tmpdir(), 'rendershot-chromium-'));
-    const browser = await puppeteer.launch({
-      executablePath: this.options.executablePath,
-      headless: true,
-      userDataDir: this.userDataDir,
-      args: [...LAUNCH_ARGS, ...(this.options.extraArgs ?? [])],
-      protocolTimeout: this.options.protocolTimeoutMs,
-      handleSIGINT: false,
-      handleSIGTERM: false,
-      handleSIGHUP: false,
-    });
+    // Each launch has a profile of its own, removed when that Chromium exits: a retired browser
+    // still finishing captures keeps its profile while the new one starts.
+    const userDataDir = mkdtempSync(join(tmpdir(), 'rendershot-chromium-'));
+    const removeProfile = () => rmSync(userDataDir, { recursive: true, force: true });
+    let browser: Browser;
+    try {
+      browser = await this.launchIn(userDataDir);
+    } catch (error) {
+      removeProfile();
+      throw error;
+    }
+    const chromium = browser.process();
+    if (chromium && chromium.exitCode === null) chromium.once('exit', removeProfile);
+    else removeProfile();
+    this.userDataDir = userDataDir;
     this.generation += 1;
     this.capturesSinceLaunch = 0;
     const generation = this.generation;
@@ -81,8 +89,24 @@ export class BrowserManager {
       this.browser = undefined;
     });
     this.browser = browser;
-    this.options.logger.info({ pid: browser.process()?.pid, generation }, 'chromium launched');
+    this.options.logger.info({ pid: chromium?.pid, generation }, 'chromium launched');
     return browser;
+  }
+
+  private launchIn(userDataDir: string): Promise<Browser> {
+    return puppeteer.launch({
+      executablePath: this.options.executablePath,
+      headless: true,
+      userDataDir,
+      args: [...LAUNCH_ARGS, ...(this.options.extraArgs ?? [])],
+      // Puppeteer turns Chromium's popup blocker off; with it on, a page cannot open windows
+      // (target=_blank clicks, window.open) without a user gesture, and a capture has none.
+      ignoreDefaultArgs: ['--disable-popup-blocking'],
+      protocolTimeout: this.options.protocolTimeoutMs,
+      handleSIGINT: false,
+      handleSIGTERM: false,
+      handleSIGHUP: false,
+    });
   }
 
   /** Counts a capture; past the recycle threshold the browser is replaced once the caller is done with it. */

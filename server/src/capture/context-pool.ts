@@ -17,6 +17,8 @@ export interface Slot {
   doubtful: boolean;
   /** One-off contexts (a request with its own proxy) are never pooled. */
   dedicated: boolean;
+  /** The pooled slot a dedicated one holds on to, so that it counts against the concurrency limit. */
+  borrowed?: Slot;
 }
 
 export interface ContextPoolOptions {
@@ -44,7 +46,8 @@ async function openSlot(manager: BrowserManager, proxyServer?: string): Promise<
   const generation = manager.generation;
   const context = await browser.createBrowserContext({
     downloadBehavior: { policy: 'deny' },
-    ...(proxyServer ? { proxyServer } : {}),
+    // With a proxy, everything goes through it: Chromium would otherwise bypass it for loopback.
+    ...(proxyServer ? { proxyServer, proxyBypassList: ['<-loopback>'] } : {}),
   });
   try {
     const page = await context.newPage();
@@ -80,13 +83,19 @@ function originOf(url: string): string | undefined {
 
 /**
  * Clears everything a capture could leave behind in a kept context: cookies, every kind of origin
- * storage (local/session storage, IndexedDB, Cache Storage, service workers), the HTTP cache and
- * permission overrides. Per-page emulation (viewport, UA, media, geolocation, headers) is set
- * anew by every capture. Returns false when the reset could not be completed: the slot is then dropped.
+ * storage (local/session storage, IndexedDB, Cache Storage, service workers), the HTTP cache,
+ * permission overrides, and what lives in the tab itself: its history (history.back() would
+ * return to the previous capture's URL) and window.name (it survives navigations). Per-page
+ * emulation (viewport, UA, media, geolocation, headers) is set anew by every capture. Returns
+ * false when the reset could not be completed: the slot is then dropped.
  */
 async function resetSlot(slot: Slot): Promise<boolean> {
   try {
     await slot.page.goto(BLANK, { timeout: 5_000 });
+    await slot.page.evaluate(() => {
+      window.name = '';
+    });
+    await slot.session.send('Page.resetNavigationHistory');
     await slot.session.send('Network.clearBrowserCookies');
     await slot.session.send('Network.clearBrowserCache');
     for (const origin of slot.origins) {
@@ -107,6 +116,8 @@ async function resetSlot(slot: Slot): Promise<boolean> {
  */
 export class ContextPool {
   private readonly pool: Pool<Slot>;
+  /** Waiting acquisitions whose capture was given up (deadline, client gone): they hold no queue place. */
+  private abandoned = 0;
 
   constructor(
     private readonly manager: BrowserManager,
@@ -121,7 +132,7 @@ export class ContextPool {
       {
         max: options.size,
         min: options.size,
-        maxWaitingClients: options.maxQueue,
+        // The queue bound is enforced in acquire(), where given-up waiters do not count.
         testOnBorrow: true,
         autostart: false,
       },
@@ -138,7 +149,7 @@ export class ContextPool {
   }
 
   get waiting(): number {
-    return this.pool.pending;
+    return Math.max(0, this.pool.pending - this.abandoned);
   }
 
   get busy(): number {
@@ -149,37 +160,51 @@ export class ContextPool {
     return this.options.size;
   }
 
+  /** Captures that may wait for a slot before new ones are refused (MAX_QUEUE). */
+  get maxQueue(): number {
+    return this.options.maxQueue;
+  }
+
   /** A slot for one capture; rejects with PoolSaturatedError when the queue is full. */
   async acquire(proxyServer?: string): Promise<Slot> {
-    if (this.pool.pending >= this.options.maxQueue && this.pool.available === 0) {
+    if (this.waiting >= this.options.maxQueue && this.pool.available === 0) {
       throw new PoolSaturatedError('capture queue is full');
     }
-    if (proxyServer) {
-      // The pool slot still bounds concurrency; the capture itself runs in a dedicated proxied context.
-      const pooled = await this.pool.acquire();
-      try {
-        const dedicated = await openSlot(this.manager, proxyServer);
-        (dedicated as Slot & { borrowed?: Slot }).borrowed = pooled;
-        return dedicated;
-      } catch (error) {
-        await this.pool.release(pooled);
-        throw error;
-      }
-    }
+    const pooled = await this.pool.acquire();
+    if (!proxyServer) return pooled;
+    // The pool slot still bounds concurrency; the capture itself runs in a dedicated proxied context.
     try {
-      return await this.pool.acquire();
+      const dedicated = await openSlot(this.manager, proxyServer);
+      dedicated.borrowed = pooled;
+      return dedicated;
     } catch (error) {
-      if (error instanceof Error && /max waitingClients/.test(error.message)) throw new PoolSaturatedError('capture queue is full');
+      await this.pool.release(pooled);
       throw error;
     }
+  }
+
+  /**
+   * Gives up a pending acquire() whose capture will not run: it stops counting as queued, and the
+   * slot it is eventually granted goes straight back.
+   */
+  abandon(acquiring: Promise<Slot>): void {
+    this.abandoned += 1;
+    acquiring.then(
+      (slot) => {
+        this.abandoned -= 1;
+        return this.release(slot);
+      },
+      () => {
+        this.abandoned -= 1;
+      },
+    );
   }
 
   /** Returns a slot: reset and kept, or destroyed when in doubt or worn out. */
   async release(slot: Slot): Promise<void> {
     if (slot.dedicated) {
       await this.closeSlot(slot);
-      const borrowed = (slot as Slot & { borrowed?: Slot }).borrowed;
-      if (borrowed) await this.pool.release(borrowed);
+      if (slot.borrowed) await this.pool.release(slot.borrowed);
       return;
     }
     slot.uses += 1;

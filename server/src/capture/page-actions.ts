@@ -1,5 +1,20 @@
 import type { Page } from 'puppeteer';
 
+/** The selectors that are not valid CSS (querySelector throws a SyntaxError for them). */
+export async function invalidSelectors(page: Page, selectors: string[]): Promise<string[]> {
+  if (selectors.length === 0) return [];
+  return page.evaluate((list: string[]) => {
+    return list.filter((selector) => {
+      try {
+        document.createDocumentFragment().querySelector(selector);
+        return false;
+      } catch {
+        return true;
+      }
+    });
+  }, selectors);
+}
+
 /** Removes every element matching the selectors; an invalid selector is reported, not thrown from the page. */
 export async function removeElements(page: Page, selectors: string[]): Promise<string[]> {
   return page.evaluate((list: string[]) => {

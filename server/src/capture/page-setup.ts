@@ -1,5 +1,5 @@
 import { resolveDevice, type CaptureOptions } from '@rendershot/contract';
-import type { HTTPRequest, Page, ResourceType } from 'puppeteer';
+import type { HTTPRequest, ResourceType } from 'puppeteer';
 import type { Slot } from './context-pool.js';
 
 export interface Viewport {
@@ -32,10 +32,37 @@ const RESOURCE_TYPES: Record<string, ResourceType[]> = {
   media: ['media'],
 };
 
+/**
+ * navigator.platform to go with a user agent, so that an iPhone preset does not report
+ * "Linux x86_64". Undefined (Chromium's own value) for agents it does not recognize.
+ */
+export function platformOf(userAgent: string): string | undefined {
+  if (/\biPhone\b/.test(userAgent)) return 'iPhone';
+  if (/\biPad\b/.test(userAgent)) return 'iPad';
+  if (/\bAndroid\b/.test(userAgent)) return 'Linux armv81';
+  if (/\bWindows\b/.test(userAgent)) return 'Win32';
+  if (/\bMacintosh\b/.test(userAgent)) return 'MacIntel';
+  if (/\bLinux\b/.test(userAgent)) return 'Linux x86_64';
+  return undefined;
+}
+
 /** `*` matches any run of characters; everything else is literal. A pattern without `*` matches as a substring. */
 export function urlPatternToRegExp(pattern: string): RegExp {
   const escaped = pattern.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*');
   return new RegExp(pattern.includes('*') ? `^${escaped}$` : escaped, 'i');
+}
+
+/**
+ * Sets the emulated media type and prefers-color-scheme in one call. Puppeteer's
+ * emulateMediaType and emulateMediaFeatures each send Emulation.setEmulatedMedia with only their
+ * half, and Chromium clears the other half: a later emulateMediaType('screen') would drop the theme.
+ * `auto` clears the override, so the page's own default applies.
+ */
+export async function emulateMedia(slot: Slot, options: Pick<CaptureOptions, 'theme'>, media: '' | 'screen' | 'print'): Promise<void> {
+  await slot.session.send('Emulation.setEmulatedMedia', {
+    media,
+    features: [{ name: 'prefers-color-scheme', value: options.theme === 'auto' ? '' : options.theme }],
+  });
 }
 
 export type RequestFilter = (request: HTTPRequest) => boolean;
@@ -54,24 +81,22 @@ export async function preparePage(slot: Slot, options: CaptureOptions, extraBloc
     isMobile: viewport.mobile,
     hasTouch: viewport.touch,
   });
-  await page.setUserAgent(viewport.userAgent);
-  await page.emulateMediaFeatures([{ name: 'prefers-color-scheme', value: options.theme === 'auto' ? '' : options.theme }]);
+  // Puppeteer's override reaches every frame's session (out-of-process iframes too); only the
+  // Emulation domain's also sets navigator.platform.
+  const platform = platformOf(viewport.userAgent);
+  await page.setUserAgent({ userAgent: viewport.userAgent, ...(platform ? { platform } : {}) });
+  await session.send('Emulation.setUserAgentOverride', { userAgent: viewport.userAgent, ...(platform ? { platform } : {}) });
+  await emulateMedia(slot, options, '');
   await page.setExtraHTTPHeaders(options.headers ?? {});
   await page.setJavaScriptEnabled(true);
-  await page.emulateMediaType(undefined);
 
   if (options.latitude !== undefined && options.longitude !== undefined) {
-    // Granted for every origin of this context (the target may redirect); cleared on reset.
-    const browserSession = await slot.browser.target().createCDPSession();
-    try {
-      await browserSession.send('Browser.grantPermissions', {
-        permissions: ['geolocation'],
-        browserContextId: (context as unknown as { id: string }).id,
-      });
-    } finally {
-      await browserSession.detach().catch(() => undefined);
-    }
-    await page.setGeolocation({ latitude: options.latitude, longitude: options.longitude, accuracy: 10 });
+    // Granted for every origin of this context (the target may redirect); reset before reuse. Sent
+    // on the browser's own connection: Chromium drops the permission overrides a CDP session made
+    // when that session detaches, so a short-lived session would take the grant away again.
+    await context.setPermission('*', { permission: { name: 'geolocation' }, state: 'granted' });
+    // Set and cleared on the same session, so that the clear of a later capture undoes it.
+    await session.send('Emulation.setGeolocationOverride', { latitude: options.latitude, longitude: options.longitude, accuracy: 10 });
   } else {
     await session.send('Emulation.clearGeolocationOverride');
   }

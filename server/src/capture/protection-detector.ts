@@ -10,12 +10,16 @@ export interface ProtectionVerdict {
   vendor?: string;
 }
 
+/**
+ * Whole titles of the vendors' interstitials, anchored at both ends: an article titled "Just a
+ * moment in history" is not a challenge. Localized challenge pages are caught by their markup.
+ */
 const INTERSTITIAL_TITLES: Array<[RegExp, string]> = [
-  [/^just a moment/i, 'Cloudflare'],
-  [/^attention required!? \| cloudflare/i, 'Cloudflare'],
-  [/^checking your browser/i, 'Cloudflare'],
-  [/^access to this page has been denied/i, 'PerimeterX'],
-  [/^pardon our interruption/i, 'Imperva'],
+  [/^just a moment(\.\.\.|…)?$/i, 'Cloudflare'],
+  [/^attention required!? \| cloudflare$/i, 'Cloudflare'],
+  [/^checking your browser before accessing\b/i, 'Cloudflare'],
+  [/^access to this page has been denied\.?$/i, 'PerimeterX'],
+  [/^pardon our interruption\.?$/i, 'Imperva'],
 ];
 
 function fromResponse(response: HTTPResponse | null): ProtectionVerdict | undefined {

@@ -3,12 +3,20 @@ import type { HTTPResponse, Page } from 'puppeteer';
 import { ApiError } from '../errors.js';
 import type { BrowserManager } from './browser-manager.js';
 import { PoolSaturatedError, type ContextPool, type Slot } from './context-pool.js';
-import { documentSize, removeElements, scrollThrough } from './page-actions.js';
-import { effectiveViewport, preparePage, type RequestFilter } from './page-setup.js';
+import { documentSize, invalidSelectors, removeElements, scrollThrough } from './page-actions.js';
+import { effectiveViewport, emulateMedia, preparePage, type RequestFilter } from './page-setup.js';
 import { detectProtection } from './protection-detector.js';
+import { bareHost } from '../security/destination-check.js';
+import { REFUSED_HEADER, type UpstreamProxy } from '../security/egress-proxy.js';
+import { destinationNotAllowed } from '../security/target-policy.js';
 
-/** Tallest output, in device pixels: Chromium returns empty WebP images beyond 16 383 px (known-traps). */
+/**
+ * Largest output, in device pixels, in each direction and for every format: Chromium returns empty
+ * WebP images beyond 16 383 px (known-traps), and one limit for all formats keeps memory bounded.
+ * Beyond it the capture is clipped to its top-left part.
+ */
 export const MAX_OUTPUT_HEIGHT_PX = 16_383;
+export const MAX_OUTPUT_WIDTH_PX = 16_383;
 /** A single-page PDF taller than this (CSS px; PDF pages end at 200 in) falls back to paginated A4. */
 export const MAX_SINGLE_PDF_HEIGHT_PX = 19_000;
 
@@ -63,13 +71,71 @@ function guard<T>(work: Promise<T>, request: RenderRequest, stage: string): Prom
   });
 }
 
+/**
+ * Checks every selector parameter as CSS before the page is loaded, so that a typo is a quick 400
+ * naming the field rather than a wait that runs into the deadline.
+ */
+async function assertValidSelectors(page: Page, options: CaptureOptions): Promise<void> {
+  const fields: Array<[string, string]> = [
+    ...(options.clipSelector ? [['clipSelector', options.clipSelector] as [string, string]] : []),
+    ...(options.waitForSelector ? [['waitForSelector', options.waitForSelector] as [string, string]] : []),
+    ...(options.removeSelectors ?? []).map((selector) => ['removeSelectors', selector] as [string, string]),
+  ];
+  const invalid = new Set(await invalidSelectors(page, fields.map(([, selector]) => selector)));
+  const problems = fields.filter(([, selector]) => invalid.has(selector));
+  if (problems.length === 0) return;
+  throw new ApiError('VALIDATION_ERROR', `Validation failed: ${problems.map(([field, value]) => `${field}: "${value}" is not a valid CSS selector`).join('; ')}`, {
+    details: problems.map(([field, value]) => ({ field, message: 'not a valid CSS selector', value })),
+  });
+}
+
+/**
+ * The proxy server for Chromium (scheme, host and port) and its credentials: proxyUsername and
+ * proxyPassword, or else those written into proxyUrl (http://user:pass@host:port).
+ */
+function proxySettings(options: CaptureOptions): { server: string; upstream: UpstreamProxy; credentials?: { username: string; password: string } } | undefined {
+  if (!options.proxyUrl) return undefined;
+  const url = new URL(options.proxyUrl);
+  const username = options.proxyUsername ?? (url.username ? decodeURIComponent(url.username) : undefined);
+  const password = options.proxyPassword ?? (url.password ? decodeURIComponent(url.password) : '');
+  const credentials = username !== undefined ? { username, password } : undefined;
+  const upstream: UpstreamProxy = {
+    host: bareHost(url.hostname),
+    port: Number(url.port || (url.protocol === 'https:' ? 443 : 80)),
+    ...(credentials ?? {}),
+  };
+  return { server: url.origin, upstream, ...(credentials ? { credentials } : {}) };
+}
+
+const proxyCredentialsRefused = () =>
+  new ApiError(
+    'INVALID_INPUT',
+    'The proxy of proxyUrl refused the credentials (HTTP 407 Proxy Authentication Required): check proxyUsername and proxyPassword. Nothing was charged.',
+  );
+
 const remainingMs = (request: RenderRequest, reserveMs = 0) => Math.max(1, request.deadline - Date.now() - reserveMs);
+
+/** A loopback listener of the egress proxy that forwards one capture's traffic to the caller's proxy. */
+export interface ProxyChain {
+  url: string;
+  close(): Promise<void>;
+}
+
+export interface RendererOptions {
+  /**
+   * Routes a capture with proxyUrl through the egress proxy, chained to the caller's proxy (which
+   * then gets the credentials from the chain). Without it the browser context talks to the
+   * caller's proxy directly and answers its 407 with proxyUsername/proxyPassword.
+   */
+  openProxyChain?: (upstream: UpstreamProxy) => Promise<ProxyChain>;
+}
 
 /** Renders one capture on a pooled page: set up, navigate, wait, clean, capture. */
 export class Renderer {
   constructor(
     private readonly pool: ContextPool,
     private readonly manager: BrowserManager,
+    private readonly options: RendererOptions = {},
   ) {}
 
   async render(request: RenderRequest): Promise<RenderResult> {
@@ -78,11 +144,19 @@ export class Renderer {
     const mark = (stage: string, started: number) => (timings[stage] = Date.now() - started);
 
     let started = Date.now();
-    const proxyServer = options.proxyUrl ? new URL(options.proxyUrl).origin : undefined;
+    const proxy = proxySettings(options);
+    const chain = proxy && this.options.openProxyChain ? await this.options.openProxyChain(proxy.upstream) : undefined;
+    const closeChain = async () => {
+      await chain?.close().catch(() => undefined);
+    };
     let slot: Slot;
+    const acquiring = this.pool.acquire(chain?.url ?? proxy?.server);
     try {
-      slot = await guard(this.pool.acquire(proxyServer), request, 'waiting in the capture queue');
+      slot = await guard(acquiring, request, 'waiting in the capture queue');
     } catch (error) {
+      // The deadline passed or the client left while queued: the slot, once granted, goes straight back.
+      this.pool.abandon(acquiring);
+      void acquiring.then(closeChain, closeChain);
       if (error instanceof PoolSaturatedError) {
         throw new ApiError('SERVICE_UNAVAILABLE', 'All capture slots are busy and the queue is full; retry shortly. Nothing was charged.', {
           retryAfterSeconds: 2,
@@ -96,15 +170,24 @@ export class Renderer {
       const page = slot.page;
       started = Date.now();
       stopFiltering = await guard(preparePage(slot, options, request.requestFilters), request, 'preparing the page');
-      if (options.proxyUsername !== undefined) {
-        await page.authenticate({ username: options.proxyUsername, password: options.proxyPassword ?? '' });
-      }
+      if (proxy?.credentials && !chain) await page.authenticate(proxy.credentials);
+      await guard(assertValidSelectors(page, options), request, 'preparing the page');
       if (request.beforeNavigate) await guard(request.beforeNavigate(page), request, 'preparing the page');
       mark('setup', started);
 
       started = Date.now();
-      const response = await guard(this.navigate(page, options, request), request, 'loading the page');
+      const response = await guard(this.navigate(page, options, request), request, 'loading the page').catch((error: unknown) => {
+        // Through the egress chain a refused 407 ends the navigation with this network error.
+        if (options.proxyUrl && error instanceof Error && /net::ERR_(INVALID_AUTH_CREDENTIALS|PROXY_AUTH_)/.test(error.message)) throw proxyCredentialsRefused();
+        throw error;
+      });
       mark('navigate', started);
+      // The egress proxy marks the answers it gives itself: a refused destination (a redirect to
+      // a refused address, say) is the caller's 400; any other mark means the target was not reached.
+      const egress = response?.headers()[REFUSED_HEADER];
+      if (egress === 'refused') throw destinationNotAllowed('url');
+      if (egress !== undefined) throw new ApiError('OPERATION_FAILED', 'The page could not be loaded (the target did not answer); nothing was charged');
+      if (options.proxyUrl && response?.status() === 407) throw proxyCredentialsRefused();
 
       const verdict = await guard(detectProtection(page, response), request, 'inspecting the page');
       if (verdict.protected) {
@@ -117,7 +200,7 @@ export class Renderer {
       mark('wait', started);
 
       started = Date.now();
-      const result = await guard(this.capture(page, options, request), request, 'capturing');
+      const result = await guard(this.capture(slot, options, request), request, 'capturing');
       mark('capture', started);
       if (this.manager.noteCapture()) this.manager.retire();
       return result;
@@ -129,35 +212,38 @@ export class Renderer {
       stopFiltering();
       if (slot.page.isClosed() || !slot.browser.connected) slot.doubtful = true;
       else if (!slot.doubtful) await slot.page.setRequestInterception(false).catch(() => (slot.doubtful = true));
-      void this.pool.release(slot);
+      void this.pool.release(slot).finally(closeChain);
     }
   }
 
   private async navigate(page: Page, options: CaptureOptions, request: RenderRequest): Promise<HTTPResponse | null> {
     const timeout = remainingMs(request, 500);
-    if (options.html !== undefined) {
-      const networkIdle = options.waitUntil === 'networkidle0' || options.waitUntil === 'networkidle2';
-      await page.setContent(options.html, { waitUntil: options.waitUntil === 'domcontentloaded' ? 'domcontentloaded' : 'load', timeout });
-      if (networkIdle) {
-        // setContent only knows load events; the network-idle variants are waited for separately.
-        await page.waitForNetworkIdle({ idleTime: 500, concurrency: options.waitUntil === 'networkidle0' ? 0 : 2, timeout: remainingMs(request, 500) });
-      }
-      return null;
-    }
-    return page.goto(options.url!, { waitUntil: options.waitUntil, timeout });
+    // Inline html is a real navigation to a data: URL (an opaque origin, as about:blank would be),
+    // so that every waitUntil value is Chromium's own lifecycle event for that document.
+    // setContent plus waitForNetworkIdle would count requests of earlier documents on this reused
+    // page that puppeteer never saw finish, and wait for them forever.
+    const target = options.html !== undefined ? `data:text/html;charset=utf-8;base64,${Buffer.from(options.html, 'utf8').toString('base64')}` : options.url!;
+    const response = await page.goto(target, { waitUntil: options.waitUntil, timeout });
+    return options.html !== undefined ? null : response;
   }
 
   private async waitAndClean(page: Page, options: CaptureOptions, request: RenderRequest): Promise<void> {
     if (options.waitForSelector) {
       // Leave time to answer before the deadline: the caller gets a clear message, not a timeout.
       const timeout = remainingMs(request, 1_500);
-      try {
-        await page.waitForSelector(options.waitForSelector, { timeout });
-      } catch (error) {
-        if (error instanceof Error && /not a valid selector|SyntaxError/i.test(error.message)) {
-          throw new ApiError('INVALID_INPUT', `waitForSelector "${options.waitForSelector}" is not a valid CSS selector`);
-        }
-        throw new ApiError('INVALID_INPUT', `waitForSelector: no element matched "${options.waitForSelector}" within ${timeout} ms`);
+      const found = await guard(
+        page.waitForSelector(options.waitForSelector, { timeout }).then(
+          () => true,
+          (error: unknown) => {
+            if (error instanceof Error && error.name === 'TimeoutError') return false;
+            throw error;
+          },
+        ),
+        request,
+        'waiting for waitForSelector',
+      );
+      if (!found) {
+        throw new ApiError('INVALID_INPUT', `waitForSelector: no element matched "${options.waitForSelector}" within ${timeout} ms; nothing was charged`);
       }
     }
     if (options.fullPage && options.fullPageScroll) {
@@ -172,50 +258,61 @@ export class Renderer {
     if (options.delay > 0) await guard(new Promise((r) => setTimeout(r, options.delay)), request, 'waiting for the delay');
   }
 
-  private async capture(page: Page, options: CaptureOptions, request: RenderRequest): Promise<RenderResult> {
-    if (options.format === 'pdf') return this.capturePdf(page, options, request);
+  private async capture(slot: Slot, options: CaptureOptions, request: RenderRequest): Promise<RenderResult> {
+    const { page } = slot;
+    if (options.format === 'pdf') return this.capturePdf(slot, options, request);
     const type = options.format;
     const quality = type === 'png' ? undefined : Math.round(options.imageQuality);
     const base = { type, ...(quality !== undefined ? { quality } : {}), optimizeForSpeed: true } as const;
+    const viewport = effectiveViewport(options);
+    // The limits in CSS pixels at this scale.
+    const maxWidth = Math.floor(MAX_OUTPUT_WIDTH_PX / viewport.scale);
+    const maxHeight = Math.floor(MAX_OUTPUT_HEIGHT_PX / viewport.scale);
+    const tooLarge = (size: { width: number; height: number }) => size.width > maxWidth || size.height > maxHeight;
+    const clipped = (size: { width: number; height: number }) => ({ x: 0, y: 0, width: Math.min(size.width, maxWidth), height: Math.min(size.height, maxHeight) });
     let buffer: Uint8Array;
     if (options.clipSelector) {
-      let element;
+      // The selector is valid CSS (checked before navigation).
+      const element = await page.$(options.clipSelector);
+      if (!element) throw new ApiError('INVALID_INPUT', `clipSelector "${options.clipSelector}" matches no element on the page; nothing was charged`);
       try {
-        element = await page.$(options.clipSelector);
-      } catch {
-        throw new ApiError('INVALID_INPUT', `clipSelector "${options.clipSelector}" is not a valid CSS selector`);
+        const box = await element.boundingBox();
+        if (!box || box.width < 1 || box.height < 1) {
+          throw new ApiError('INVALID_INPUT', `clipSelector "${options.clipSelector}" matches an element that is not visible (no size); nothing was charged`);
+        }
+        // The clip of an element screenshot is relative to the element.
+        buffer = await element.screenshot(tooLarge(box) ? { ...base, clip: clipped(box) } : base);
+      } finally {
+        await element.dispose().catch(() => undefined);
       }
-      if (!element) throw new ApiError('INVALID_INPUT', `clipSelector "${options.clipSelector}" matches no element on the page`);
-      const box = await element.boundingBox();
-      if (!box || box.width < 1 || box.height < 1) throw new ApiError('INVALID_INPUT', `clipSelector "${options.clipSelector}" matches an element that is not visible`);
-      buffer = await element.screenshot({ ...base });
     } else if (options.fullPage) {
-      const viewport = effectiveViewport(options);
       const size = await documentSize(page);
-      const maxCssHeight = Math.floor(MAX_OUTPUT_HEIGHT_PX / viewport.scale);
-      buffer =
-        size.height <= maxCssHeight
-          ? await page.screenshot({ ...base, fullPage: true })
-          : // Beyond the maximum height the top of the page is captured (documented in the README).
-            await page.screenshot({ ...base, clip: { x: 0, y: 0, width: size.width, height: maxCssHeight }, captureBeyondViewport: true });
+      buffer = tooLarge(size)
+        ? await page.screenshot({ ...base, clip: clipped(size), captureBeyondViewport: true })
+        : await page.screenshot({ ...base, fullPage: true });
     } else {
-      buffer = await page.screenshot({ ...base });
+      buffer = tooLarge(viewport) ? await page.screenshot({ ...base, clip: clipped(viewport) }) : await page.screenshot(base);
+    }
+    if (buffer.length === 0) {
+      // Never hand out (and charge for) an empty file.
+      throw new ApiError('OPERATION_FAILED', `The browser produced an empty ${type} image; nothing was charged. Try another format or a smaller capture.`);
     }
     return { buffer: Buffer.from(buffer), mime: MIME_TYPES[type], extension: type === 'jpeg' ? 'jpg' : type };
   }
 
-  private async capturePdf(page: Page, options: CaptureOptions, request: RenderRequest): Promise<RenderResult> {
+  private async capturePdf(slot: Slot, options: CaptureOptions, request: RenderRequest): Promise<RenderResult> {
+    const { page } = slot;
     const viewport = effectiveViewport(options);
     const timeout = remainingMs(request, 200);
     let buffer: Uint8Array | undefined;
     if (options.pdfPageLayout === 'single') {
-      await page.emulateMediaType('screen');
+      await emulateMedia(slot, options, 'screen');
       const size = await documentSize(page);
       const height = options.fullPage ? size.height : viewport.height;
       if (height <= MAX_SINGLE_PDF_HEIGHT_PX) {
         buffer = await page.pdf({ width: `${viewport.width}px`, height: `${height + 1}px`, printBackground: true, pageRanges: '1', timeout });
       }
-      await page.emulateMediaType(undefined);
+      await emulateMedia(slot, options, '');
     }
     buffer ??= await page.pdf({
       format: 'A4',

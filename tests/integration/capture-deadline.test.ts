@@ -1,0 +1,63 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FixtureServer } from '../helpers/fixture-server.js';
+import { decodePng, near } from '../helpers/images.js';
+import { startTestService, type TestService } from '../helpers/test-service.js';
+
+const CAPTURE_TIMEOUT_MS = 3_000;
+const OK_PAGE = '<body style="margin:0;background:rgb(40,160,110)"></body>';
+
+/** CAPTURE_TIMEOUT_MS: a capture that cannot finish answers 504 in time, costs nothing, and leaves the pool usable. */
+describe('capture deadline (CAPTURE_TIMEOUT_MS=3000)', () => {
+  let service: TestService;
+  let fixtures: FixtureServer;
+
+  beforeAll(async () => {
+    fixtures = await new FixtureServer().start();
+    // Sends the start of a document and then nothing, forever.
+    fixtures.route('/never-finishes', (_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.write('<!doctype html><html><head><title>loading</title></head><body style="background:rgb(200,0,0)">');
+    });
+    // A complete document whose image never arrives: no load event.
+    fixtures.route('/hanging-image.png', (_req, res) => {
+      res.writeHead(200, { 'content-type': 'image/png' });
+    });
+    // A script that never yields: the renderer hangs, protocol calls to it too.
+    fixtures.page('/busy-loop', '<!doctype html><html><body><script>for (;;) {}</script></body></html>');
+    fixtures.page('/stuck-subresource', `<!doctype html><html><body style="background:rgb(200,0,0)"><img src="/hanging-image.png"></body></html>`);
+    service = await startTestService({ env: { CAPTURE_TIMEOUT_MS: String(CAPTURE_TIMEOUT_MS), MAX_CONCURRENCY: '1', RATE_LIMIT_MAX: '1000' } });
+  });
+  afterAll(async () => {
+    await service?.stop();
+    await fixtures?.stop();
+  });
+
+  const expectCaptureWorks = async () => {
+    const image = decodePng((await service.client.capture({ html: OK_PAGE, viewportWidth: 200, viewportHeight: 150 })).bytes);
+    expect(near(image.pixel(100, 75), [40, 160, 110])).toBe(true);
+  };
+
+  for (const path of ['/never-finishes', '/stuck-subresource', '/busy-loop']) {
+    it(`answers 504 CAPTURE_TIMEOUT for ${path} near the deadline, charges nothing, and the next capture works`, async () => {
+      const before = await service.client.usage();
+      const started = Date.now();
+      const response = await service.get(`/capture?${new URLSearchParams({ url: `${fixtures.url}${path}`, viewportWidth: '200', viewportHeight: '150', apiKey: service.apiKey })}`);
+      const elapsed = Date.now() - started;
+      expect(response.status).toBe(504);
+      const body = (await response.json()) as { error: { code: string; message: string } };
+      expect(body.error.code).toBe('CAPTURE_TIMEOUT');
+      expect(body.error.message).toContain(`${CAPTURE_TIMEOUT_MS} ms`);
+      expect(elapsed).toBeGreaterThan(CAPTURE_TIMEOUT_MS - 1_000);
+      expect(elapsed).toBeLessThan(CAPTURE_TIMEOUT_MS + 3_000);
+      expect((await service.client.usage()).credits.remaining).toBe(before.credits.remaining);
+      await expectCaptureWorks();
+    });
+  }
+
+  it('counts the deadline from the request: a delay beyond it is a 504 too', async () => {
+    const response = await service.get(`/capture?${new URLSearchParams({ html: OK_PAGE, delay: '5000', apiKey: service.apiKey })}`);
+    expect(response.status).toBe(504);
+    expect(((await response.json()) as { error: { message: string } }).error.message).toMatch(/delay/);
+    await expectCaptureWorks();
+  });
+});

@@ -1,0 +1,179 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RendershotError } from '../../client/src/index.js';
+import { MAX_OUTPUT_HEIGHT_PX, MAX_OUTPUT_WIDTH_PX, MAX_SINGLE_PDF_HEIGHT_PX } from '../../server/src/capture/renderer.js';
+import { FixtureServer } from '../helpers/fixture-server.js';
+import { decodePng, near, pdfPages, webpSize } from '../helpers/images.js';
+import { startTestService, type TestService } from '../helpers/test-service.js';
+
+/** Colour of band i of tall.html (the same function as in the page). */
+const bandColour = (i: number) => [(i * 67 + 40) % 256, (i * 139 + 90) % 256, (i * 29 + 160) % 256];
+const LONG_BANDS = [
+  [200, 40, 40],
+  [40, 200, 40],
+  [40, 40, 200],
+  [200, 200, 40],
+  [40, 200, 200],
+  [200, 40, 200],
+];
+/** A4 is 595 × 842 pt; Chromium rounds the page to whole device pixels, so allow one point. */
+const isA4 = (size: { width: number; height: number }) => Math.abs(size.width - 595) <= 1.2 && Math.abs(size.height - 842) <= 1.2;
+
+async function failure(promise: Promise<unknown>): Promise<RendershotError> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(RendershotError);
+  return error as RendershotError;
+}
+
+describe('full-page captures, lazy content, clipping and pdf layouts', () => {
+  let service: TestService;
+  let fixtures: FixtureServer;
+  const lazyRequests = () => fixtures.requestsTo('/img/swatch.png').filter((r) => r.path.includes('lazy=')).length;
+
+  beforeAll(async () => {
+    fixtures = await new FixtureServer().start();
+    service = await startTestService({ env: { RATE_LIMIT_MAX: '1000' } });
+  });
+  afterAll(async () => {
+    await service?.stop();
+    await fixtures?.stop();
+  });
+
+  it('captures the whole document with fullPage: exactly its height × scale', async () => {
+    const url = `${fixtures.url}/long.html`;
+    const viewport = await service.client.capture({ url, viewportWidth: 800, viewportHeight: 600 });
+    expect([decodePng(viewport.bytes).width, decodePng(viewport.bytes).height]).toEqual([800, 600]);
+
+    const full = decodePng((await service.client.capture({ url, viewportWidth: 800, viewportHeight: 600, fullPage: true })).bytes);
+    expect([full.width, full.height]).toEqual([800, 3000]);
+    for (const [i, colour] of LONG_BANDS.entries()) expect(near(full.pixel(400, i * 500 + 250), colour), `band ${i}`).toBe(true);
+
+    const scaled = decodePng((await service.client.capture({ url, viewportWidth: 400, viewportHeight: 300, fullPage: true, scaleFactor: 2 })).bytes);
+    expect([scaled.width, scaled.height]).toEqual([800, 6000]);
+    expect(near(scaled.pixel(400, 5990), LONG_BANDS[5]!)).toBe(true);
+  });
+
+  it('loads lazy images with fullPageScroll, returns to the top, and loads fewer without it', async () => {
+    const url = `${fixtures.url}/lazy.html`;
+    fixtures.reset();
+    const plain = decodePng((await service.client.capture({ url, viewportWidth: 800, viewportHeight: 600, fullPage: true })).bytes);
+    const withoutScroll = lazyRequests();
+    // Never scrolled: the marker at the top keeps its initial blue.
+    expect(near(plain.pixel(10, 10), [0, 0, 255])).toBe(true);
+
+    fixtures.reset();
+    const scrolled = decodePng(
+      (await service.client.capture({ url, viewportWidth: 800, viewportHeight: 600, fullPage: true, fullPageScroll: true, fullPageScrollDuration: 800 })).bytes,
+    );
+    expect(lazyRequests()).toBe(30);
+    expect(withoutScroll).toBeLessThan(30);
+    // Scrolled away (red) and back to the top (green) before the capture.
+    expect(near(scrolled.pixel(10, 10), [0, 160, 0])).toBe(true);
+    // The loaded images are painted: the last one sits at 3100 + 29 × 400 px.
+    expect(scrolled.height).toBe(3100 + 30 * 400);
+    expect(near(scrolled.pixel(150, 3100 + 29 * 400 + 150), [30, 90, 220])).toBe(true);
+  });
+
+  it(`clips a very tall page at ${MAX_OUTPUT_HEIGHT_PX} px without blank tiles`, async () => {
+    const url = `${fixtures.url}/tall.html`;
+    for (const format of ['png', 'webp'] as const) {
+      const file = await service.client.capture({ url, viewportWidth: 400, viewportHeight: 600, fullPage: true, format });
+      expect(file.bytes.length, format).toBeGreaterThan(1000);
+      if (format !== 'png') continue;
+      const image = decodePng(file.bytes);
+      expect([image.width, image.height]).toEqual([400, MAX_OUTPUT_HEIGHT_PX]);
+      // Every 1000 px band down to the last rows has the page's colour at that position.
+      for (let y = 500; y < image.height; y += 1000) expect(near(image.pixel(200, y), bandColour(Math.floor(y / 1000))), `y=${y}`).toBe(true);
+      expect(near(image.pixel(200, image.height - 3), bandColour(Math.floor((image.height - 3) / 1000))), 'bottom rows').toBe(true);
+    }
+    // At scale 2 the limit is in output pixels: half as many CSS pixels.
+    const scaled = decodePng((await service.client.capture({ url, viewportWidth: 200, viewportHeight: 300, fullPage: true, scaleFactor: 2 })).bytes);
+    expect(scaled.width).toBe(400);
+    expect(scaled.height).toBeLessThanOrEqual(MAX_OUTPUT_HEIGHT_PX);
+    expect(scaled.height).toBeGreaterThan(MAX_OUTPUT_HEIGHT_PX - 2);
+    const bottom = scaled.height - 3;
+    expect(near(scaled.pixel(200, bottom), bandColour(Math.floor(bottom / 2 / 1000)))).toBe(true);
+  });
+
+  it(`keeps every output within ${MAX_OUTPUT_WIDTH_PX}×${MAX_OUTPUT_HEIGHT_PX} px, never an empty WebP`, async () => {
+    // A viewport wider than the limit at this scale, a document wider than it, an element taller than it.
+    const wideViewport = await service.client.capture({ html: '<body style="margin:0;background:rgb(200,40,40)"></body>', format: 'webp', viewportWidth: 6000, viewportHeight: 200, scaleFactor: 3 });
+    expect(webpSize(wideViewport.bytes)).toEqual({ width: MAX_OUTPUT_WIDTH_PX, height: 600 });
+    const wideDocument = await service.client.capture({
+      html: '<body style="margin:0"><div style="width:20000px;height:500px;background:rgb(40,40,200)"></div></body>',
+      format: 'webp',
+      fullPage: true,
+      viewportWidth: 400,
+      viewportHeight: 300,
+    });
+    expect(webpSize(wideDocument.bytes)).toEqual({ width: MAX_OUTPUT_WIDTH_PX, height: 500 });
+    const tallElement = await service.client.capture({
+      html: '<body style="margin:0"><div id="tall" style="width:100px;height:20000px;background:rgb(40,200,40)"></div></body>',
+      format: 'webp',
+      clipSelector: '#tall',
+      viewportWidth: 400,
+      viewportHeight: 300,
+    });
+    expect(webpSize(tallElement.bytes)).toEqual({ width: 100, height: MAX_OUTPUT_HEIGHT_PX });
+  });
+
+  it('captures only the element of clipSelector, and names the selector when nothing matches', async () => {
+    const url = `${fixtures.url}/clip.html`;
+    const box = decodePng((await service.client.capture({ url, viewportWidth: 800, viewportHeight: 600, clipSelector: '#box' })).bytes);
+    expect([box.width, box.height]).toEqual([300, 120]);
+    expect(near(box.pixel(10, 10), [20, 20, 160])).toBe(true);
+    expect(near(box.pixel(290, 110), [230, 120, 20])).toBe(true);
+
+    const scaled = decodePng((await service.client.capture({ url, viewportWidth: 800, viewportHeight: 600, clipSelector: '#inner', scaleFactor: 2 })).bytes);
+    expect([scaled.width, scaled.height]).toEqual([300, 120]);
+
+    // An element below the fold is captured too.
+    const below = decodePng((await service.client.capture({ url, viewportWidth: 800, viewportHeight: 600, clipSelector: '#below' })).bytes);
+    expect([below.width, below.height]).toEqual([200, 100]);
+    expect(near(below.pixel(100, 50), [120, 20, 120])).toBe(true);
+
+    const before = await service.client.usage();
+    const missing = await failure(service.client.capture({ url, clipSelector: '#nothing-here' }));
+    expect([missing.status, missing.code]).toEqual([400, 'INVALID_INPUT']);
+    expect(missing.message).toContain('clipSelector');
+    expect(missing.message).toContain('#nothing-here');
+    const invalid = await failure(service.client.capture({ url, clipSelector: 'div[[' }));
+    expect([invalid.status, invalid.code]).toEqual([400, 'VALIDATION_ERROR']);
+    expect(invalid.message).toContain('clipSelector: "div[[" is not a valid CSS selector');
+    expect(invalid.details).toEqual([{ field: 'clipSelector', message: 'not a valid CSS selector', value: 'div[[' }]);
+    expect((await service.client.usage()).credits.remaining).toBe(before.credits.remaining);
+  });
+
+  it('renders pdf as paginated A4 by default, several pages for a long document', async () => {
+    const pdf = await pdfPages((await service.client.capture({ url: `${fixtures.url}/long.html`, format: 'pdf', viewportWidth: 800, viewportHeight: 600 })).bytes);
+    expect(pdf.count).toBeGreaterThanOrEqual(3);
+    for (const size of pdf.sizes) expect(isA4(size)).toBe(true);
+  });
+
+  it('renders pdfPageLayout=single as one page as tall as the document', async () => {
+    const pdf = await pdfPages(
+      (await service.client.capture({ url: `${fixtures.url}/long.html`, format: 'pdf', pdfPageLayout: 'single', viewportWidth: 800, viewportHeight: 600 })).bytes,
+    );
+    expect(pdf.count).toBe(1);
+    // CSS px to points: × 0.75.
+    expect(pdf.sizes[0]!.width).toBeCloseTo(800 * 0.75, 0);
+    expect(Math.abs(pdf.sizes[0]!.height - 3000 * 0.75)).toBeLessThan(2);
+  });
+
+  it(`falls back to paginated A4 for a single-page pdf taller than ${MAX_SINGLE_PDF_HEIGHT_PX} px`, async () => {
+    const pdf = await pdfPages(
+      (await service.client.capture({ url: `${fixtures.url}/tall.html`, format: 'pdf', pdfPageLayout: 'single', viewportWidth: 800, viewportHeight: 600 })).bytes,
+    );
+    expect(pdf.count).toBeGreaterThan(5);
+    expect(pdf.sizes.every(isA4)).toBe(true);
+  });
+
+  it('forces fullPage and fullPageScroll for pdf: lazy images far down are loaded', async () => {
+    fixtures.reset();
+    const pdf = await service.client.capture({ url: `${fixtures.url}/lazy.html`, format: 'pdf', fullPage: false, fullPageScroll: false, viewportWidth: 800, viewportHeight: 600 });
+    expect((await pdfPages(pdf.bytes)).count).toBeGreaterThan(3);
+    expect(lazyRequests()).toBe(30);
+  });
+});
