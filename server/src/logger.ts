@@ -6,6 +6,8 @@ export const REDACTED_PATHS = [
   'req.query.openaiApiKey',
   'req.query.proxyPassword',
   'req.query.requestStorageSecretAccessKey',
+  // Custom headers may carry tokens; the spec says they are not stored.
+  'req.query.headers',
   'req.headers["x-api-key"]',
   'req.headers["x-openai-api-key"]',
   'req.headers.authorization',
@@ -17,7 +19,7 @@ export const REDACTED_PATHS = [
   'options.headers',
 ];
 
-const SECRET_QUERY = /([?&](?:apiKey|openaiApiKey|proxyPassword|requestStorageSecretAccessKey)=)[^&#\s]*/gi;
+const SECRET_QUERY = /([?&](?:apiKey|openaiApiKey|proxyPassword|requestStorageSecretAccessKey|headers)=)[^&#\s]*/gi;
 
 /** Removes secret query values from a URL or message before it is logged. */
 export function redactUrl(text: string): string {

@@ -133,7 +133,7 @@ export async function startRuntime(config: Config, options: { logger?: Logger; r
     logger,
   });
   await pool.warm();
-  const renderer = new Renderer(pool, browser);
+  const renderer = new Renderer(pool, browser, { openProxyChain: (upstream) => egress.openChain(upstream), wasRefused: (url) => egress.refusedRecently(url) });
   // The filter engines load in the background (from their cache when the lists are unchanged): start-up does not wait.
   const contentFilters = new ContentFilters({ logger });
   void contentFilters.warm();

@@ -1,3 +1,4 @@
+import { registerFixtureAddress } from './fixture-server.js';
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
@@ -115,6 +116,7 @@ export async function startS3(
   server.middleware.unshift(verifySignatureV4(new Map([[accessKeyId, secretAccessKey]])));
   const address = await server.run();
   const endpoint = `http://127.0.0.1:${address.port}`;
+  registerFixtureAddress(`127.0.0.1:${address.port}`);
   const client = new S3Client({
     endpoint,
     region,
@@ -156,6 +158,7 @@ export async function startSilentServer(): Promise<{ endpoint: string; stop(): P
     socket.on('error', () => undefined);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  registerFixtureAddress(`127.0.0.1:${(server.address() as AddressInfo).port}`);
   return {
     endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     stop: async () => {
@@ -171,5 +174,7 @@ export async function closedPort(): Promise<number> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   await new Promise<void>((resolve) => server.close(() => resolve()));
+  // Allowed by the network policy, so the storage client's own failure is what a test sees.
+  registerFixtureAddress(`127.0.0.1:${port}`);
   return port;
 }

@@ -50,7 +50,8 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
       MAX_CONCURRENCY: '2',
       CAPTURE_TIMEOUT_MS: '20000',
       LOG_LEVEL: 'info',
-      ALLOW_PRIVATE_NETWORK: 'true',
+      // The suite runs with the network policy ON; only fixture servers are allowed (allowFixtures).
+      ALLOW_PRIVATE_NETWORK: 'false',
       ...options.env,
     },
   );

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BLOCKABLE_RESOURCES } from '@rendershot/contract';
 import { RendershotError } from '../../client/src/index.js';
-import { FixtureServer } from '../helpers/fixture-server.js';
+import { FixtureServer, registerFixtureAddress } from '../helpers/fixture-server.js';
 import { decodePng, near } from '../helpers/images.js';
 import { capturedLogLines, startTestService, type TestService } from '../helpers/test-service.js';
 
@@ -39,6 +39,8 @@ async function startAuthenticatingProxy(username: string, password: string) {
   });
   server.on('connect', (_req, socket) => socket.end('HTTP/1.1 405 Method Not Allowed\r\n\r\n'));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  // The test proxy is a destination the network policy must allow (a user's proxy is checked too).
+  registerFixtureAddress(`127.0.0.1:${(server.address() as AddressInfo).port}`);
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     log,

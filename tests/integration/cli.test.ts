@@ -73,7 +73,7 @@ describe('rendershot CLI', () => {
       await cliWithKey('storage', 'add', '--org', 'Storage org', '--name', 'wrong', '--endpoint', s3.endpoint, '--bucket', 'missing-bucket',
         '--access-key-id', s3.accessKeyId, '--secret-access-key', s3.secretAccessKey);
       const failed = await run('node', [CLI, 'storage', 'test', '--org', 'Storage org', 'wrong', '--json'], { env }).catch((e: { stderr: string }) => e);
-      expect((failed as { stderr: string }).stderr).toMatch(/Upload to storage failed: (NoSuchBucket|NotFound)/);
+      expect((failed as { stderr: string }).stderr).toMatch(/Connection test failed: NoSuchBucket/);
       expect(await cliWithKey('storage', 'default', '--org', 'Storage org', 'wrong')).toMatchObject({ default: 'wrong' });
       const list = await cliWithKey('storage', 'list', '--org', 'Storage org');
       expect(list.filter((c) => c.isDefault).map((c) => c.name)).toEqual(['wrong']);

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ContentFilters } from '../../server/src/capture/content-filters/index.js';
 import { ApiError } from '../../server/src/errors.js';
 import { createLogger } from '../../server/src/logger.js';
-import { FixtureServer } from '../helpers/fixture-server.js';
+import { FixtureServer, registerFixtureAddress } from '../helpers/fixture-server.js';
 import { decodePng, near, type DecodedImage } from '../helpers/images.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
 
@@ -42,6 +42,7 @@ async function startRelay(targetPort: number): Promise<{ origin: string; stop: (
     server.once('error', reject);
     server.listen(0, '127.0.0.2', () => resolve());
   });
+  registerFixtureAddress(`127.0.0.2:${(server.address() as AddressInfo).port}`);
   return {
     origin: `http://127.0.0.2:${(server.address() as AddressInfo).port}`,
     stop: async () => {

@@ -1,5 +1,5 @@
 import { MIME_TYPES, type CaptureOptions } from '@rendershot/contract';
-import type { HTTPResponse, Page } from 'puppeteer';
+import type { HTTPRequest, HTTPResponse, Page } from 'puppeteer';
 import { ApiError } from '../errors.js';
 import type { BrowserManager } from './browser-manager.js';
 import { PoolSaturatedError, type ContextPool, type Slot } from './context-pool.js';
@@ -128,6 +128,11 @@ export interface RendererOptions {
    * caller's proxy directly and answers its 407 with proxyUsername/proxyPassword.
    */
   openProxyChain?: (upstream: UpstreamProxy) => Promise<ProxyChain>;
+  /**
+   * Whether the egress proxy just refused the host of a URL. An HTTPS navigation refused by the
+   * proxy only shows as a failed tunnel; this tells it apart from a site that is down.
+   */
+  wasRefused?: (url: string) => boolean;
 }
 
 /** Renders one capture on a pooled page: set up, navigate, wait, clean, capture. */
@@ -176,11 +181,22 @@ export class Renderer {
       mark('setup', started);
 
       started = Date.now();
-      const response = await guard(this.navigate(page, options, request), request, 'loading the page').catch((error: unknown) => {
-        // Through the egress chain a refused 407 ends the navigation with this network error.
-        if (options.proxyUrl && error instanceof Error && /net::ERR_(INVALID_AUTH_CREDENTIALS|PROXY_AUTH_)/.test(error.message)) throw proxyCredentialsRefused();
-        throw error;
-      });
+      // The last URL the main frame navigated to (each redirect hop is a new request).
+      let navigatedTo: string | undefined;
+      const onNavigation = (r: HTTPRequest) => {
+        if (r.isNavigationRequest() && r.frame() === page.mainFrame()) navigatedTo = r.url();
+      };
+      page.on('request', onNavigation);
+      const response = await guard(this.navigate(page, options, request), request, 'loading the page')
+        .catch((error: unknown) => {
+          // Through the egress chain a refused 407 ends the navigation with this network error.
+          if (options.proxyUrl && error instanceof Error && /net::ERR_(INVALID_AUTH_CREDENTIALS|PROXY_AUTH_)/.test(error.message)) throw proxyCredentialsRefused();
+          if (error instanceof Error && /net::ERR_TUNNEL_CONNECTION_FAILED/.test(error.message) && navigatedTo && this.options.wasRefused?.(navigatedTo)) {
+            throw destinationNotAllowed('url');
+          }
+          throw error;
+        })
+        .finally(() => page.off('request', onNavigation));
       mark('navigate', started);
       // The egress proxy marks the answers it gives itself: a refused destination (a redirect to
       // a refused address, say) is the caller's 400; any other mark means the target was not reached.

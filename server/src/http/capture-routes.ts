@@ -10,7 +10,9 @@ import { contextOf } from './request-context.js';
 function disconnectSignal(res: Response, shutdown?: AbortSignal): AbortSignal {
   const controller = new AbortController();
   // A shutdown past its grace period ends the capture the same way a departed client does.
-  shutdown?.addEventListener('abort', () => controller.abort(), { once: true });
+  const onShutdown = () => controller.abort();
+  shutdown?.addEventListener('abort', onShutdown, { once: true });
+  res.on('close', () => shutdown?.removeEventListener('abort', onShutdown));
   res.on('close', () => {
     if (!res.writableFinished) controller.abort();
   });

@@ -93,8 +93,35 @@ export class EgressProxy {
     };
   }
 
+  /** Destinations refused in the last seconds, so a failed HTTPS navigation can be told apart from a dead site. */
+  private readonly recentRefusals = new Map<string, number>();
+
+  /** Whether the host:port of `url` was refused by the policy in the last 30 seconds. */
+  refusedRecently(url: string): boolean {
+    try {
+      const parsed = new URL(url);
+      const authority = `${bareHost(parsed.hostname)}:${parsed.port || (parsed.protocol === 'https:' ? 443 : 80)}`;
+      const at = this.recentRefusals.get(authority);
+      return at !== undefined && Date.now() - at < 30_000;
+    } catch {
+      return false;
+    }
+  }
+
   private refuse(where: string, error: unknown): void {
     this.refused += 1;
+    const authority = where.includes('/') ? undefined : where;
+    if (authority) {
+      const { host, port } = (() => {
+        try {
+          return splitHostPort(authority, 80);
+        } catch {
+          return { host: authority, port: 80 };
+        }
+      })();
+      this.recentRefusals.set(`${host}:${port}`, Date.now());
+      if (this.recentRefusals.size > 1_000) this.recentRefusals.delete(this.recentRefusals.keys().next().value!);
+    }
     this.logger.info({ destination: where, reason: error instanceof Error ? error.message : String(error) }, 'egress refused');
   }
 
@@ -134,7 +161,7 @@ export class EgressProxy {
       });
       outgoing.on('timeout', () => outgoing.destroy(new Error('upstream timeout')));
       outgoing.on('error', () => {
-        if (!res.headersSent) res.writeHead(502).end();
+        if (!res.headersSent) res.writeHead(502, { [REFUSED_HEADER]: 'unreachable' }).end();
         else res.destroy();
       });
       req.pipe(outgoing);
