@@ -8,18 +8,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import captureWebsite from 'capture-website';
 import puppeteer, { type Browser, type Page } from 'puppeteer';
+import { CHROMIUM_BASE_FLAGS } from '../../server/src/capture/browser-manager.js';
 import { nowMs } from './stats.js';
 
 export const CHROME_PATH = '/usr/bin/chromium';
-export const CHROME_ARGS: readonly string[] = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
+/** The raw baselines get the machine's base flags only, none of the service's tuning. */
+export const CHROME_ARGS: readonly string[] = CHROMIUM_BASE_FLAGS;
 export const VIEWPORT = { width: 1920, height: 1080 } as const;
 
 export interface RawBrowser {

@@ -4,8 +4,11 @@ import { join } from 'node:path';
 import puppeteer, { type Browser } from 'puppeteer';
 import type { Logger } from 'pino';
 
-/** Flags verified on these machines (known-traps): without the networking ones Chromium floods a closed network. */
-const LAUNCH_ARGS = [
+/**
+ * Flags verified on these machines (known-traps): without the networking ones Chromium floods a
+ * closed network. Every Chromium the project starts (service, benchmark baselines, browser tests) uses them.
+ */
+export const CHROMIUM_BASE_FLAGS: readonly string[] = [
   '--no-sandbox',
   '--disable-gpu',
   '--disable-quic',
@@ -13,6 +16,10 @@ const LAUNCH_ARGS = [
   '--disable-background-networking',
   '--disable-component-update',
   '--disable-sync',
+];
+
+const LAUNCH_ARGS = [
+  ...CHROMIUM_BASE_FLAGS,
   '--disable-dev-shm-usage',
   '--hide-scrollbars',
   '--mute-audio',
