@@ -18,6 +18,8 @@ import { destinationNotAllowed } from '../security/target-policy.js';
 export const MAX_OUTPUT_HEIGHT_PX = 16_383;
 export const MAX_OUTPUT_WIDTH_PX = 16_383;
 /** A single-page PDF taller than this (CSS px; PDF pages end at 200 in) falls back to paginated A4. */
+/** Rendered CSS pixels past which the slot's context is replaced after the capture (4 × a 1080p screen). */
+const LARGE_RENDER_PIXELS = 4 * 1920 * 1080;
 export const MAX_SINGLE_PDF_HEIGHT_PX = 19_000;
 
 export interface RenderRequest {
@@ -303,6 +305,9 @@ export class Renderer {
       }
     } else if (options.fullPage) {
       const size = await documentSize(page);
+      // A very tall render leaves large buffers in the kept renderer process: the context is
+      // replaced rather than reused, which returns that memory (PSS drift in npm run bench).
+      if (size.width * size.height > LARGE_RENDER_PIXELS) slot.doubtful = true;
       buffer = tooLarge(size)
         ? await page.screenshot({ ...base, clip: clipped(size), captureBeyondViewport: true })
         : await page.screenshot({ ...base, fullPage: true });
