@@ -24,8 +24,10 @@ fi
 export PUPPETEER_SKIP_DOWNLOAD=true
 if [ "${RENDERSHOT_SETUP_OMIT_DEV:-false}" = "true" ]; then
   # Production images: runtime dependencies only.
-  npm ci --omit=dev --no-audit --no-fund --loglevel=error
+  npm ci --omit=dev --no-audit --no-fund --loglevel=error || npm install --omit=dev --no-audit --no-fund --loglevel=error
 elif [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   echo "setup: installing npm dependencies"
-  npm ci --no-audit --no-fund --loglevel=error
+  # npm 11 can write a lock without other platforms' optional packages, which `npm ci` then
+  # rejects; `npm install` installs the locked versions all the same.
+  npm ci --no-audit --no-fund --loglevel=error 2>/dev/null || npm install --no-audit --no-fund --loglevel=error
 fi

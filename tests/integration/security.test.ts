@@ -89,6 +89,7 @@ describe('network policy (protection on)', () => {
         if (host === 'localhost') return ['127.0.0.1'];
         if (host === 'metadata.test') return ['169.254.169.254'];
         if (host === 'mixed.test') return ['93.184.216.34', '10.0.0.1'];
+        if (host === 'public-storage.test') return ['93.184.216.34'];
         return ['127.0.0.1'].filter(() => false);
       },
     });
@@ -203,6 +204,26 @@ describe('network policy (protection on)', () => {
     const response = await get({ url: `${fixtures.url}/webrtc`, delay: '1000', viewportWidth: '200', viewportHeight: '100' });
     expect(response.status).toBe(200);
     expect(udpPackets).toBe(0);
+  });
+
+  it.each([
+    ['plain http on the public internet', 'http://public-storage.test/', /must use https/],
+    ['credentials in the URL', 'https://user:secret@public-storage.test/', /must not carry credentials/],
+    ['a refused address', () => canaryUrl('/'), /the destination is not allowed/],
+  ])('refuses a storage endpoint with %s before any work', async (_name, endpoint, message) => {
+    const before = await service.client.usage();
+    const response = await get({
+      url: `${fixtures.url}/ok`,
+      requestStorageEnabled: 'true',
+      requestStorageEndpoint: typeof endpoint === 'function' ? endpoint() : endpoint,
+      requestStorageAccessKeyId: 'AKIA',
+      requestStorageSecretAccessKey: 'secret',
+      requestStorageBucket: 'b',
+    });
+    expect(response.status).toBe(400);
+    expect(((await response.json()) as { error: { message: string } }).error.message).toMatch(message);
+    expect(canaryHits).toEqual([]);
+    expect((await service.client.usage()).credits).toEqual(before.credits);
   });
 
   it('a user proxy on a refused address is refused up front', async () => {

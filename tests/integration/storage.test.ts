@@ -370,7 +370,7 @@ describe('egress policy for storage endpoints (ALLOW_PRIVATE_NETWORK=false)', ()
     let calls = 0;
     const rebinding = async () => (calls++ === 0 ? ['93.184.216.34'] : ['127.0.0.1']);
     const guarded = new StorageUploader({ connectTimeoutMs: 1_000, requestTimeoutMs: 2_000, policy, resolve: rebinding });
-    const error = await guarded.upload(target('http://rebind.example:9000'), file).then(
+    const error = await guarded.upload(target('https://rebind.example:9000'), file).then(
       () => undefined,
       (e: unknown) => e,
     );

@@ -4,7 +4,7 @@ import { Agent as HttpsAgent } from 'node:https';
 import { DeleteObjectCommand, HeadBucketCommand, PutObjectCommand, S3Client, S3ServiceException } from '@aws-sdk/client-s3';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { ApiError } from '../errors.js';
-import type { AddressPolicy } from '../security/address-policy.js';
+import { isPublicAddress, type AddressPolicy } from '../security/address-policy.js';
 import { bareHost, checkedAddress, DestinationRefusedError } from '../security/destination-check.js';
 import type { Resolver } from '../security/resolver.js';
 import { destinationNotAllowed, guardedLookup } from '../security/target-policy.js';
@@ -126,11 +126,19 @@ export class StorageUploader {
    * A name that does not resolve passes here and fails the upload as "endpoint unreachable".
    */
   async checkDestination(target: StorageTarget): Promise<void> {
-    if (this.options.policy.allowPrivateNetwork) return;
     const url = new URL(target.endpoint);
+    if (url.username || url.password) {
+      throw new ApiError('INVALID_INPUT', 'The storage endpoint must not carry credentials in its URL; use the access key fields');
+    }
     try {
-      await checkedAddress(this.options.policy, this.options.resolve, bareHost(url.hostname), endpointPort(url));
+      const address = await checkedAddress(this.options.policy, this.options.resolve, bareHost(url.hostname), endpointPort(url));
+      // Object data must not cross the internet in clear: plain http only for a private-network endpoint.
+      if (url.protocol !== 'https:' && isPublicAddress(address)) {
+        throw new ApiError('INVALID_INPUT', 'The storage endpoint must use https:// (plain http is accepted only for endpoints on a private network)');
+      }
     } catch (error) {
+      if (error instanceof ApiError) throw error;
+      if (this.options.policy.allowPrivateNetwork && error instanceof DestinationRefusedError) return;
       if (error instanceof DestinationRefusedError && !/does not resolve/.test(error.reason)) throw this.notAllowed(target);
       if (!(error instanceof DestinationRefusedError)) throw error;
     }
