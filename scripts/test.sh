@@ -4,4 +4,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
-npx vitest run "$@"
+results="$(mktemp)"
+status=0
+npx vitest run --reporter=default --reporter=json --outputFile="$results" "$@" || status=$?
+# One plain closing line that any CI can read.
+node -e 'const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8")); console.log(`${r.numPassedTests} passed, ${r.numFailedTests} failed`);' "$results" || true
+rm -f "$results"
+exit "$status"
