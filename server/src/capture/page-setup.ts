@@ -1,15 +1,9 @@
-import { resolveDevice, type CaptureOptions } from '@rendershot/contract';
+import { resolveDevice, type CaptureOptions, type DevicePreset } from '@rendershot/contract';
 import type { HTTPRequest, ResourceType } from 'puppeteer';
 import type { Slot } from './context-pool.js';
 
-export interface Viewport {
-  width: number;
-  height: number;
-  scale: number;
-  mobile: boolean;
-  touch: boolean;
-  userAgent: string;
-}
+/** The preset's emulation settings after the request's overrides. */
+export type Viewport = Pick<DevicePreset, 'width' | 'height' | 'scale' | 'mobile' | 'touch' | 'userAgent'>;
 
 /** The effective viewport: the device preset, overridden by viewportWidth/Height, scaleFactor and userAgent. */
 export function effectiveViewport(options: CaptureOptions): Viewport {

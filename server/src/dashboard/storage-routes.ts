@@ -41,6 +41,19 @@ const formOf = (config: StorageConfigRecord): StorageForm => ({
   isDefault: config.isDefault,
 });
 
+/** The configuration fields a submitted form carries; the default flag is handled by each route. */
+function configurationFields(form: StorageForm) {
+  return {
+    name: form.name,
+    endpoint: form.endpoint,
+    bucket: form.bucket,
+    region: form.region,
+    accessKeyId: form.accessKeyId,
+    secretAccessKey: form.secretAccessKey,
+    forcePathStyle: form.forcePathStyle,
+  };
+}
+
 export function mountStorageRoutes(router: Router, services: DashboardServices): void {
   const { data, sessions, assets, encryptionConfigured } = services;
   const listUrl = `${DASHBOARD_PATH}/storage`;
@@ -76,13 +89,7 @@ export function mountStorageRoutes(router: Router, services: DashboardServices):
       const form = readForm(req);
       try {
         const created = await data.storageConfigs.create(organizationOf(res).organizationId, {
-          name: form.name,
-          endpoint: form.endpoint,
-          bucket: form.bucket,
-          region: form.region,
-          accessKeyId: form.accessKeyId,
-          secretAccessKey: form.secretAccessKey,
-          forcePathStyle: form.forcePathStyle,
+          ...configurationFields(form),
           ...(form.isDefault ? { isDefault: true } : {}),
         });
         await setFlash(sessions, res, {
@@ -116,15 +123,7 @@ export function mountStorageRoutes(router: Router, services: DashboardServices):
       if (!existing) return notFound(res);
       const form = readForm(req);
       try {
-        const updated = await data.storageConfigs.update(organizationOf(res).organizationId, existing.id, {
-          name: form.name,
-          endpoint: form.endpoint,
-          bucket: form.bucket,
-          region: form.region,
-          accessKeyId: form.accessKeyId,
-          secretAccessKey: form.secretAccessKey,
-          forcePathStyle: form.forcePathStyle,
-        });
+        const updated = await data.storageConfigs.update(organizationOf(res).organizationId, existing.id, configurationFields(form));
         if (!updated) return notFound(res);
         await setFlash(sessions, res, {
           kind: 'success',
