@@ -5,6 +5,7 @@ import type { BrowserManager } from './browser-manager.js';
 import { PoolSaturatedError, type ContextPool, type Slot } from './context-pool.js';
 import { documentSize, invalidSelectors, removeElements, scrollThrough } from './page-actions.js';
 import { effectiveViewport, emulateMedia, preparePage, type RequestFilter } from './page-setup.js';
+import { compactRenderResult } from './png-encoder.js';
 import { detectProtection } from './protection-detector.js';
 import { bareHost } from '../security/destination-check.js';
 import { REFUSED_HEADER, type UpstreamProxy } from '../security/egress-proxy.js';
@@ -145,7 +146,12 @@ export class Renderer {
     private readonly options: RendererOptions = {},
   ) {}
 
+  /** The PNG is re-encoded once the slot is back in the pool (png-encoder.ts), so the next capture renders meanwhile. */
   async render(request: RenderRequest): Promise<RenderResult> {
+    return compactRenderResult(await this.renderOnSlot(request), request.timings);
+  }
+
+  private async renderOnSlot(request: RenderRequest): Promise<RenderResult> {
     const { options } = request;
     const timings = request.timings ?? {};
     const mark = (stage: string, started: number) => (timings[stage] = Date.now() - started);
