@@ -35,6 +35,8 @@ export interface RenderRequest {
   beforeNavigate?: (page: Page) => Promise<void>;
   /** Runs after the page settled, before capture (cookie banner cleanup). */
   afterLoad?: (page: Page) => Promise<void>;
+  /** Removes what beforeNavigate installed, however the capture ends; a failure retires the context. */
+  cleanup?: () => Promise<void>;
   /** Timing of each stage, for Server-Timing. */
   timings?: Record<string, number>;
 }
@@ -234,6 +236,7 @@ export class Renderer {
       throw error;
     } finally {
       stopFiltering();
+      await request.cleanup?.().catch(() => (slot.doubtful = true));
       if (slot.page.isClosed() || !slot.browser.connected) slot.doubtful = true;
       else if (!slot.doubtful) await slot.page.setRequestInterception(false).catch(() => (slot.doubtful = true));
       void this.pool.release(slot).finally(closeChain);

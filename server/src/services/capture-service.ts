@@ -263,6 +263,7 @@ export class CaptureService {
           signal: command.signal,
           timings,
           ...(filters?.requestFilters.length ? { requestFilters: filters.requestFilters } : {}),
+          ...(filters ? { beforeNavigate: filters.beforeNavigate, cleanup: filters.cleanup } : {}),
           ...(afterLoadSteps.length > 0 ? { afterLoad: async (page: Page) => { for (const step of afterLoadSteps) await step(page); } } : {}),
         })
         .catch((error: unknown) => {

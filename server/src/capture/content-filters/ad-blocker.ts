@@ -1,6 +1,7 @@
 import { Request, type FiltersEngine, type RequestType } from '@ghostery/adblocker';
 import type { HTTPRequest, Page } from 'puppeteer';
 import type { RequestFilter } from '../page-setup.js';
+import { documentStartStyles, type DocumentStartRegistry } from './document-start.js';
 import { applyCosmeticFilters, framesOf, topLevelUrl, type CosmeticResult } from './cosmetics.js';
 
 /** Blocked URLs remembered per capture, to collapse the elements that asked for them. */
@@ -40,12 +41,14 @@ export interface AdBlockReport extends CosmeticResult {
 /**
  * One capture's ad blocking: a request filter for the renderer (network rules of the ad and
  * tracker lists, with their exceptions) and, once the page has loaded, the lists' element-hiding
- * rules plus the collapse of what was blocked. Nothing is installed in the page before it loads,
- * so nothing outlives the capture on a reused page.
+ * rules (from the document's start, and once it has loaded for the rules that depend on its
+ * classes and ids) plus the collapse of what was blocked. What is installed in the page before it
+ * loads is removed after the capture (DocumentStartRegistry).
  */
 export class AdBlockSession {
   private readonly blockedUrls = new Set<string>();
   private blockedCount = 0;
+  private baseRulesApplied = false;
 
   constructor(private readonly engine: FiltersEngine) {}
 
@@ -68,9 +71,17 @@ export class AdBlockSession {
     return match;
   };
 
-  /** Element hiding and collapse, on the loaded page. */
+  /** Element hiding from the document's start: the ad slots the lists know never show. */
+  async beforeNavigate(registry: DocumentStartRegistry, targetUrl: string): Promise<void> {
+    const styles = documentStartStyles(this.engine, targetUrl);
+    if (!styles) return;
+    await registry.addScript(styles);
+    this.baseRulesApplied = true;
+  }
+
+  /** Element hiding (the rules that depend on the loaded document) and collapse, on the loaded page. */
   async afterLoad(page: Page): Promise<AdBlockReport> {
-    const cosmetic = await applyCosmeticFilters(page, this.engine);
+    const cosmetic = await applyCosmeticFilters(page, this.engine, { baseRulesApplied: this.baseRulesApplied });
     let collapsed = 0;
     if (this.blockedUrls.size > 0) {
       const urls = JSON.stringify([...this.blockedUrls]);

@@ -5,12 +5,15 @@ import { filterCompactRules, type IndexedCMPRuleset } from '@duckduckgo/autocons
 import type { FiltersEngine } from '@ghostery/adblocker';
 import type { Frame, Page } from 'puppeteer';
 import { applyCosmeticFilters, framesOf, pageInfo, type CosmeticResult } from './cosmetics.js';
+import { documentStartStyles, type DocumentStartRegistry } from './document-start.js';
 import { cleanupOverlays, type OverlayCleanupResult } from './overlay-cleanup.js';
 
 /**
- * How long the consent engine may take, counted from its injection into the loaded page.
+ * How long the consent engine may go on once the page has loaded (it has been running since the
+ * document's start, so by then it has looked for a consent manager at least once), and at most
+ * actionMs in all, which bounds what the option costs on any page.
  * - detection: no consent manager found by then → none is assumed (the fixed cost of the option
- *   on a page without one);
+ *   on a page without one; the cookie-notice rules hide one that shows later);
  * - popup: a consent manager is present but its dialog has not shown by then → it is not going to
  *   (consent already stored, or a region without a banner);
  * - action: a dialog is being refused (some need a second layer: settings, toggles, save).
@@ -24,7 +27,7 @@ export interface ConsentTimings {
   pollMs: number;
 }
 
-export const DEFAULT_CONSENT_TIMINGS: ConsentTimings = { detectionMs: 1_000, popupMs: 2_500, actionMs: 8_000, settleMs: 150, pollMs: 50 };
+export const DEFAULT_CONSENT_TIMINGS: ConsentTimings = { detectionMs: 100, popupMs: 300, actionMs: 800, settleMs: 100, pollMs: 25 };
 
 /** Autoconsent's content script for automation (it talks through window.autoconsentSendMessage / autoconsentReceiveMessage). */
 export interface ConsentEngineAssets {
@@ -58,14 +61,18 @@ async function readConsentEngineAssets(): Promise<ConsentEngineAssets> {
  * Autoconsent's settings: refuse (optOut) wherever a rule knows how. The heuristic detector may
  * press a "reject" button, or an "OK / got it" one on a notice that offers no choice ('tier1'); it
  * never accepts. The script runs in the page's own world, so rules that call a consent manager's
- * JavaScript API do it directly. Prehiding is off: the page has already loaded, and a capture
- * taken while prehide is still on would hide a dialog that was never refused.
+ * JavaScript API do it directly. Prehiding is on, from the document's start: the dialogs of the
+ * consent managers autoconsent knows are transparent until it has refused them (it then lifts the
+ * prehide itself; the manager hides its own dialog). A refusal that takes longer than the option
+ * may cost (Cookiebot's takes 1.5 s, most of it checking its own work) thus never shows in the
+ * capture, nor does the markup of a consent manager whose script never came. prehideTimeout is
+ * longer than any capture: lifting it half-way would show a dialog nobody refused.
  */
 const AUTOCONSENT_CONFIG = {
   enabled: true,
   autoAction: 'optOut',
   disabledCmps: [],
-  enablePrehide: false,
+  enablePrehide: true,
   enableCosmeticRules: true,
   enableGeneratedRules: true,
   enableHeuristicDetection: true,
@@ -73,18 +80,31 @@ const AUTOCONSENT_CONFIG = {
   enablePopupMutationObserver: false,
   detectRetries: 20,
   isMainWorld: true,
-  prehideTimeout: 2000,
+  prehideTimeout: 120_000,
   visualTest: false,
   performanceLoggingEnabled: false,
   logs: { lifecycle: false, rulesteps: false, detectionsteps: false, evals: false, errors: false, messages: false, waits: false },
 };
 
-/** A message queue the content script writes to and the capture reads by polling: no binding is left on the (reused) page. */
+/** The page binding that answers the content script's init message at once, with the rules for its frame. */
+const INIT_BINDING = '__rendershotConsentInit';
+
+/**
+ * A message queue the content script writes to and the capture reads by polling. The init message
+ * is answered through the binding while the capture installed it (from the document's start on),
+ * so that detection starts before the page's own scripts run; without it, by the polling capture.
+ * Returns false when the document has it already (installed at its start).
+ */
 const BRIDGE = `(() => {
   if (window.__rendershotConsent) return false;
   const queue = [];
   Object.defineProperty(window, '__rendershotConsent', { value: { take: () => queue.splice(0, queue.length) }, configurable: true });
   window.autoconsentSendMessage = (message) => {
+    const init = window.${INIT_BINDING};
+    if (message && message.type === 'init' && typeof init === 'function') {
+      init(String(location.href), window === window.top).then((reply) => window.autoconsentReceiveMessage(reply), () => undefined);
+      return Promise.resolve();
+    }
     try { queue.push(JSON.parse(JSON.stringify(message))); } catch (error) { /* not serializable: not needed */ }
     return Promise.resolve();
   };
@@ -140,7 +160,8 @@ export interface ConsentReport {
  * One capture's cookie-banner removal, on the loaded page: autoconsent refuses consent where it
  * recognises the consent manager, then the cookie-notice list hides the notices it knows, then
  * the overlay cleanup removes what is left in the way (a full-screen backdrop, the page's scroll
- * lock). Everything runs in the documents of this capture; nothing is registered on the page.
+ * lock). The engine and the rules are in the capture's documents from their start
+ * (beforeNavigate); what was registered on the page for that is removed after the capture.
  */
 export class CookieBannerSession {
   private readonly runs = new Map<Frame, FrameRun>();
@@ -159,11 +180,25 @@ export class CookieBannerSession {
     private readonly timings: ConsentTimings = DEFAULT_CONSENT_TIMINGS,
   ) {}
 
+  private baseRulesApplied = false;
+
+  /**
+   * Before navigation: autoconsent and the cookie-notice rules go into every document of the
+   * capture from its start (before the page's first script), so a banner is refused or hidden
+   * while the page loads. The registry removes them after the capture.
+   */
+  async beforeNavigate(registry: DocumentStartRegistry, targetUrl: string): Promise<void> {
+    await registry.expose(INIT_BINDING, (url: string, mainFrame: boolean) => this.initReply(url, mainFrame));
+    const styles = documentStartStyles(this.engine, targetUrl);
+    await registry.addScript(`${styles}\n${BRIDGE};\n${this.assets.script}`);
+    this.baseRulesApplied = styles !== '';
+  }
+
   async afterLoad(page: Page, deadline: number): Promise<ConsentReport> {
     const started = Date.now();
     await this.refuseConsent(page, Math.min(deadline, started + this.timings.actionMs));
     this.report.consentMs = Date.now() - started;
-    this.report.cosmetic = await applyCosmeticFilters(page, this.engine);
+    this.report.cosmetic = await applyCosmeticFilters(page, this.engine, { baseRulesApplied: this.baseRulesApplied });
     this.report.overlays = await cleanupOverlays(page);
     return this.report;
   }
@@ -193,13 +228,20 @@ export class CookieBannerSession {
         const run: FrameRun = { frame, lifecycle: 'loading', gone: false };
         this.runs.set(frame, run);
         try {
-          await frame.evaluate(BRIDGE);
-          await frame.evaluate(this.assets.script);
+          // A document that has had the engine since its start keeps it: only the polling starts here.
+          if (await frame.evaluate(BRIDGE)) await frame.evaluate(this.assets.script);
         } catch {
           run.gone = true;
         }
       }),
     );
+  }
+
+  /** Autoconsent's settings and the rules that can apply to a document at this address. */
+  private initReply(url: string, mainFrame: boolean): { type: 'initResp'; config: typeof AUTOCONSENT_CONFIG; rules: object } {
+    // Inline html is a (long) data: URL: no site-specific rule can match it.
+    const compact = filterCompactRules(this.assets.rules, { url: pageInfo(String(url)).url, mainFrame: mainFrame === true });
+    return { type: 'initResp', config: AUTOCONSENT_CONFIG, rules: { autoconsent: [], compact } };
   }
 
   private async poll(run: FrameRun): Promise<void> {
@@ -222,12 +264,7 @@ export class CookieBannerSession {
     switch (message.type) {
       case 'init': {
         const frame = run.frame;
-        const rules = {
-          autoconsent: [],
-          // Inline html is a (long) data: URL: no site-specific rule can match it.
-          compact: filterCompactRules(this.assets.rules, { url: pageInfo(frame.url()).url, mainFrame: frame.parentFrame() === null }),
-        };
-        const reply = JSON.stringify({ type: 'initResp', config: AUTOCONSENT_CONFIG, rules });
+        const reply = JSON.stringify(this.initReply(frame.url(), frame.parentFrame() === null));
         // Not awaited in the page: the reply starts detection, which runs on by itself.
         await frame.evaluate(`void window.autoconsentReceiveMessage(${reply})`).catch(() => (run.gone = true));
         break;

@@ -107,9 +107,10 @@ export interface CosmeticResult {
 /**
  * Applies an engine's element-hiding rules to the frames of a loaded page: the rules for the
  * frame's host, the generic rules that can match its classes, ids and links, and (unless the list
- * says otherwise for that site) the generic base rules. Frames that went away meanwhile are skipped.
+ * says otherwise for that site) the generic base rules, unless the document-start stylesheet has
+ * them already. Frames that went away meanwhile are skipped.
  */
-export async function applyCosmeticFilters(page: Page, engine: FiltersEngine): Promise<CosmeticResult> {
+export async function applyCosmeticFilters(page: Page, engine: FiltersEngine, options: { baseRulesApplied?: boolean } = {}): Promise<CosmeticResult> {
   const result: CosmeticResult = { frames: 0, rules: 0 };
   await Promise.all(
     framesOf(page).map(async (frame) => {
@@ -119,7 +120,8 @@ export async function applyCosmeticFilters(page: Page, engine: FiltersEngine): P
         const { styles } = engine.getCosmeticsFilters({
           ...info,
           ...dom,
-          getBaseRules: true,
+          // Already in every document since its start (document-start.ts): not inserted twice.
+          getBaseRules: !options.baseRulesApplied,
           getInjectionRules: false,
           getExtendedRules: false,
           getRulesFromDOM: true,

@@ -12,6 +12,7 @@ import {
   type ConsentEngineAssets,
   type ConsentTimings,
 } from './cookie-banners.js';
+import { DocumentStartRegistry } from './document-start.js';
 import { loadEngine, type EngineLoadOptions, type EngineName } from './engines.js';
 
 export { FILTER_LIST_DIR, readManifest } from './engines.js';
@@ -19,12 +20,20 @@ export { FILTER_LIST_DIR, readManifest } from './engines.js';
 export interface ContentFilterOptions {
   removeAds: boolean;
   removeCookieBanners: boolean;
+  /** The target (document-start rules are chosen for its host); absent for inline html. */
+  url?: string | undefined;
 }
 
-/** What one capture hands the renderer: request filters (ads) and a step once the page has loaded. */
+/**
+ * What one capture hands the renderer: request filters (ads), a step before navigation (scripts
+ * and styles for every document from its start), one once the page has loaded, and the removal of
+ * what was installed before navigation (it must run however the capture ends: pages are reused).
+ */
 export interface ContentFilterHooks {
   requestFilters: RequestFilter[];
+  beforeNavigate: (page: Page) => Promise<void>;
   afterLoad: (page: Page) => Promise<void>;
+  cleanup: () => Promise<void>;
 }
 
 export interface ContentFiltersSettings extends EngineLoadOptions {
@@ -81,8 +90,18 @@ export class ContentFilters {
       cookieEngine && assets
         ? new CookieBannerSession(assets, cookieEngine, this.settings.consentTimings ?? DEFAULT_CONSENT_TIMINGS)
         : undefined;
+    const targetUrl = options.url ?? 'data:';
+    let registry: DocumentStartRegistry | undefined;
     return {
       requestFilters: ads ? [ads.requestFilter] : [],
+      beforeNavigate: async (page) => {
+        registry = new DocumentStartRegistry(page);
+        await ads?.beforeNavigate(registry, targetUrl);
+        await cookies?.beforeNavigate(registry, targetUrl);
+      },
+      cleanup: async () => {
+        await registry?.remove();
+      },
       afterLoad: async (page) => {
         const log: Record<string, unknown> = {};
         if (ads) {
