@@ -6,9 +6,13 @@
  * combinations taking turns so that a drift of the machine's load spreads over all of them:
  *   - tests/fixtures/pages/ads/news.html: a news page with four ad slots and a tracker, no consent
  *     manager (removeCookieBanners here is the fixed cost of looking for one);
- *   - tests/fixtures/pages/cmp/onetrust.html: a OneTrust banner that autoconsent refuses.
- * Prints a Markdown table (median, p90, mean, and the median's difference from the same page with
- * both options off) and exits 0, or 1 when a capture failed.
+ *   - tests/fixtures/pages/cmp/onetrust.html: a OneTrust banner that autoconsent refuses, no ads;
+ *   - tests/fixtures/pages/cmp/cookiebot.html: a Cookiebot banner (its refusal takes autoconsent 1.5 s);
+ *   - tests/fixtures/pages/cmp/onetrust-markup-only.html: OneTrust's markup without its script (a
+ *     half-present consent manager: nothing can be refused, the option must still cost under 1 s).
+ * Prints a Markdown table (median, p90, mean, the median's difference from the same page with
+ * both options off, the median PNG size and the CPU-seconds of the service's process tree per
+ * capture) and exits 0, or 1 when a capture failed. `npm run bench` runs it too (measureContentFilters).
  *
  * Environment: BENCH_FILTERS_N=10 captures per page and combination (after 2 warm-up captures each).
  */
@@ -16,8 +20,10 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { connect, createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { FixtureServer } from '../../tests/helpers/fixture-server.js';
 import { REPO_ROOT } from './make-fixtures.js';
+import { treeCpuSeconds } from './proc-cpu.js';
 import { startService, timedGet } from './service.js';
 import { percentile, round } from './stats.js';
 
@@ -41,7 +47,12 @@ const CASES: Array<{ page: string; modes: Mode[] }> = [
       { label: 'both', params: { removeAds: 'true', removeCookieBanners: 'true' } },
     ],
   },
-  { page: '/cmp/onetrust.html', modes: [OFF, { label: 'removeCookieBanners', params: { removeCookieBanners: 'true' } }] },
+  {
+    page: '/cmp/onetrust.html',
+    modes: [OFF, { label: 'removeCookieBanners', params: { removeCookieBanners: 'true' } }, { label: 'removeAds', params: { removeAds: 'true' } }],
+  },
+  { page: '/cmp/cookiebot.html', modes: [OFF, { label: 'removeCookieBanners', params: { removeCookieBanners: 'true' } }] },
+  { page: '/cmp/onetrust-markup-only.html', modes: [OFF, { label: 'removeCookieBanners', params: { removeCookieBanners: 'true' } }] },
 ];
 
 /** 127.0.0.2 → the fixture server: the ad list turns generic element hiding off on 127.0.0.1 and localhost. */
@@ -56,7 +67,8 @@ async function startRelay(targetPort: number): Promise<{ origin: string; close: 
   return { origin: `http://127.0.0.2:${(server.address() as AddressInfo).port}`, close: () => server.close() };
 }
 
-async function main(): Promise<number> {
+/** Captures every page with every combination of options; returns the Markdown table and the number of failed captures. */
+export async function measureContentFilters(): Promise<{ markdown: string; failures: number }> {
   const fixture = await new FixtureServer().start();
   const news = await readFile(join(REPO_ROOT, 'tests/fixtures/pages/ads/news.html'), 'utf8');
   fixture.page('/ads/news.html', news.replaceAll('{{AD_ORIGIN}}', fixture.url));
@@ -64,11 +76,14 @@ async function main(): Promise<number> {
   const dataDir = await mkdtemp(join(tmpdir(), 'rendershot-bench-filters-'));
   const service = await startService({ repoRoot: REPO_ROOT, dataDir, credits: 1_000_000 });
   let failures = 0;
+  let markdown = '';
   try {
     console.log(`service ${service.origin}, ${N} captures per page and options (+${WARMUP} warm-up), 1280×800 PNG`);
     const rows: string[] = [];
     for (const { page, modes } of CASES) {
       const samples = new Map<string, number[]>(modes.map((mode) => [mode.label, []]));
+      const sizes = new Map<string, number[]>(modes.map((mode) => [mode.label, []]));
+      const cpu = new Map<string, number[]>(modes.map((mode) => [mode.label, []]));
       for (let round_ = 0; round_ < WARMUP + N; round_++) {
         for (const mode of modes) {
           const query = new URLSearchParams({
@@ -78,7 +93,9 @@ async function main(): Promise<number> {
             apiKey: service.apiKey,
             ...mode.params,
           });
+          const cpuBefore = treeCpuSeconds(service.pid);
           const result = await timedGet(`${service.origin}/capture?${query}`);
+          const cpuSeconds = treeCpuSeconds(service.pid) - cpuBefore;
           if (result.status !== 200) {
             failures++;
             console.error(
@@ -86,7 +103,11 @@ async function main(): Promise<number> {
             );
             continue;
           }
-          if (round_ >= WARMUP) samples.get(mode.label)!.push(result.ms);
+          if (round_ >= WARMUP) {
+            samples.get(mode.label)!.push(result.ms);
+            sizes.get(mode.label)!.push(result.body.length);
+            cpu.get(mode.label)!.push(cpuSeconds);
+          }
         }
       }
       const baseline = percentile(samples.get(OFF.label)!, 50);
@@ -95,26 +116,35 @@ async function main(): Promise<number> {
         const p50 = percentile(ms, 50);
         const mean = ms.reduce((sum, x) => sum + x, 0) / ms.length;
         const delta = mode === OFF ? '' : `${p50 - baseline >= 0 ? '+' : ''}${round(p50 - baseline, 0)}`;
+        const cpuMean = cpu.get(mode.label)!.reduce((sum, x) => sum + x, 0) / Math.max(1, ms.length);
         rows.push(
-          `| ${page} | ${mode.label} | ${ms.length} | ${round(p50, 0)} | ${round(percentile(ms, 90), 0)} | ${round(mean, 0)} | ${delta} |`,
+          `| ${page} | ${mode.label} | ${ms.length} | ${round(p50, 0)} | ${round(percentile(ms, 90), 0)} | ${round(mean, 0)} | ${delta} | ${percentile(sizes.get(mode.label)!, 50)} | ${round(cpuMean, 3)} |`,
         );
       }
     }
-    console.log('\n| page | options | n | p50 ms | p90 ms | mean ms | Δ p50 vs off |\n|---|---|---|---|---|---|---|');
-    for (const row of rows) console.log(row);
+    markdown = [
+      '| page | options | n | p50 ms | p90 ms | mean ms | Δ p50 vs off | PNG bytes p50 | CPU-s/capture |',
+      '|---|---|---|---|---|---|---|---|---|',
+      ...rows,
+    ].join('\n');
   } finally {
     await service.stop();
     relay.close();
     await fixture.stop();
     await rm(dataDir, { recursive: true, force: true });
   }
-  return failures === 0 ? 0 : 1;
+  return { markdown, failures };
 }
 
-main().then(
-  (code) => process.exit(code),
-  (error: unknown) => {
-    console.error(error);
-    process.exit(1);
-  },
-);
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  measureContentFilters().then(
+    ({ markdown, failures }) => {
+      console.log(`\n${markdown}`);
+      process.exit(failures === 0 ? 0 : 1);
+    },
+    (error: unknown) => {
+      console.error(error);
+      process.exit(1);
+    },
+  );
+}

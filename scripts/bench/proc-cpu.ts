@@ -1,0 +1,32 @@
+/**
+ * CPU time of a process tree from /proc (Linux): user + system time of a root process and all its
+ * descendants, including what their exited and reaped children used (cutime/cstime). On two cores
+ * CPU is throughput, so the bench reports CPU-seconds per capture beside the milliseconds.
+ */
+import { readFileSync } from 'node:fs';
+import { processTree } from './proc-mem.js';
+
+/** Clock ticks per second of /proc/<pid>/stat times: 100 on every Linux this runs on (getconf CLK_TCK). */
+const CLOCK_TICKS = 100;
+
+function cpuTicks(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // Fields 14–17 (utime, stime, cutime, cstime) are rest[11..14].
+    return [11, 12, 13, 14].reduce((sum, i) => sum + (Number(rest[i]) || 0), 0);
+  } catch {
+    return 0; // gone meanwhile
+  }
+}
+
+/** CPU-seconds used so far by the tree under rootPid (a process that exits unreaped between two readings is lost: a small undercount). */
+export function treeCpuSeconds(rootPid: number): number {
+  return processTree(rootPid).reduce((sum, p) => sum + cpuTicks(p.pid), 0) / CLOCK_TICKS;
+}
+
+/** CPU-seconds of this Node process so far. */
+export function ownCpuSeconds(): number {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1e6;
+}
