@@ -30,12 +30,12 @@ sharp.cache(false);
  */
 export async function compactPng(png: Buffer): Promise<Buffer> {
   try {
-    const { data, info } = await sharp(png, { limitInputPixels: false }).raw().toBuffer({ resolveWithObject: true });
-    const encode = (settings: PngOptions) =>
-      sharp(data, { raw: { width: info.width, height: info.height, channels: info.channels } }).png(settings).toBuffer();
-    let best = await encode(SCREEN_CONTENT);
-    if (data.length / best.length < SCREEN_CONTENT_RATIO) {
-      const filtered = await encode(PHOTOGRAPHIC);
+    // One streaming pipeline (decode into encode, no raw copy of the image in between).
+    const encode = (settings: PngOptions) => sharp(png, { limitInputPixels: false }).png(settings).toBuffer({ resolveWithObject: true });
+    const { data, info } = await encode(SCREEN_CONTENT);
+    let best = data;
+    if ((info.width * info.height * info.channels) / data.length < SCREEN_CONTENT_RATIO) {
+      const filtered = (await encode(PHOTOGRAPHIC)).data;
       if (filtered.length < best.length) best = filtered;
     }
     return best.length < png.length ? best : png;
