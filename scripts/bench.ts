@@ -30,7 +30,7 @@ import { captureWebsiteOnce, launchRaw, rawCapture, rawScrollCapture, VIEWPORT, 
 import { lazyImagesRequested, startFixtureServer, type FixtureServer } from './bench/fixture-server.js';
 import { buildFixtures, LAZY_COUNT, lazyColour, REALISTIC_RESOURCES, REPO_ROOT } from './bench/make-fixtures.js';
 import { measureContentFilters } from './bench/content-filters.js';
-import { ownCpuSeconds, treeCpuSeconds } from './bench/proc-cpu.js';
+import { treeCpuSeconds } from './bench/proc-cpu.js';
 import { PssSampler, settledPss, treePss } from './bench/proc-mem.js';
 import { DEFAULT_BIN, startService, timedGet, type HttpResult, type ServiceHandle } from './bench/service.js';
 import { colourClose, nowMs, percentile, pngSize, round, sleep, summarize, type LatencySummary } from './bench/stats.js';
@@ -130,7 +130,7 @@ interface LazyRun extends LatencySummary {
 interface OutputCost {
   /** Median PNG size. */
   pngBytesP50: number;
-  /** (service or browser tree + this process for the raw floor) CPU-seconds ÷ captures. */
+  /** CPU-seconds ÷ captures: the service's Node process and its Chromium, or the raw floor's Chromium. */
   cpuSecondsPerCapture: number;
 }
 
@@ -274,7 +274,9 @@ async function measureRawFloor(fixtures: FixtureServer, results: Results, realis
     const samples: number[] = [];
     const bytes: number[] = [];
     let firstPng: Uint8Array | undefined;
-    const cpuAt = () => (browser?.pid !== undefined ? treeCpuSeconds(browser.pid) : Number.NaN) + ownCpuSeconds();
+    // The browser's processes only: this process also runs the fixture server, whose work the
+    // service's figure does not include either (that one counts the service's Node process too).
+    const cpuAt = () => (browser?.pid !== undefined ? treeCpuSeconds(browser.pid) : Number.NaN);
     const cpuStart = cpuAt();
     const start = nowMs();
     for (let i = 0; i < SETTINGS.n; i++) {
@@ -832,6 +834,7 @@ async function main(): Promise<number> {
         'The fixture server sends Cache-Control: no-store, so every capture fetches the page and all its resources again.',
         'capture-website runs with scaleFactor 1 (its default is 2) so that every contender renders 1920×1080 pixels; it keeps its own networkidle2 wait.',
         `PSS: sum of the Pss line of /proc/<pid>/smaps_rollup over the service's Node process and all its descendants; peak sampled every second during the concurrency-4 phase; the memory run starts after the other service phases.`,
+        "CPU-seconds per capture: user + system time from /proc of the service's Node process and all its descendants (Chromium), or of the raw floor's Chromium alone, over the run ÷ captures.",
         'Lazy images: "requested" counts /img/lazy-N.png requests seen by the fixture server during the capture; "painted" finds each image\'s colour in the PNG\'s middle column.',
       ],
     },

@@ -24,9 +24,3 @@ function cpuTicks(pid: number): number {
 export function treeCpuSeconds(rootPid: number): number {
   return processTree(rootPid).reduce((sum, p) => sum + cpuTicks(p.pid), 0) / CLOCK_TICKS;
 }
-
-/** CPU-seconds of this Node process so far. */
-export function ownCpuSeconds(): number {
-  const { user, system } = process.cpuUsage();
-  return (user + system) / 1e6;
-}
