@@ -45,8 +45,9 @@ export interface EngineLoadOptions {
 
 /**
  * Engine settings per use. Network filters only matter for ads; the cookie engine is cosmetic
- * only. Extended (procedural) selectors and scriptlets are left out: the filters run once the page
- * has loaded, where scriptlets would come too late to matter.
+ * only. Extended (procedural) selectors and scriptlets are left out: the element-hiding rules go in
+ * as plain stylesheets (from the document's start and after load), and running the lists'
+ * scriptlets in the page's world is not something this service does.
  */
 const ENGINE_CONFIG: Record<EngineName, Record<string, boolean>> = {
   ads: {
