@@ -68,6 +68,8 @@ describe('capture deadline (CAPTURE_TIMEOUT_MS=3000)', () => {
     const response = await service.get(`/capture?${new URLSearchParams({ url: `${fixtures.url}/never-finishes`, delay: '2000', apiKey: service.apiKey })}`);
     const elapsed = Date.now() - started;
     expect(response.status).toBe(504);
+    // The message names the deadline this request had, not the bare setting.
+    expect(((await response.json()) as { error: { message: string } }).error.message).toContain(`${CAPTURE_TIMEOUT_MS + 2_000} ms`);
     expect(elapsed).toBeGreaterThan(CAPTURE_TIMEOUT_MS + 2_000 - 1_000);
     expect(elapsed).toBeLessThan(CAPTURE_TIMEOUT_MS + 2_000 + 4_000);
     await expectCaptureWorks();

@@ -283,7 +283,7 @@ export class CaptureService {
       onCharged?.(render);
       return { requestId, fileName: render.fileName, mime: render.mime, buffer: render.buffer, processingTime, timings, ...delivery };
     } catch (error) {
-      const mapped = this.mapFailure(error);
+      const mapped = this.mapFailure(error, captureBudgetMs(this.options.captureTimeoutMs, options));
       await this.credits.release(requestId, mapped.code).catch((releaseError: unknown) =>
         this.logger.error({ err: releaseError, requestId }, 'could not release a reservation; start-up reconciliation will'),
       );
@@ -350,15 +350,15 @@ export class CaptureService {
     return delivery;
   }
 
-  private mapFailure(error: unknown): ApiError {
+  private mapFailure(error: unknown, budgetMs = this.options.captureTimeoutMs): ApiError {
     if (error instanceof ApiError) return error;
     if (error instanceof ClientGoneError) return new ApiError('OPERATION_FAILED', 'The client disconnected before the capture finished');
     if (error instanceof CaptureTimeoutError) {
-      return new ApiError('CAPTURE_TIMEOUT', `The capture did not finish within ${this.options.captureTimeoutMs} ms (${error.message}); nothing was charged`);
+      return new ApiError('CAPTURE_TIMEOUT', `The capture did not finish within ${budgetMs} ms (${error.message}); nothing was charged`);
     }
     const message = error instanceof Error ? error.message : String(error);
     if (error instanceof Error && error.name === 'TimeoutError') {
-      return new ApiError('CAPTURE_TIMEOUT', `The capture did not finish within ${this.options.captureTimeoutMs} ms while loading the page; nothing was charged`, {
+      return new ApiError('CAPTURE_TIMEOUT', `The capture did not finish within ${budgetMs} ms while loading the page; nothing was charged`, {
         logDetail: error,
       });
     }
