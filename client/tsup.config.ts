@@ -2,7 +2,8 @@ import { defineConfig } from 'tsup';
 
 export default defineConfig({
   entry: ['src/index.ts'],
-  format: ['esm'],
+  // ESM for `import`, CommonJS for `require` (package.json "exports"), each with its own declarations.
+  format: ['esm', 'cjs'],
   target: 'node20',
   platform: 'node',
   clean: true,

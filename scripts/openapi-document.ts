@@ -1,14 +1,39 @@
 import type { AppRoute } from '@ts-rest/core';
 import { generateOpenApi } from '@ts-rest/open-api';
 import { contract, FORMATS, MIME_TYPES } from '@rendershot/contract';
-import type { OpenAPIObject, OperationObject, ParameterObject } from 'openapi3-ts';
+import type { OpenAPIObject, OperationObject, ParameterObject, SchemaObject } from 'openapi3-ts';
 import { readFileSync } from 'node:fs';
+import { responseHeadersFor } from './openapi-response-headers.js';
 
-const packageVersion = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+const rootPackage = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string; license: string };
 
 const BINARY = { schema: { type: 'string', format: 'binary' } };
 
-/** Adds what ts-rest cannot express: the binary 200s, comma-separated lists, and key security. */
+/**
+ * Query parameters whose wire form differs from the parsed value the contract describes. `headers`
+ * travels as one URL-encoded JSON string: declared as an object, Swagger UI and generated clients
+ * send it as separate keys (`additionalProp1=…`, `headers[X-A]=…`), which the server refuses.
+ */
+const QUERY_WIRE_SCHEMAS: Record<string, SchemaObject> = {
+  headers: { type: 'string', example: '{"Accept-Language":"de-DE"}' },
+};
+
+/**
+ * `z.unknown()` becomes `{ nullable: true }` without a type, which OpenAPI 3.0 linters reject. A
+ * schema without a type already admits any value, so the flag is dropped there.
+ */
+function dropUntypedNullable(node: unknown): void {
+  if (Array.isArray(node)) {
+    for (const item of node) dropUntypedNullable(item);
+    return;
+  }
+  if (node === null || typeof node !== 'object') return;
+  const record = node as Record<string, unknown>;
+  if (record.nullable === true && record.type === undefined && record.$ref === undefined) delete record.nullable;
+  for (const value of Object.values(record)) dropUntypedNullable(value);
+}
+
+/** Adds what ts-rest cannot express: the binary 200s, response headers, wire forms of lists and headers, key security. */
 function completeOperation(operation: OperationObject, route: AppRoute): OperationObject {
   operation.tags = [route.path.slice(1)];
   const ok = operation.responses?.['200'];
@@ -18,25 +43,21 @@ function completeOperation(operation: OperationObject, route: AppRoute): Operati
       ...Object.fromEntries(FORMATS.map((format) => [MIME_TYPES[format], BINARY])),
       'application/json': ok.content['application/json'],
     };
-    ok.headers = {
-      'Content-Disposition': { description: 'inline; filename="<fileName>"', schema: { type: 'string' } },
-      'X-Service-AI-Result': { description: 'Analysis text, header-safe, when openaiPrompt is given', schema: { type: 'string' } },
-      'X-Service-AI-Result-Truncated': { description: 'true when X-Service-AI-Result was cut', schema: { type: 'string', enum: ['true', 'false'] } },
-      'X-Cache': { description: 'HIT when served from the response cache, MISS otherwise (cacheEnabled=true)', schema: { type: 'string' } },
-    };
   }
   for (const [status, response] of Object.entries(operation.responses ?? {})) {
-    if (status === '200' || !response) continue;
-    response.headers = {
-      'X-RateLimit-Limit': { description: 'Capture requests allowed per window', schema: { type: 'integer' } },
-      'X-RateLimit-Remaining': { description: 'Requests left in the current window', schema: { type: 'integer' } },
-      'X-RateLimit-Reset': { description: 'Unix epoch seconds when the window resets', schema: { type: 'integer' } },
-      ...(status === '429' || status === '503' ? { 'Retry-After': { description: 'Seconds to wait', schema: { type: 'integer' } } } : {}),
-    };
+    if (!response || !operation.operationId) continue;
+    const headers = responseHeadersFor(operation.operationId, status);
+    if (Object.keys(headers).length > 0) response.headers = headers;
   }
   for (const parameter of (operation.parameters ?? []) as ParameterObject[]) {
+    if (parameter.in !== 'query') continue;
+    const wire = QUERY_WIRE_SCHEMAS[parameter.name];
+    if (wire) {
+      parameter.schema = wire;
+      continue;
+    }
     // Lists travel as one comma-separated value: blockResources=image,font
-    if (parameter.in === 'query' && parameter.schema && 'type' in parameter.schema && parameter.schema.type === 'array') {
+    if (parameter.schema && 'type' in parameter.schema && parameter.schema.type === 'array') {
       parameter.style = 'form';
       parameter.explode = false;
     }
@@ -51,10 +72,16 @@ export function buildOpenApiDocument(): OpenAPIObject {
     {
       info: {
         title: 'Rendershot capture API',
-        version: packageVersion,
+        version: rootPackage.version,
         description: 'Screenshot and PDF capture of web pages or inline HTML, with credits and a rate limit per organization.',
+        license: { name: rootPackage.license, url: 'https://opensource.org/licenses/MIT' },
+        contact: { name: 'Rendershot maintainers' },
       },
       servers: [{ url: '/' }],
+      tags: [
+        { name: 'capture', description: 'Screenshots and PDFs of a page or inline HTML' },
+        { name: 'usage', description: 'Credit balance and rate limit of the organization' },
+      ],
       components: {
         securitySchemes: {
           apiKeyQuery: { type: 'apiKey', in: 'query', name: 'apiKey' },
@@ -64,5 +91,6 @@ export function buildOpenApiDocument(): OpenAPIObject {
     },
     { setOperationId: true, operationMapper: completeOperation },
   );
+  dropUntypedNullable(document);
   return document;
 }

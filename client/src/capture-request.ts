@@ -5,9 +5,12 @@ import type { z } from 'zod';
  * Options of `capture()` / `captureJson()`. Derived from the contract's fields, but typed by their
  * parsed values: the contract's `CaptureInput` types most fields as `unknown` (they also accept
  * query strings), which would let `fullPage: 'yes'` compile. Every value here is also a valid
- * `CaptureInput`. `apiKey` and `returnFile` are left out because the client sets them.
+ * accepted by the server. `apiKey` and `returnFile` are left out because the client sets them. This
+ * is exactly the type `capture()` and `captureJson()` take.
  */
-export type CaptureRequest = Omit<Partial<z.output<z.ZodObject<typeof captureFields>>>, 'apiKey' | 'returnFile'>;
+export type CaptureInput = Omit<Partial<z.output<z.ZodObject<typeof captureFields>>>, 'apiKey' | 'returnFile'>;
+/** The same type under its earlier name. */
+export type CaptureRequest = CaptureInput;
 
 /** Above this many characters of `html`, the request goes as POST with a JSON body (URL length limits). */
 export const HTML_QUERY_MAX_LENGTH = 4_000;

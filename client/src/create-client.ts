@@ -1,6 +1,6 @@
 import { initClient, type ApiFetcher, type InitClientReturn } from '@ts-rest/core';
 import { contract, MIME_TYPES, type CaptureResult, type Contract, type UsageReport } from '@rendershot/contract';
-import { toCaptureBody, toCaptureQuery, needsJsonBody, type CaptureRequest } from './capture-request.js';
+import { toCaptureBody, toCaptureQuery, needsJsonBody, type CaptureInput, type CaptureRequest } from './capture-request.js';
 import { parseContentDispositionFileName } from './content-disposition.js';
 import { errorFromResponse, headersToRecord, parseJson, RendershotError } from './rendershot-error.js';
 import { DEFAULT_MAX_DELAY_MS, isRetryableStatus, retryDelayMs, sleep, type RetryOptions } from './retry.js';
@@ -39,9 +39,9 @@ export type RawClient = InitClientReturn<Contract, RawClientArgs>;
 export interface RendershotClient {
   raw: RawClient;
   /** Captures and returns the file. Throws RendershotError on any non-2xx response. */
-  capture(options: CaptureRequest): Promise<CaptureFile>;
+  capture(options: CaptureInput): Promise<CaptureFile>;
   /** Captures with `returnFile=false` and returns the JSON result (base64 `imageData`, storage `url`). */
-  captureJson(options: CaptureRequest): Promise<CaptureResult>;
+  captureJson(options: CaptureInput): Promise<CaptureResult>;
   /** Credit balance and capture rate limit of the key's organization. */
   usage(): Promise<UsageReport>;
 }

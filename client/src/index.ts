@@ -4,16 +4,16 @@ export { RendershotError } from './rendershot-error.js';
 export type { ErrorDetails } from './rendershot-error.js';
 export type { RetryOptions } from './retry.js';
 export { HTML_QUERY_MAX_LENGTH } from './capture-request.js';
-export type { CaptureRequest } from './capture-request.js';
+export type { CaptureInput, CaptureRequest } from './capture-request.js';
 
 // Contract values and types a caller needs, re-exported so that only this package is imported.
 export { DEVICE_PRESETS, ERROR_CODES, FORMATS, MIME_TYPES, contract } from '@rendershot/contract';
 export type {
   CaptureFormat,
-  CaptureInput,
   CaptureResult,
   Contract,
   DeviceId,
+  DeviceName,
   ErrorBody,
   ErrorCode,
   UsageReport,

@@ -141,9 +141,8 @@ function checkCrossFieldRules(options: RawCaptureOptions, ctx: z.RefinementCtx) 
   if ((options.proxyUsername !== undefined || options.proxyPassword !== undefined) && options.proxyUrl === undefined) {
     issue(ctx, 'proxyUrl', 'proxyUrl is required when proxyUsername or proxyPassword is given');
   }
-  if (options.openaiApiKey !== undefined && options.openaiPrompt === undefined) {
-    issue(ctx, 'openaiPrompt', 'openaiPrompt is required when a provider key is given');
-  }
+  // The provider-key rule (prompt and key together) is checked with the header, server-side: the key
+  // may travel as header X-OpenAI-Api-Key, which this schema does not see.
   if (options.requestStorageEnabled) {
     for (const field of ['requestStorageEndpoint', 'requestStorageAccessKeyId', 'requestStorageSecretAccessKey', 'requestStorageBucket'] as const) {
       if (options[field] === undefined) issue(ctx, field, `${field} is required when requestStorageEnabled is true`, MISSING_FIELD_PARAM);

@@ -27,13 +27,14 @@ const androidTabletUa = (model: string, version: number) =>
 const ipadUa =
   'Mozilla/5.0 (iPad; CPU OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1';
 
-const desktop = (id: string, width: number, height: number): DevicePreset => ({
+// Generic in the id so that DeviceId is the union of the preset ids, not `string`.
+const desktop = <Id extends string>(id: Id, width: number, height: number): DevicePreset & { id: Id } => ({
   id, group: 'Desktop', width, height, scale: 1, mobile: false, touch: false, userAgent: desktopUa,
 });
-const phone = (id: string, group: DeviceGroup, width: number, height: number, scale: number, userAgent: string): DevicePreset => ({
+const phone = <Id extends string>(id: Id, group: DeviceGroup, width: number, height: number, scale: number, userAgent: string): DevicePreset & { id: Id } => ({
   id, group, width, height, scale, mobile: true, touch: true, userAgent,
 });
-const tablet = (id: string, group: DeviceGroup, width: number, height: number, scale: number, userAgent: string): DevicePreset => ({
+const tablet = <Id extends string>(id: Id, group: DeviceGroup, width: number, height: number, scale: number, userAgent: string): DevicePreset & { id: Id } => ({
   id, group, width, height, scale, mobile: true, touch: true, userAgent,
 });
 
@@ -72,6 +73,8 @@ export const LEGACY_DEVICE_CATEGORIES = {
 } as const satisfies Record<string, DeviceId>;
 
 export type LegacyDeviceCategory = keyof typeof LEGACY_DEVICE_CATEGORIES;
+/** What `device` accepts: a preset id or a legacy category. */
+export type DeviceName = DeviceId | LegacyDeviceCategory;
 
 export const DEVICE_IDS = DEVICE_PRESETS.map((d) => d.id) as [DeviceId, ...DeviceId[]];
 export const DEVICE_NAMES = [

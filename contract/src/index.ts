@@ -6,3 +6,4 @@ export * from './limits.js';
 export * from './openapi-meta.js';
 export * from './router.js';
 export * from './usage.js';
+export * from './capture-budget.js';

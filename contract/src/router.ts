@@ -57,6 +57,7 @@ export const usageContract = c.router({
     method: 'GET',
     path: '/usage',
     summary: 'Credit balance and capture rate limit of the organization that owns the API key',
+    description: 'Credits of the current billing period and the capture rate limit of the organization that owns the API key. Costs nothing and is not rate limited.',
     query: UsageQuerySchema,
     headers: authHeaders,
     responses: {

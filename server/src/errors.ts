@@ -45,7 +45,8 @@ export class ApiError extends Error {
 }
 
 export function validationError(issues: ValidationIssue[], code: 'VALIDATION_ERROR' | 'MISSING_REQUIRED_FIELD' = 'VALIDATION_ERROR'): ApiError {
-  const summary = issues.map((i) => i.message).join('; ');
+  // Two fields can fail for one reason (url and html together): the summary says it once.
+  const summary = [...new Set(issues.map((i) => i.message))].join('; ');
   const prefix = code === 'MISSING_REQUIRED_FIELD' ? 'Missing required field' : 'Validation failed';
   return new ApiError(code, `${prefix}: ${summary}`, { details: issues });
 }

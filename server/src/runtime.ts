@@ -15,6 +15,7 @@ import { mountOpsRoutes } from './http/ops-routes.js';
 import { Metrics } from './ops/metrics.js';
 import { createHttpServer } from './http/http-server.js';
 import { CaptureRateLimiter, type RateLimitStore } from './http/rate-limit.js';
+import { maxCaptureBudgetMs } from '@rendershot/contract';
 import { createLogger } from './logger.js';
 import { EgressAllowList, type AddressPolicy } from './security/address-policy.js';
 import { EgressProxy } from './security/egress-proxy.js';
@@ -115,7 +116,7 @@ export async function startRuntime(config: Config, options: { logger?: Logger; r
   const egress = new EgressProxy(data.policy, data.resolve, logger);
   await egress.start();
   // Reservations older than two deadlines cannot belong to a live capture on any instance.
-  const released = await data.credits.releaseStaleReservations(config.CAPTURE_TIMEOUT_MS * 2);
+  const released = await data.credits.releaseStaleReservations(maxCaptureBudgetMs(config.CAPTURE_TIMEOUT_MS) * 2);
   if (released > 0) logger.warn({ released }, 'released credit reservations left by an earlier crash');
 
   const browser = new BrowserManager({

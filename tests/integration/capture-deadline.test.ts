@@ -54,10 +54,24 @@ describe('capture deadline (CAPTURE_TIMEOUT_MS=3000)', () => {
     });
   }
 
-  it('counts the deadline from the request: a delay beyond it is a 504 too', async () => {
-    const response = await service.get(`/capture?${new URLSearchParams({ html: OK_PAGE, delay: '5000', apiKey: service.apiKey })}`);
+  it('lengthens the deadline by the delay the request asks for: a valid delay beyond CAPTURE_TIMEOUT_MS still answers 200', async () => {
+    const started = Date.now();
+    const response = await service.get(`/capture?${new URLSearchParams({ html: OK_PAGE, delay: '5000', viewportWidth: '200', viewportHeight: '150', apiKey: service.apiKey })}`);
+    expect(response.status, await response.clone().text()).toBe(200);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(5_000);
+    const image = decodePng(new Uint8Array(await response.arrayBuffer()));
+    expect(near(image.pixel(100, 75), [40, 160, 110])).toBe(true);
+  });
+
+  it('still ends a page that never finishes, at CAPTURE_TIMEOUT_MS plus the requested delay', async () => {
+    const started = Date.now();
+    const response = await service.get(`/capture?${new URLSearchParams({ url: `${fixtures.url}/never-finishes`, delay: '2000', apiKey: service.apiKey })}`);
+    const elapsed = Date.now() - started;
     expect(response.status).toBe(504);
-    expect(((await response.json()) as { error: { message: string } }).error.message).toMatch(/delay/);
+    // The message names the deadline this request had, not the bare setting.
+    expect(((await response.json()) as { error: { message: string } }).error.message).toContain(`${CAPTURE_TIMEOUT_MS + 2_000} ms`);
+    expect(elapsed).toBeGreaterThan(CAPTURE_TIMEOUT_MS + 2_000 - 1_000);
+    expect(elapsed).toBeLessThan(CAPTURE_TIMEOUT_MS + 2_000 + 4_000);
     await expectCaptureWorks();
   });
 });

@@ -122,6 +122,44 @@ describe.each(DATABASE_KINDS)('validation of every rule (%s)', (database) => {
     expect(body.error.details[0]!.field).toBe('html');
   });
 
+  it('applies the provider-key rule to header X-OpenAI-Api-Key as to openaiApiKey', async () => {
+    for (const [query, headers] of [
+      [`html=x&openaiApiKey=sk-test`, {}],
+      [`html=x`, { 'X-OpenAI-Api-Key': 'sk-test' }],
+    ] as const) {
+      const response = await service.get(`/capture?${query}`, { headers: { 'X-API-Key': service.apiKey, ...headers } });
+      expect(response.status).toBe(400);
+      const body = (await response.json()) as { error: { code: string; details: Array<{ field: string; message: string }> } };
+      expect(body.error.code).toBe('VALIDATION_ERROR');
+      expect(body.error.details.map((d) => d.field)).toEqual(['openaiPrompt']);
+      expect(body.error.details[0]!.message).toContain('X-OpenAI-Api-Key');
+    }
+  });
+
+  it.each([
+    ['html', 'html=a&html=b'],
+    ['apiKey', 'html=x&apiKey=a&apiKey=b'],
+    ['format', 'html=x&format=png&format=jpeg'],
+  ])('answers %s given twice with 400 naming it and saying it was given more than once', async (field, query) => {
+    const response = await service.get(`/capture?${query}`, { headers: { 'X-API-Key': service.apiKey } });
+    expect(response.status).toBe(400);
+    const body = (await response.json()) as { error: { code: string; message: string; details: Array<{ field: string; message: string; value: unknown }> } };
+    expect(body.error.code).toBe('VALIDATION_ERROR');
+    expect(body.error.details.map((d) => d.field)).toEqual([field]);
+    expect(body.error.message).toContain(`${field} was given more than once`);
+    expect(JSON.stringify(body)).not.toContain('API key required');
+    if (field === 'apiKey') expect(body.error.details[0]!.value).toBe('[REDACTED]');
+  });
+
+  it('says each thing once in the message', async () => {
+    for (const query of ['url=https%3A%2F%2Fexample.com&html=x', 'format=png']) {
+      const response = await service.get(`/capture?${query}`, { headers: { 'X-API-Key': service.apiKey } });
+      const body = (await response.json()) as { error: { message: string; details: Array<{ message: string }> } };
+      expect(response.status).toBe(400);
+      for (const detail of body.error.details) expect(body.error.message.split(detail.message).length - 1, body.error.message).toBe(1);
+    }
+  });
+
   it('charged nothing for any of the rejected requests', async () => {
     const usage = await service.client.usage();
     // Only the one successful JSON capture above was charged.

@@ -14,9 +14,11 @@ const SPEC_PARAMETERS = `url html apiKey format pdfPageLayout returnFile imageQu
   requestStorageSecretAccessKey requestStorageBucket requestStorageRegion`.split(/\s+/);
 
 interface Operation {
-  parameters: Array<{ name: string; in: string; description?: string }>;
-  responses: Record<string, { content?: Record<string, { schema: unknown }> }>;
+  parameters: Array<{ name: string; in: string; description?: string; schema?: { type?: string }; example?: unknown }>;
+  responses: Record<string, { content?: Record<string, { schema: unknown }>; headers?: Record<string, unknown> }>;
 }
+
+const operation = (path: string, method: string) => (committed.paths as Record<string, Record<string, Operation>>)[path]![method]!;
 
 describe('openapi.json', () => {
   it('is exactly what `npm run openapi` generates from the contract (regenerate and commit when this fails)', () => {
@@ -53,5 +55,47 @@ describe('openapi.json', () => {
       apiKeyQuery: { type: 'apiKey', in: 'query', name: 'apiKey' },
       apiKeyHeader: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
     });
+  });
+
+  it('declares headers as the URL-encoded JSON string the server reads, with an example that parses', () => {
+    const headers = operation('/capture', 'get').parameters.find((p) => p.name === 'headers')!;
+    expect(headers.schema).toEqual({ type: 'string', example: '{"Accept-Language":"de-DE"}' });
+    expect(JSON.parse(String((headers.schema as { example: string }).example))).toEqual({ 'Accept-Language': 'de-DE' });
+  });
+
+  it('declares the response headers the server sends on each response that carries them', () => {
+    for (const [path, method] of [['/capture', 'get'], ['/capture', 'post']] as const) {
+      const { responses } = operation(path, method);
+      expect(Object.keys(responses['200']!.headers!)).toEqual(expect.arrayContaining([
+        'X-Request-Id', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'Content-Length', 'Content-Disposition',
+        'Server-Timing', 'X-Cache', 'X-Storage-Url', 'X-Service-AI-Result', 'X-Service-AI-Result-Truncated',
+      ]));
+      for (const status of ['429', '503']) expect(Object.keys(responses[status]!.headers!)).toContain('Retry-After');
+      for (const status of ['400', '402', '429', '504']) expect(Object.keys(responses[status]!.headers!)).toContain('X-RateLimit-Remaining');
+      // Authentication fails before the throttle counts the request.
+      expect(Object.keys(responses['401']!.headers!)).not.toContain('X-RateLimit-Remaining');
+      for (const response of Object.values(responses)) expect(Object.keys(response.headers!)).toContain('X-Request-Id');
+    }
+    expect(Object.keys(operation('/usage', 'get').responses['200']!.headers!)).not.toContain('X-RateLimit-Limit');
+  });
+
+  it('declares every status each operation can answer', () => {
+    const statuses = (path: string, method: string) => Object.keys(operation(path, method).responses).sort();
+    const capture = ['200', '400', '401', '402', '403', '429', '500', '503', '504'];
+    expect(statuses('/capture', 'get')).toEqual(capture);
+    expect(statuses('/capture', 'post')).toEqual(capture);
+    expect(statuses('/usage', 'get')).toEqual(['200', '400', '401', '403', '500', '503']);
+  });
+
+  it('has no nullable without a type (OpenAPI 3.0 linters reject it)', () => {
+    const offenders: string[] = [];
+    const walk = (node: unknown, at: string) => {
+      if (node === null || typeof node !== 'object') return;
+      const record = node as Record<string, unknown>;
+      if (record.nullable === true && record.type === undefined) offenders.push(at);
+      for (const [key, value] of Object.entries(record)) walk(value, `${at}/${key}`);
+    };
+    walk(committed, '#');
+    expect(offenders).toEqual([]);
   });
 });

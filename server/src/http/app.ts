@@ -16,6 +16,7 @@ import { requestLogger } from './request-logger.js';
 import { captureHandler, type InFlight } from './capture-routes.js';
 import { errorResponder, sendError } from './error-responder.js';
 import { rateLimit, type CaptureRateLimiter } from './rate-limit.js';
+import { rejectRepeatedParameters } from './repeated-parameters.js';
 import { usageHandler } from './usage-routes.js';
 
 export interface AppDependencies {
@@ -64,8 +65,8 @@ export function createApp(deps: AppDependencies): Express {
   const capture = captureHandler(deps.captures, deps.shutdownSignal, deps.inFlight);
   const s = initServer();
   // Order of the spec's pipeline: authenticate, throttle, then the contract's validation.
-  app.use('/capture', captureMetrics(deps.metrics, deps.creditsPerCapture), auth, throttle);
-  app.use('/usage', auth);
+  app.use('/capture', captureMetrics(deps.metrics, deps.creditsPerCapture), rejectRepeatedParameters(), auth, throttle);
+  app.use('/usage', rejectRepeatedParameters(), auth);
   const providerKey = (headers: { 'x-openai-api-key'?: string | undefined }) =>
     headers['x-openai-api-key'] ? { providerKeyHeader: headers['x-openai-api-key'] } : {};
   const router = s.router(contract, {

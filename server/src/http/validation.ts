@@ -12,7 +12,7 @@ function valueAt(input: unknown, path: (string | number)[]): unknown {
   return current;
 }
 
-const SECRET_FIELDS = new Set(['apiKey', 'openaiApiKey', 'proxyPassword', 'requestStorageSecretAccessKey']);
+export const SECRET_FIELDS = new Set(['apiKey', 'openaiApiKey', 'proxyPassword', 'requestStorageSecretAccessKey']);
 
 function toIssues(issue: ZodIssue, input: unknown): ValidationIssue[] {
   if (issue.code === 'unrecognized_keys') {

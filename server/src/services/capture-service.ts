@@ -1,4 +1,4 @@
-import { MIME_TYPES, type CaptureOptions } from '@rendershot/contract';
+import { captureBudgetMs, MIME_TYPES, type CaptureOptions } from '@rendershot/contract';
 import type { Logger } from 'pino';
 import type { Page } from 'puppeteer';
 import { ApiError, errors } from '../errors.js';
@@ -12,6 +12,7 @@ import { ResponseCache, type CachedRender, type Flight } from './response-cache.
 import { StorageEncryptionError } from './storage-secrets.js';
 import type { StorageTarget, StorageUploader } from './storage.js';
 import { requireOrganization } from './usage-service.js';
+import { checkProviderKeyRule } from './provider-key-rule.js';
 
 export interface CaptureCommand {
   /** The request id of the HTTP request: one id in logs, headers, ledger and the JSON result. */
@@ -131,12 +132,7 @@ export class CaptureService {
     const started = Date.now();
     const organizationId = requireOrganization(command.key);
     const { options } = command;
-    const providerKey = command.providerKeyHeader ?? options.openaiApiKey;
-    if (options.openaiPrompt !== undefined && !providerKey) {
-      throw new ApiError('VALIDATION_ERROR', 'Validation failed: openaiApiKey (or header X-OpenAI-Api-Key) is required when openaiPrompt is given', {
-        details: [{ field: 'openaiApiKey', message: 'a provider key is required when openaiPrompt is given (header X-OpenAI-Api-Key or openaiApiKey)', value: null }],
-      });
-    }
+    const providerKey = checkProviderKeyRule(options, command.providerKeyHeader);
     // A clean 400 before any work for what is known to be refused; the egress proxy is the boundary.
     if (options.url !== undefined) await this.checkDestination('url', options.url);
     if (options.proxyUrl !== undefined) await this.checkDestination('proxyUrl', options.proxyUrl);
@@ -250,7 +246,7 @@ export class CaptureService {
       // A pdf is analysed from a PNG of the same page; with caching on it is kept for later hits too.
       let analysisPng: Buffer | undefined;
       const wantsPng = options.format === 'pdf' && (job.analysis !== undefined || options.cacheEnabled);
-      const deadline = job.started + this.options.captureTimeoutMs;
+      const deadline = job.started + captureBudgetMs(this.options.captureTimeoutMs, options);
       // Ads and cookie banners go before the analysis PNG is taken, so that it shows the cleaned page too.
       const filters = await this.contentFilters.hooksFor(options, { deadline, timings });
       const afterLoadSteps = [filters?.afterLoad, wantsPng ? async (page: Page) => void (analysisPng = await Renderer.analysisPng(page)) : undefined].filter(
@@ -288,7 +284,7 @@ export class CaptureService {
       onCharged?.(render);
       return { requestId, fileName: render.fileName, mime: render.mime, buffer: render.buffer, processingTime, timings, ...delivery };
     } catch (error) {
-      const mapped = this.mapFailure(error);
+      const mapped = this.mapFailure(error, captureBudgetMs(this.options.captureTimeoutMs, options));
       await this.credits.release(requestId, mapped.code).catch((releaseError: unknown) =>
         this.logger.error({ err: releaseError, requestId }, 'could not release a reservation; start-up reconciliation will'),
       );
@@ -355,15 +351,15 @@ export class CaptureService {
     return delivery;
   }
 
-  private mapFailure(error: unknown): ApiError {
+  private mapFailure(error: unknown, budgetMs = this.options.captureTimeoutMs): ApiError {
     if (error instanceof ApiError) return error;
     if (error instanceof ClientGoneError) return new ApiError('OPERATION_FAILED', 'The client disconnected before the capture finished');
     if (error instanceof CaptureTimeoutError) {
-      return new ApiError('CAPTURE_TIMEOUT', `The capture did not finish within ${this.options.captureTimeoutMs} ms (${error.message}); nothing was charged`);
+      return new ApiError('CAPTURE_TIMEOUT', `The capture did not finish within ${budgetMs} ms (${error.message}); nothing was charged`);
     }
     const message = error instanceof Error ? error.message : String(error);
     if (error instanceof Error && error.name === 'TimeoutError') {
-      return new ApiError('CAPTURE_TIMEOUT', `The capture did not finish within ${this.options.captureTimeoutMs} ms while loading the page; nothing was charged`, {
+      return new ApiError('CAPTURE_TIMEOUT', `The capture did not finish within ${budgetMs} ms while loading the page; nothing was charged`, {
         logDetail: error,
       });
     }

@@ -1,0 +1,46 @@
+import type { HeaderObject } from 'openapi3-ts';
+
+/**
+ * Every response header the service sends, and on which responses: the one table the OpenAPI
+ * generator reads. To document a new header, add a row here (then `npm run openapi`).
+ *
+ * - `operations`: operationIds that send it (`*` for all).
+ * - `statuses`: response statuses that carry it (`*` for all the operation declares).
+ * - `binaryOnly`: sent only with the file itself (returnFile=true), not the JSON form.
+ */
+export interface ResponseHeaderRow {
+  name: string;
+  description: string;
+  schema: HeaderObject['schema'];
+  operations: readonly string[] | '*';
+  statuses: readonly string[] | '*';
+}
+
+const CAPTURE = ['capture', 'captureWithBody'] as const;
+/** Responses of /capture that pass authentication, where the throttle has counted the request. */
+const THROTTLED = ['200', '400', '402', '403', '429', '500', '503', '504'] as const;
+
+export const RESPONSE_HEADERS: readonly ResponseHeaderRow[] = [
+  { name: 'X-Request-Id', description: 'Identifier of this request, also in the server log.', schema: { type: 'string', format: 'uuid' }, operations: '*', statuses: '*' },
+  { name: 'X-RateLimit-Limit', description: 'Capture requests allowed per window for the organization.', schema: { type: 'integer' }, operations: CAPTURE, statuses: THROTTLED },
+  { name: 'X-RateLimit-Remaining', description: 'Capture requests left in the current window.', schema: { type: 'integer' }, operations: CAPTURE, statuses: THROTTLED },
+  { name: 'X-RateLimit-Reset', description: 'Unix epoch seconds when the window resets.', schema: { type: 'integer' }, operations: CAPTURE, statuses: THROTTLED },
+  { name: 'Retry-After', description: 'Seconds to wait before retrying.', schema: { type: 'integer' }, operations: '*', statuses: ['429', '503'] },
+  { name: 'Content-Length', description: 'Size of the body in bytes.', schema: { type: 'integer' }, operations: '*', statuses: ['200'] },
+  { name: 'Content-Disposition', description: 'With the file: inline; filename="<fileName>".', schema: { type: 'string' }, operations: CAPTURE, statuses: ['200'] },
+  { name: 'Server-Timing', description: 'Time per capture stage, e.g. queue;dur=3, render;dur=412.', schema: { type: 'string' }, operations: CAPTURE, statuses: ['200'] },
+  { name: 'X-Cache', description: 'HIT when served from the response cache, MISS otherwise; only with cacheEnabled=true.', schema: { type: 'string', enum: ['HIT', 'MISS'] }, operations: CAPTURE, statuses: ['200'] },
+  { name: 'X-Storage-Url', description: 'Address of the uploaded copy; only with requestStorageEnabled=true.', schema: { type: 'string', format: 'uri' }, operations: CAPTURE, statuses: ['200'] },
+  { name: 'X-Service-AI-Result', description: 'With the file: the analysis text, header-safe and cut to fit; only with openaiPrompt.', schema: { type: 'string' }, operations: CAPTURE, statuses: ['200'] },
+  { name: 'X-Service-AI-Result-Truncated', description: 'With the file: true when X-Service-AI-Result was cut (the JSON form has the full text).', schema: { type: 'string', enum: ['true', 'false'] }, operations: CAPTURE, statuses: ['200'] },
+];
+
+function applies(list: readonly string[] | '*', value: string): boolean {
+  return list === '*' || list.includes(value);
+}
+
+/** The headers of one response of one operation, in table order. */
+export function responseHeadersFor(operationId: string, status: string): Record<string, HeaderObject> {
+  const rows = RESPONSE_HEADERS.filter((row) => applies(row.operations, operationId) && applies(row.statuses, status));
+  return Object.fromEntries(rows.map((row) => [row.name, { description: row.description, schema: row.schema }]));
+}

@@ -1,0 +1,41 @@
+import { execFile } from 'node:child_process';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+
+export const exec = promisify(execFile);
+export const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
+export const bin = (name: string) => join(REPO_ROOT, 'node_modules', '.bin', name);
+
+/** A throwaway project with a package.json and a strict tsconfig that sees only Node's types. */
+export async function createTempProject(dir: string, type: 'module' | 'commonjs', files: Record<string, string>): Promise<void> {
+  await mkdir(dir, { recursive: true });
+  await writeFile(join(dir, 'package.json'), JSON.stringify({ name: `temp-${type}`, version: '1.0.0', private: true, type }));
+  await writeFile(
+    join(dir, 'tsconfig.json'),
+    JSON.stringify({
+      compilerOptions: {
+        strict: true,
+        module: 'node16',
+        moduleResolution: 'node16',
+        target: 'es2022',
+        outDir: 'out',
+        typeRoots: [join(REPO_ROOT, 'node_modules', '@types')],
+        types: ['node'],
+      },
+      include: ['src'],
+    }),
+  );
+  for (const [name, text] of Object.entries(files)) {
+    await mkdir(join(dir, name, '..'), { recursive: true });
+    await writeFile(join(dir, name), text);
+  }
+}
+
+/** Type-checks (strict) and compiles a temp project with the repository's TypeScript 5. */
+export async function compile(dir: string): Promise<void> {
+  await exec(bin('tsc'), ['-p', join(dir, 'tsconfig.json')], { cwd: dir, timeout: 120_000 }).catch((error: { stdout?: string; stderr?: string }) => {
+    throw new Error(`tsc failed in ${dir}:\n${error.stdout ?? ''}${error.stderr ?? ''}`);
+  });
+}

@@ -1,0 +1,85 @@
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { compile, createTempProject, exec, REPO_ROOT } from '../helpers/temp-project.js';
+import { startTestService, type TestService } from '../helpers/test-service.js';
+
+/**
+ * The published @rendershot/client, as a user gets it: `npm pack`, installed from the tarball into a
+ * CommonJS and an ESM project, type-checked under strict, and run against the live service.
+ */
+const PROGRAM = `import { createClient, type CaptureInput, type RendershotClient } from '@rendershot/client';
+
+const input: CaptureInput = {
+  html: '<body style="margin:0;background:rgb(10,120,220)">x</body>',
+  format: 'jpeg',
+  imageQuality: 80,
+  device: 'iphone-15',
+  viewportWidth: 320,
+  viewportHeight: 200,
+  fullPage: false,
+  removeSelectors: ['.ad', '#banner'],
+  headers: { 'Accept-Language': 'de-DE' },
+};
+// @ts-expect-error imageQuality is a number
+const badQuality: CaptureInput = { html: 'x', imageQuality: 'x' };
+// @ts-expect-error device is one of the presets
+const badDevice: CaptureInput = { html: 'x', device: 'nokia-3310' };
+// @ts-expect-error fullPage is a boolean
+const badBoolean: CaptureInput = { html: 'x', fullPage: 'yes' };
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const takesExactly: Same<Parameters<RendershotClient['capture']>[0], CaptureInput> = true;
+void [badQuality, badDevice, badBoolean, takesExactly];
+
+async function main(): Promise<void> {
+  const client = createClient({ baseUrl: process.env.RENDERSHOT_URL!, apiKey: process.env.RENDERSHOT_KEY! });
+  const file = await client.capture(input);
+  const usage = await client.usage();
+  console.log(JSON.stringify({ contentType: file.contentType, head: Array.from(file.bytes.subarray(0, 3)), used: usage.credits.usedThisPeriod }));
+}
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});
+`;
+
+describe('@rendershot/client packed and installed into CommonJS and ESM projects', () => {
+  let service: TestService;
+  let work: string;
+  let tarballs: string[];
+
+  beforeAll(async () => {
+    service = await startTestService({ env: { RATE_LIMIT_MAX: '1000' } });
+    work = await mkdtemp(join(tmpdir(), 'rendershot-client-pack-'));
+    // The client (prepack builds it) plus its two runtime dependencies from this checkout, so the
+    // install needs no registry: the contract is bundled into the client.
+    await exec('npm', ['pack', '--pack-destination', work, './client', './node_modules/@ts-rest/core', './node_modules/zod'], { cwd: REPO_ROOT, timeout: 180_000 });
+    tarballs = (await readdir(work)).filter((name) => name.endsWith('.tgz')).map((name) => join(work, name));
+    expect(tarballs).toHaveLength(3);
+  }, 240_000);
+  afterAll(async () => {
+    await service?.stop();
+    if (work) await rm(work, { recursive: true, force: true });
+  });
+
+  for (const type of ['commonjs', 'module'] as const) {
+    it(`installs, type-checks and captures from a ${type} project`, async () => {
+      const dir = join(work, type);
+      await createTempProject(dir, type, { 'src/main.ts': PROGRAM });
+      await exec('npm', ['install', '--offline', '--no-audit', '--no-fund', ...tarballs], { cwd: dir, timeout: 120_000 });
+      await compile(dir);
+      const compiled = join(dir, 'out', 'main.js');
+      // The CommonJS build really is loaded through require() (no ESM-only error).
+      if (type === 'commonjs') {
+        const probe = await exec('node', ['-e', "console.log(typeof require('@rendershot/client').createClient)"], { cwd: dir });
+        expect(probe.stdout.trim()).toBe('function');
+      }
+      const { stdout } = await exec('node', [compiled], { cwd: dir, timeout: 60_000, env: { ...process.env, RENDERSHOT_URL: service.url, RENDERSHOT_KEY: service.apiKey } });
+      const result = JSON.parse(stdout.trim()) as { contentType: string; head: number[]; used: number };
+      expect(result.contentType).toBe('image/jpeg');
+      expect(result.head).toEqual([0xff, 0xd8, 0xff]);
+      expect(result.used).toBeGreaterThanOrEqual(1);
+    }, 180_000);
+  }
+});
