@@ -53,7 +53,7 @@ export interface RendershotClient {
    * A signed GET /capture link for these options, usable as a public `<img src>`: it carries no
    * key. Needs `keyId` and `signingSecret` in the client options. `expiresIn` is in seconds.
    */
-  signedUrl(options: CaptureRequest, signing?: SignedUrlOptions): string;
+  signedUrl(options: CaptureRequest, signing?: SignedUrlOptions): Promise<string>;
 }
 
 const EXTENSION_BY_MIME = new Map(Object.entries(MIME_TYPES).map(([format, mime]) => [mime, format]));
@@ -151,7 +151,7 @@ export function createClient(options: ClientOptions): RendershotClient {
       return (await readJson(response)) as UsageReport;
     },
 
-    signedUrl(request, signing) {
+    async signedUrl(request, signing) {
       if (!options.keyId || !options.signingSecret) {
         throw new TypeError('signedUrl needs keyId and signingSecret in createClient options (from `rendershot key create --json`)');
       }
