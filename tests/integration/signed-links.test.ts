@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -208,8 +208,9 @@ describe('signed capture links (sqlite)', () => {
   it('signedUrl() from the packed client tarball makes links the service accepts', async () => {
     const work = mkdtempSync(join(REPO, '.tmp-signed-links-'));
     try {
-      const { stdout } = await run('npm', ['pack', '--json', '--pack-destination', work], { cwd: join(REPO, 'client'), timeout: 120_000 });
-      const tarball = join(work, (JSON.parse(stdout) as Array<{ filename: string }>)[0]!.filename);
+      // prepack builds dist/ with tsup, as for a publish.
+      await run('npm', ['pack', '--pack-destination', work], { cwd: join(REPO, 'client'), timeout: 120_000 });
+      const tarball = join(work, readdirSync(work).find((name) => name.endsWith('.tgz'))!);
       // Unpacked under the repository so its dependencies (@ts-rest/core, zod) resolve from the root node_modules.
       const target = join(work, 'node_modules/@rendershot/client');
       await run('mkdir', ['-p', target]);
