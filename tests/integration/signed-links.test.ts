@@ -225,3 +225,28 @@ describe('signed capture links (sqlite)', () => {
     }
   }, 180_000);
 });
+
+describe('signed capture links (mysql)', () => {
+  let service: TestService;
+  beforeAll(async () => {
+    service = await startTestService({ database: 'mysql', credits: 10 });
+  });
+  afterAll(async () => service?.stop());
+
+  it('accepts a signed link, refuses a tampered one and a revoked key, and charges only the capture', async () => {
+    const key = await service.runtime.apiKeys.create({ organizationId: service.organizationId, name: 'mysql-links' });
+    const query = q({ html: PAGE, viewportWidth: '200', viewportHeight: '100', keyId: key.id, expires: String(nowSeconds() + 60) });
+    const link = `/capture?${query}&signature=${sign(key.signingSecret, query)}`;
+    const before = (await service.client.usage()).credits.remaining;
+    expect((await service.get(link)).status).toBe(200);
+    const tampered = await service.get(link.replace('viewportWidth=200', 'viewportWidth=201'));
+    expect(((await tampered.json()) as { error: { code: string } }).error.code).toBe('INVALID_SIGNATURE');
+    await service.runtime.accounts.setRequireSignedLinks(service.organizationId, true);
+    expect((await service.get(`/usage?apiKey=${service.apiKey}`)).status).toBe(401);
+    expect((await service.get('/usage', { headers: { 'x-api-key': service.apiKey } })).status).toBe(200);
+    await service.runtime.apiKeys.revoke(key.id);
+    const revoked = await service.get(link);
+    expect(((await revoked.json()) as { error: { code: string } }).error.code).toBe('INVALID_API_KEY');
+    expect((await service.client.usage()).credits.remaining).toBe(before - 1);
+  });
+});
