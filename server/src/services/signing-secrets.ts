@@ -1,3 +1,4 @@
+import { ApiError } from '../errors.js';
 import type { ApiKeyRepository } from '../store/api-key-repository.js';
 import { generateSigningSecret } from '../security/signing.js';
 import { SecretBox } from './storage-secrets.js';
@@ -34,7 +35,14 @@ export class SigningSecrets {
     return sealed ? this.open(keyId, sealed) : undefined;
   }
 
+  /** Throws a 500 whose log line names the cause: the server key differs from the one that sealed it. */
   open(keyId: string, sealed: string): string {
-    return this.box.decrypt(sealed, associatedData(keyId));
+    try {
+      return this.box.decrypt(sealed, associatedData(keyId));
+    } catch {
+      throw new ApiError('INTERNAL_ERROR', 'Internal error: the signed link could not be checked; nothing was charged', {
+        logDetail: new Error(`the signing secret of key ${keyId} cannot be decrypted: SIGNING_SECRETS_KEY (or the data folder's signing-secrets.key) differs from the key that sealed it`),
+      });
+    }
   }
 }
