@@ -38,6 +38,7 @@ program
     if (demo) {
       console.log(`Created demo organization "${demo.organization.name}" with ${config.DEMO_CREDITS} credits.`);
       console.log(`Demo API key (shown once, copy it now): ${demo.key.key}`);
+      console.log(`Its id and signing secret, for signed links (shown once): keyId=${demo.key.id} signingSecret=${demo.key.signingSecret}`);
       console.log(`Try: curl -o shot.png "${runtime.url}/capture?url=https://example.com&apiKey=${demo.key.key}"`);
     }
     const shutdown = (signal: string) => {

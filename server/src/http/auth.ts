@@ -17,7 +17,7 @@ function presentedKey(req: Request): { key: string | undefined; source?: KeySour
 
 /** A GET that carries a signed link's parameters (the link's own key stays out of the URL). */
 function isSignedLink(req: Request): boolean {
-  return req.method === 'GET' && (req.query.signature !== undefined || req.query.keyId !== undefined);
+  return (req.method === 'GET' || req.method === 'HEAD') && (req.query.signature !== undefined || req.query.keyId !== undefined);
 }
 
 async function authenticateRequest(keys: ApiKeyService, req: Request, signedLinks: boolean): Promise<AuthenticatedKey> {
