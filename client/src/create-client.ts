@@ -3,6 +3,7 @@ import { contract, MIME_TYPES, type CaptureResult, type Contract, type UsageRepo
 import { toCaptureBody, toCaptureQuery, needsJsonBody, type CaptureInput, type CaptureRequest } from './capture-request.js';
 import { parseContentDispositionFileName } from './content-disposition.js';
 import { errorFromResponse, headersToRecord, parseJson, RendershotError } from './rendershot-error.js';
+import { signCaptureUrl, type SignedUrlOptions } from './signed-url.js';
 import { DEFAULT_MAX_DELAY_MS, isRetryableStatus, retryDelayMs, sleep, type RetryOptions } from './retry.js';
 
 export interface ClientOptions {
@@ -14,6 +15,10 @@ export interface ClientOptions {
   fetch?: typeof fetch;
   /** Without it, nothing is retried. */
   retry?: RetryOptions;
+  /** The API key's id (`rendershot key create --json` → `id`); needed by `signedUrl()`. */
+  keyId?: string;
+  /** The key's signing secret (shown once at creation or rotation); needed by `signedUrl()`. Keep it server-side. */
+  signingSecret?: string;
 }
 
 /** A captured file (`returnFile=true`). */
@@ -44,6 +49,11 @@ export interface RendershotClient {
   captureJson(options: CaptureInput): Promise<CaptureResult>;
   /** Credit balance and capture rate limit of the key's organization. */
   usage(): Promise<UsageReport>;
+  /**
+   * A signed GET /capture link for these options, usable as a public `<img src>`: it carries no
+   * key. Needs `keyId` and `signingSecret` in the client options. `expiresIn` is in seconds.
+   */
+  signedUrl(options: CaptureRequest, signing?: SignedUrlOptions): Promise<string>;
 }
 
 const EXTENSION_BY_MIME = new Map(Object.entries(MIME_TYPES).map(([format, mime]) => [mime, format]));
@@ -139,6 +149,13 @@ export function createClient(options: ClientOptions): RendershotClient {
     async usage() {
       const response = await send('GET', '/usage', { accept: 'application/json' });
       return (await readJson(response)) as UsageReport;
+    },
+
+    async signedUrl(request, signing) {
+      if (!options.keyId || !options.signingSecret) {
+        throw new TypeError('signedUrl needs keyId and signingSecret in createClient options (from `rendershot key create --json`)');
+      }
+      return signCaptureUrl({ baseUrl, keyId: options.keyId, signingSecret: options.signingSecret }, request, signing ?? {});
     },
   };
 }

@@ -3,6 +3,7 @@ export type { CaptureFile, ClientOptions, RawClient, RendershotClient } from './
 export { RendershotError } from './rendershot-error.js';
 export type { ErrorDetails } from './rendershot-error.js';
 export type { RetryOptions } from './retry.js';
+export type { SignedUrlOptions } from './signed-url.js';
 export { HTML_QUERY_MAX_LENGTH } from './capture-request.js';
 export type { CaptureInput, CaptureRequest } from './capture-request.js';
 

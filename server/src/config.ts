@@ -55,6 +55,14 @@ const ConfigSchema = z.object({
       'STORAGE_ENCRYPTION_KEY must be 32 bytes written as 64 hex characters or as base64 (e.g. the output of `openssl rand -base64 32`)',
     )
     .optional(),
+  /** Encrypts API keys' signing secrets at rest; unset: a key file created in the data folder on first start. */
+  SIGNING_SECRETS_KEY: z
+    .string()
+    .refine(
+      (value) => parseEncryptionKey(value) !== undefined,
+      'SIGNING_SECRETS_KEY must be 32 bytes written as 64 hex characters or as base64 (e.g. the output of `openssl rand -base64 32`)',
+    )
+    .optional(),
   STORAGE_CONNECT_TIMEOUT_MS: integer('STORAGE_CONNECT_TIMEOUT_MS', 100, 120_000, 5_000),
   STORAGE_REQUEST_TIMEOUT_MS: integer('STORAGE_REQUEST_TIMEOUT_MS', 1_000, 600_000, 20_000),
   SHUTDOWN_TIMEOUT_MS: integer('SHUTDOWN_TIMEOUT_MS', 0, 600_000, 20_000),
@@ -65,7 +73,7 @@ export type Config = z.infer<typeof ConfigSchema>;
 
 /** Settings whose value never appears in an error message. */
 // Values that may carry credentials are never echoed in a start-up error.
-const SECRET_SETTINGS = new Set(['STORAGE_ENCRYPTION_KEY', 'DATABASE_URL', 'REDIS_URL']);
+const SECRET_SETTINGS = new Set(['STORAGE_ENCRYPTION_KEY', 'SIGNING_SECRETS_KEY', 'DATABASE_URL', 'REDIS_URL']);
 
 export class ConfigError extends Error {}
 

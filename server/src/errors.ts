@@ -9,6 +9,9 @@ const STATUS_OF: Record<ErrorCode, number> = {
   API_KEY_REQUIRED: 401,
   INVALID_API_KEY: 401,
   API_KEY_EXPIRED: 401,
+  INVALID_SIGNATURE: 401,
+  SIGNED_LINK_EXPIRED: 401,
+  SIGNATURE_REQUIRED: 401,
   INSUFFICIENT_CREDITS: 402,
   TARGET_PROTECTED: 403,
   MEMBERSHIP_INACTIVE: 403,
@@ -55,6 +58,11 @@ export const errors = {
   apiKeyRequired: () => new ApiError('API_KEY_REQUIRED', 'API key required'),
   invalidApiKey: () => new ApiError('INVALID_API_KEY', 'Invalid API key'),
   apiKeyExpired: () => new ApiError('API_KEY_EXPIRED', 'API key expired'),
+  invalidSignature: (why: string) =>
+    new ApiError('INVALID_SIGNATURE', `Invalid signature: ${why}. A signed link ends with keyId, the optional expires and signature (last), the lowercase hex HMAC-SHA256 of the query string before &signature=`),
+  signedLinkExpired: () => new ApiError('SIGNED_LINK_EXPIRED', 'Signed link expired: its expires parameter is in the past'),
+  signatureRequired: () =>
+    new ApiError('SIGNATURE_REQUIRED', 'This organization requires signed links: send the key in header X-API-Key or use a signed link (keyId, expires, signature) instead of apiKey in the query string'),
   insufficientCredits: (remaining: number, cost: number) =>
     new ApiError('INSUFFICIENT_CREDITS', `Not enough credits: this capture costs ${cost}, ${remaining} remaining in the current period`),
   storeUnavailable: (what: string, cause: unknown) =>

@@ -3,6 +3,7 @@ import pino, { type Logger } from 'pino';
 /** Paths whose values never reach a log line (issue: secrets in query strings and headers). */
 export const REDACTED_PATHS = [
   'req.query.apiKey',
+  'req.query.signature',
   'req.query.openaiApiKey',
   'req.query.proxyPassword',
   'req.query.requestStorageSecretAccessKey',
@@ -13,13 +14,16 @@ export const REDACTED_PATHS = [
   'req.headers.authorization',
   'req.headers.cookie',
   'options.apiKey',
+  'options.signature',
+  'signingSecret',
+  '*.signingSecret',
   'options.openaiApiKey',
   'options.proxyPassword',
   'options.requestStorageSecretAccessKey',
   'options.headers',
 ];
 
-const SECRET_QUERY = /([?&](?:apiKey|openaiApiKey|proxyPassword|requestStorageSecretAccessKey|headers)=)[^&#\s]*/gi;
+const SECRET_QUERY = /([?&](?:apiKey|signature|openaiApiKey|proxyPassword|requestStorageSecretAccessKey|headers)=)[^&#\s]*/gi;
 
 /** Removes secret query values from a URL or message before it is logged. */
 export function redactUrl(text: string): string {

@@ -26,6 +26,8 @@ import { ApiKeyService } from './services/api-keys.js';
 import { CaptureService } from './services/capture-service.js';
 import { ResponseCache } from './services/response-cache.js';
 import { SecretBox } from './services/storage-secrets.js';
+import { SigningSecrets } from './services/signing-secrets.js';
+import { loadServerKey } from './security/server-key.js';
 import { StorageUploader } from './services/storage.js';
 import { PlanLookup, UsageService } from './services/usage-service.js';
 import { AccountsRepository } from './store/accounts-repository.js';
@@ -40,6 +42,8 @@ export interface DataLayer {
   accounts: AccountsRepository;
   credits: CreditRepository;
   apiKeys: ApiKeyService;
+  /** API keys' signing secrets (signed links; webhook signatures): `signingSecretFor(keyId)`. */
+  signingSecrets: SigningSecrets;
   plans: PlanLookup;
   usage: UsageService;
   /** Storage configurations; creating one needs STORAGE_ENCRYPTION_KEY. */
@@ -62,11 +66,14 @@ export async function openDataLayer(config: Config, resolve: Resolver = systemRe
   await migrate(db);
   const credits = new CreditRepository(db);
   const plans = new PlanLookup(db, config);
+  const keyRows = new ApiKeyRepository(db);
+  const signingSecrets = new SigningSecrets(keyRows, loadServerKey(config.SIGNING_SECRETS_KEY, config.DATABASE_URL));
   return {
     db,
     accounts: new AccountsRepository(db),
     credits,
-    apiKeys: new ApiKeyService(new ApiKeyRepository(db)),
+    apiKeys: new ApiKeyService(keyRows, signingSecrets),
+    signingSecrets,
     plans,
     usage: new UsageService(credits, plans),
     storageConfigs: new StorageConfigRepository(db, SecretBox.fromSetting(config.STORAGE_ENCRYPTION_KEY)),

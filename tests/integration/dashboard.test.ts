@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -391,6 +391,82 @@ describe('the dashboard in a real browser', () => {
     await page.click('#pg-submit');
     await page.waitForSelector('#pg-result .alert-error');
     expect(await text(page, '#pg-result .alert-error')).toContain('401 INVALID_API_KEY. Invalid API key');
+  });
+
+  it('signed links: shows the signing secret once with a copy button, rotates it, and sets require-signed-links', async () => {
+    const signedCapture = (keyId: string, secret: string) => {
+      const query = new URLSearchParams({ html: PAGE_HTML, viewportWidth: '300', viewportHeight: '100', keyId }).toString();
+      return fetch(`${service.url}/capture?${query}&signature=${createHmac('sha256', secret).update(query).digest('hex')}`);
+    };
+    await page.goto(`${base}/keys`, { waitUntil: 'domcontentloaded' });
+    await page.type('#key-name', 'Signed links key');
+    await navigateBy(page, 'form[action$="/keys"] button[type="submit"]');
+    const secret = await page.$eval('#new-signing-secret', (el) => (el as HTMLInputElement).value);
+    const keyId = await page.$eval('#new-signing-secret', (el) => el.getAttribute('data-key-id')!);
+    expect(secret).toMatch(/^rss_[\w-]{43}$/);
+    expect(await page.$('[data-copy="#new-signing-secret"]')).not.toBeNull();
+    expect((await signedCapture(keyId, secret)).status).toBe(200);
+    await page.reload({ waitUntil: 'domcontentloaded' });
+    expect(await page.$('#new-signing-secret')).toBeNull();
+    expect(await page.content()).not.toContain(secret);
+
+    await navigateBy(page, `tr[data-key-id="${keyId}"] form[action$="/rotate-secret"] button`);
+    const rotated = await page.$eval('[data-testid="new-secret"] #new-signing-secret', (el) => (el as HTMLInputElement).value);
+    expect(rotated).toMatch(/^rss_/);
+    expect(rotated).not.toBe(secret);
+    const old = await signedCapture(keyId, secret);
+    expect(old.status).toBe(401);
+    expect(((await old.json()) as { error: { code: string } }).error.code).toBe('INVALID_SIGNATURE');
+
+    expect(await page.$eval('#require-signed-links', (el) => (el as HTMLInputElement).checked)).toBe(false);
+    await page.click('#require-signed-links');
+    await navigateBy(page, 'form[action$="/require-signed-links"] button[type="submit"]');
+    expect(await page.$eval('#require-signed-links', (el) => (el as HTMLInputElement).checked)).toBe(true);
+    expect(await service.runtime.accounts.requiresSignedLinks(service.organizationId)).toBe(true);
+    const refused = await service.get(`/usage?apiKey=${service.apiKey}`);
+    expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('SIGNATURE_REQUIRED');
+    await page.click('#require-signed-links');
+    await navigateBy(page, 'form[action$="/require-signed-links"] button[type="submit"]');
+    expect(await service.runtime.accounts.requiresSignedLinks(service.organizationId)).toBe(false);
+  });
+
+  it("playground: shows a signed link for the chosen options that works in a real browser's <img>", async () => {
+    const key = (await service.runtime.apiKeys.list(service.organizationId)).find((k) => k.name === 'Playground key')!;
+    await page.goto(`${base}/playground`, { waitUntil: 'domcontentloaded' });
+    await page.click('label[for="pg-source-html"]');
+    await page.$eval('#pg-html', (el) => ((el as HTMLTextAreaElement).value = ''));
+    await page.type('#pg-html', '<h1 style="color:rgb(0,120,0)">Signed</h1>');
+    await page.type('#viewportWidth', '360');
+    await page.type('#viewportHeight', '240');
+    await page.select('#pg-signed-key', key.id);
+    await page.select('#pg-signed-expires', '3600');
+    await page.waitForFunction(
+      (id) => {
+        const el = document.querySelector('#pg-signed-url');
+        return el?.getAttribute('data-ready') === 'true' && el.textContent!.includes('viewportHeight=240') && el.textContent!.includes(id);
+      },
+      {},
+      key.id,
+    );
+    const link = await page.$eval('#pg-signed-url', (el) => el.textContent!);
+    expect(link).toMatch(new RegExp(`^${service.url}/capture\\?html=.+&viewportWidth=360&viewportHeight=240&keyId=${key.id}&expires=\\d+&signature=[0-9a-f]{64}$`));
+    expect(link).not.toContain('rs_');
+    expect(link).not.toContain('rss_');
+
+    // A fresh context without the dashboard cookie: the link alone makes the image.
+    const anonymous = await browser.createBrowserContext();
+    try {
+      const viewer = await anonymous.newPage();
+      await viewer.setContent(`<img id="shot" src="${link.replace(/&/g, '&amp;').replace(/"/g, '&quot;')}">`);
+      const size = await viewer.$eval('#shot', async (img) => {
+        const image = img as HTMLImageElement;
+        if (!image.complete) await new Promise((resolve) => image.addEventListener('load', resolve, { once: true }));
+        return [image.naturalWidth, image.naturalHeight];
+      });
+      expect(size).toEqual([360, 240]);
+    } finally {
+      await anonymous.close();
+    }
   });
 
   it('shows a clear page for an inactive membership, and picks the active organization of a member of several', async () => {

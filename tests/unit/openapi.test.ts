@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import SwaggerParser from '@apidevtools/swagger-parser';
-import { captureFields } from '@rendershot/contract';
+import { captureFields, signedLinkFields } from '@rendershot/contract';
 import { describe, expect, it } from 'vitest';
 import { buildOpenApiDocument } from '../../scripts/openapi-document.js';
 
@@ -32,7 +32,8 @@ describe('openapi.json', () => {
   it('lists every capture parameter of the spec with a description', () => {
     const capture = (committed.paths as Record<string, { get: Operation }>)['/capture']!.get;
     const query = capture.parameters.filter((p) => p.in === 'query');
-    expect(query.map((p) => p.name).sort()).toEqual(Object.keys(captureFields).sort());
+    // The spec's parameters plus a signed link's (issue 17), which GET /capture alone accepts.
+    expect(query.map((p) => p.name).sort()).toEqual([...Object.keys(captureFields), ...Object.keys(signedLinkFields)].sort());
     for (const parameter of query) expect(parameter.description, parameter.name).toBeTruthy();
     expect(Object.keys(captureFields).sort()).toEqual([...SPEC_PARAMETERS].sort());
   });

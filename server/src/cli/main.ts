@@ -38,6 +38,7 @@ program
     if (demo) {
       console.log(`Created demo organization "${demo.organization.name}" with ${config.DEMO_CREDITS} credits.`);
       console.log(`Demo API key (shown once, copy it now): ${demo.key.key}`);
+      console.log(`Its id and signing secret, for signed links (shown once): keyId=${demo.key.id} signingSecret=${demo.key.signingSecret}`);
       console.log(`Try: curl -o shot.png "${runtime.url}/capture?url=https://example.com&apiKey=${demo.key.key}"`);
     }
     const shutdown = (signal: string) => {
@@ -196,7 +197,8 @@ key
       const expiresAt = opts.expires ? new Date(opts.expires) : null;
       if (expiresAt && Number.isNaN(expiresAt.getTime())) throw new Error(`--expires must be an ISO 8601 date, got "${opts.expires}"`);
       const created = await data.apiKeys.create({ organizationId: o.id, userId: u?.id ?? null, name: opts.name, expiresAt });
-      print(Boolean(opts.json), { ...created }, `Created key ${created.name} (${created.id}). Copy it now, it is not shown again:\n${created.key}`);
+      print(Boolean(opts.json), { ...created },
+        `Created key ${created.name} (${created.id}). Copy both now, they are not shown again:\nkey: ${created.key}\nsigningSecret: ${created.signingSecret}`);
     });
   });
 key
@@ -226,6 +228,36 @@ key
     await withData(async (data) => {
       await data.apiKeys.revoke(id);
       print(Boolean(opts.json), { id, revoked: true }, `Revoked key ${id}.`);
+    });
+  });
+
+key
+  .command('rotate-secret')
+  .description('give the key a new signing secret (links signed with the old one stop working)')
+  .requiredOption('--id <id>', 'key id')
+  .addOption(jsonOption())
+  .action(async (opts: { id: string; json?: boolean }) => {
+    await withData(async (data) => {
+      const rotated = await data.apiKeys.rotateSigningSecret(opts.id);
+      print(Boolean(opts.json), { ...rotated }, `New signing secret of key ${rotated.id} (copy it now, it is not shown again):\n${rotated.signingSecret}`);
+    });
+  });
+
+org
+  .command('require-signed-links')
+  .description('with --on, keys sent in the query string (apiKey=) are refused; X-API-Key and signed links still work')
+  .requiredOption('--id <org>', 'organization id or name')
+  .option('--on', 'require signed links')
+  .option('--off', 'accept apiKey in the query string again')
+  .addOption(jsonOption())
+  .action(async (opts: { id: string; on?: boolean; off?: boolean; json?: boolean }) => {
+    if (Boolean(opts.on) === Boolean(opts.off)) throw new Error('give exactly one of --on or --off');
+    await withData(async (data) => {
+      const o = await requireOrganization(data, opts.id);
+      const required = Boolean(opts.on);
+      await data.accounts.setRequireSignedLinks(o.id, required);
+      print(Boolean(opts.json), { id: o.id, requireSignedLinks: required },
+        `Organization ${o.name} ${required ? 'now requires signed links (apiKey in the query string is refused)' : 'accepts apiKey in the query string again'}.`);
     });
   });
 

@@ -8,6 +8,7 @@ import { SessionRepository, type SessionTimes } from '../store/session-repositor
 import { mountAuthRoutes } from './auth-routes.js';
 import { sendPage, type DashboardData, type DashboardServices } from './context.js';
 import { mountKeyRoutes } from './keys-routes.js';
+import { mountSignedLinkRoutes } from './signed-link-routes.js';
 import { dashboardContext, DASHBOARD_PATH, loadSession, requireCsrfToken } from './session.js';
 import { mountStorageRoutes } from './storage-routes.js';
 import { mountUsageRoutes } from './usage-routes.js';
@@ -120,6 +121,7 @@ export function mountDashboard(app: Express, deps: DashboardDependencies): void 
   });
   mountUsageRoutes(router, services);
   mountKeyRoutes(router, services);
+  mountSignedLinkRoutes(router, services);
   mountStorageRoutes(router, services);
 
   router.use((_req, res) => {

@@ -53,8 +53,10 @@ export function mountKeyRoutes(router: Router, services: DashboardServices): voi
   router.get(
     '/keys',
     handle(async (_req, res) => {
-      const keys = await data.apiKeys.list(organizationOf(res).organizationId);
-      sendPage(res, keysPage({ ctx: dashboardContext(res), assets: services.assets, keys, now: services.now() }));
+      const organizationId = organizationOf(res).organizationId;
+      const keys = await data.apiKeys.list(organizationId);
+      const requireSignedLinks = await data.accounts.requiresSignedLinks(organizationId);
+      sendPage(res, keysPage({ ctx: dashboardContext(res), assets: services.assets, keys, now: services.now(), requireSignedLinks }));
     }),
   );
 
@@ -68,7 +70,8 @@ export function mountKeyRoutes(router: Router, services: DashboardServices): voi
       const { errors, expiresAt } = parseKeyForm(form, now);
       if (Object.keys(errors).length > 0) {
         const keys = await data.apiKeys.list(organization.organizationId);
-        sendPage(res, keysPage({ ctx, assets: services.assets, keys, now, form, errors }), 422);
+        const requireSignedLinks = await data.accounts.requiresSignedLinks(organization.organizationId);
+        sendPage(res, keysPage({ ctx, assets: services.assets, keys, now, requireSignedLinks, form, errors }), 422);
         return;
       }
       // Owned by the signed-in user: the key stops working if their membership is deactivated.
@@ -85,7 +88,40 @@ export function mountKeyRoutes(router: Router, services: DashboardServices): voi
       await setFlash(sessions, res, {
         kind: 'success',
         message: `API key “${created.name}” created.`,
-        newKey: { name: created.name, value: created.key },
+        newKey: { name: created.name, value: created.key, id: created.id, signingSecret: created.signingSecret },
+        page: '/keys',
+      });
+      res.redirect(303, `${DASHBOARD_PATH}/keys`);
+    }),
+  );
+
+  router.post(
+    '/keys/require-signed-links',
+    handle(async (req, res) => {
+      const organizationId = organizationOf(res).organizationId;
+      const required = field(req, 'requireSignedLinks') === 'on';
+      await data.accounts.setRequireSignedLinks(organizationId, required);
+      services.logger.info({ organizationId, required, userId: dashboardContext(res).session.userId }, 'dashboard: signed-links setting changed');
+      await setFlash(sessions, res, {
+        kind: 'success',
+        message: required ? 'Signed links are now required: apiKey in the query string is refused.' : 'apiKey in the query string is accepted again.',
+        page: '/keys',
+      });
+      res.redirect(303, `${DASHBOARD_PATH}/keys`);
+    }),
+  );
+
+  router.post(
+    '/keys/:id/rotate-secret',
+    handle(async (req, res) => {
+      const key = await findKey(res, String(req.params.id));
+      if (!key || key.revoked_at !== null) return notFound(res);
+      const rotated = await data.apiKeys.rotateSigningSecret(key.id);
+      services.logger.info({ keyId: key.id, userId: dashboardContext(res).session.userId }, 'dashboard: signing secret rotated');
+      await setFlash(sessions, res, {
+        kind: 'success',
+        message: `New signing secret for “${key.name}”.`,
+        newSecret: { name: key.name, id: key.id, signingSecret: rotated.signingSecret },
         page: '/keys',
       });
       res.redirect(303, `${DASHBOARD_PATH}/keys`);

@@ -14,7 +14,9 @@ export interface Flash {
   message: string;
   /** Which item the message belongs to (a storage configuration's id), to show it in place. */
   about?: string;
-  newKey?: { name: string; value: string };
+  newKey?: { name: string; value: string; id?: string; signingSecret?: string };
+  /** A rotated signing secret, shown exactly once like a new key. */
+  newSecret?: { name: string; id: string; signingSecret: string };
   /** The dashboard path (after /dashboard) that shows it; other pages leave it for that one. */
   page: string;
 }

@@ -39,6 +39,7 @@ export function mountUsageRoutes(router: Router, services: DashboardServices): v
           dashboardContext(res),
           assets,
           keys.some((key) => keyStatus(key, now) === 'active'),
+          keys.filter((key) => keyStatus(key, now) === 'active'),
         ),
       );
     }),

@@ -61,11 +61,12 @@ export function createApp(deps: AppDependencies): Express {
   deps.extraRoutes?.(app);
 
   const auth = authenticate(deps.apiKeys, { requireHttps: deps.requireHttps });
+  const captureAuth = authenticate(deps.apiKeys, { requireHttps: deps.requireHttps, signedLinks: true });
   const throttle = rateLimit(deps.rateLimiter, deps.logger);
   const capture = captureHandler(deps.captures, deps.shutdownSignal, deps.inFlight);
   const s = initServer();
   // Order of the spec's pipeline: authenticate, throttle, then the contract's validation.
-  app.use('/capture', captureMetrics(deps.metrics, deps.creditsPerCapture), rejectRepeatedParameters(), auth, throttle);
+  app.use('/capture', captureMetrics(deps.metrics, deps.creditsPerCapture), rejectRepeatedParameters(), captureAuth, throttle);
   app.use('/usage', rejectRepeatedParameters(), auth);
   const providerKey = (headers: { 'x-openai-api-key'?: string | undefined }) =>
     headers['x-openai-api-key'] ? { providerKeyHeader: headers['x-openai-api-key'] } : {};

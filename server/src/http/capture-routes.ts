@@ -78,8 +78,11 @@ export class InFlight {
 }
 
 export function captureHandler(service: CaptureService, shutdown?: AbortSignal, inFlight = new InFlight()) {
-  return async ({ options, providerKeyHeader, res }: { options: CaptureOptions; providerKeyHeader?: string; res: Response }) => {
+  return async ({ options: query, providerKeyHeader, res }: { options: CaptureOptions; providerKeyHeader?: string; res: Response }) => {
     const context = contextOf(res);
+    // A signed link's parameters did their job in authentication: they are not capture options.
+    const { keyId: _keyId, expires: _expires, signature: _signature, ...captureOptions } = query;
+    const options: CaptureOptions = captureOptions;
     const file = await inFlight.track(
       service.capture({
         requestId: context.requestId,

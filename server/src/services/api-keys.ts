@@ -1,6 +1,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { ApiError, errors } from '../errors.js';
-import type { ApiKeyRepository, ApiKeyRow } from '../store/api-key-repository.js';
+import type { ApiKeyRepository, ApiKeyRow, KeyLookup } from '../store/api-key-repository.js';
+import type { SigningSecrets } from './signing-secrets.js';
 
 const KEY_PREFIX = 'rs_';
 const VISIBLE_PREFIX_LENGTH = 10;
@@ -20,6 +21,8 @@ export interface AuthenticatedKey {
   organizationId: string | null;
   userId: string | null;
   membershipActive: boolean;
+  /** The organization accepts only signed links and header keys (no `apiKey` in the query). */
+  requireSignedLinks?: boolean;
 }
 
 export interface CreatedKey {
@@ -29,13 +32,19 @@ export interface CreatedKey {
   name: string;
   organizationId: string | null;
   expiresAt: string | null;
+  /** Signs capture links (and webhooks); shown once, stored only encrypted. */
+  signingSecret: string;
 }
 
 export class ApiKeyService {
-  constructor(private readonly keys: ApiKeyRepository) {}
+  constructor(
+    private readonly keys: ApiKeyRepository,
+    readonly signingSecrets: SigningSecrets,
+  ) {}
 
   async create(options: { organizationId: string | null; userId?: string | null; name: string; expiresAt?: Date | null }): Promise<CreatedKey> {
     const generated = generateApiKey();
+    let signingSecret = '';
     const row = await this.keys.insert({
       organization_id: options.organizationId,
       user_id: options.userId ?? null,
@@ -43,6 +52,10 @@ export class ApiKeyService {
       key_hash: generated.hash,
       prefix: generated.prefix,
       expires_at: options.expiresAt ? options.expiresAt.getTime() : null,
+    }, (id) => {
+      const issued = this.signingSecrets.issue(id);
+      signingSecret = issued.secret;
+      return issued.sealed;
     });
     return {
       id: row.id,
@@ -51,6 +64,39 @@ export class ApiKeyService {
       name: row.name,
       organizationId: row.organization_id,
       expiresAt: options.expiresAt ? options.expiresAt.toISOString() : null,
+      signingSecret,
+    };
+  }
+
+  /** A new signing secret for an unrevoked key (links signed with the old one stop working). */
+  async rotateSigningSecret(id: string): Promise<{ id: string; signingSecret: string }> {
+    const issued = this.signingSecrets.issue(id);
+    if (!(await this.keys.setSigningSecret(id, issued.sealed))) throw new ApiError('INVALID_INPUT', `No active API key with id ${id}`);
+    return { id, signingSecret: issued.secret };
+  }
+
+  /** The key a signed link names, read with the database clock; undefined when unknown. */
+  async findForSignedLink(keyId: string): Promise<KeyLookup | undefined> {
+    if (keyId.length > 64) return undefined;
+    try {
+      return await this.keys.findById(keyId);
+    } catch (cause) {
+      throw errors.storeUnavailable('database', cause);
+    }
+  }
+
+  /** The key's own states, the same for a presented key and a signed link. */
+  accept(row: KeyLookup): AuthenticatedKey {
+    if (row.revoked_at !== null) throw errors.invalidApiKey();
+    if (row.expires_at !== null && row.expires_at <= row.db_now) throw errors.apiKeyExpired();
+    this.keys.touch(row.id).catch(() => undefined);
+    return {
+      keyId: row.id,
+      organizationId: row.organization_id,
+      userId: row.user_id,
+      // Keys created for an organization without a user are service keys: no membership to check.
+      membershipActive: row.user_id === null ? true : Boolean(row.membership_active),
+      requireSignedLinks: Boolean(row.require_signed_links),
     };
   }
 
@@ -69,16 +115,7 @@ export class ApiKeyService {
       throw errors.storeUnavailable('database', cause);
     }
     if (!row || !timingSafeEqual(Buffer.from(row.key_hash, 'hex'), Buffer.from(hash, 'hex'))) throw errors.invalidApiKey();
-    if (row.revoked_at !== null) throw errors.invalidApiKey();
-    if (row.expires_at !== null && row.expires_at <= row.db_now) throw errors.apiKeyExpired();
-    this.keys.touch(row.id).catch(() => undefined);
-    return {
-      keyId: row.id,
-      organizationId: row.organization_id,
-      userId: row.user_id,
-      // Keys created for an organization without a user are service keys: no membership to check.
-      membershipActive: row.user_id === null ? true : Boolean(row.membership_active),
-    };
+    return this.accept(row);
   }
 
   list(organizationId: string): Promise<ApiKeyRow[]> {

@@ -16,6 +16,8 @@ export interface OrganizationRow {
   id: string;
   name: string;
   created_at: number;
+  /** Signed links only: keys in the query string are refused (issue 17). */
+  require_signed_links?: number | boolean;
 }
 
 export interface NewPlan {
@@ -84,6 +86,15 @@ export class AccountsRepository {
 
   async findOrganization(idOrName: string): Promise<OrganizationRow | undefined> {
     return this.db.knex<OrganizationRow>('organizations').where('id', idOrName).orWhere('name', idOrName).first();
+  }
+
+  async setRequireSignedLinks(organizationId: string, required: boolean): Promise<void> {
+    await this.db.knex('organizations').where('id', organizationId).update({ require_signed_links: required });
+  }
+
+  async requiresSignedLinks(organizationId: string): Promise<boolean> {
+    const row = await this.db.knex('organizations').where('id', organizationId).first('require_signed_links');
+    return Boolean(row?.require_signed_links);
   }
 
   async listOrganizations(): Promise<OrganizationRow[]> {

@@ -12,33 +12,70 @@ export interface ApiKeyRow {
   revoked_at: number | null;
   last_used_at: number | null;
   created_at: number;
+  /** The signing secret, encrypted with the server key (null for keys made before signed links). */
+  signing_secret_encrypted: string | null;
 }
 
 /** What authentication needs to know about a key, read in one query with the database clock. */
 export interface KeyLookup extends ApiKeyRow {
   db_now: number;
   membership_active: number | boolean | null;
+  /** The organization refuses keys sent in the query string (signed links only). */
+  require_signed_links: number | boolean | null;
 }
 
 export class ApiKeyRepository {
   constructor(private readonly db: Database) {}
 
-  async insert(row: Omit<ApiKeyRow, 'id' | 'created_at' | 'last_used_at' | 'revoked_at'>): Promise<ApiKeyRow> {
-    const full: ApiKeyRow = { ...row, id: randomUUID(), created_at: Date.now(), last_used_at: null, revoked_at: null };
+  /** `encryptSecret` seals the signing secret with the new row's id (the id is chosen here). */
+  async insert(
+    row: Omit<ApiKeyRow, 'id' | 'created_at' | 'last_used_at' | 'revoked_at' | 'signing_secret_encrypted'>,
+    encryptSecret: (id: string) => string | null = () => null,
+  ): Promise<ApiKeyRow> {
+    const id = randomUUID();
+    const full: ApiKeyRow = { ...row, id, created_at: Date.now(), last_used_at: null, revoked_at: null, signing_secret_encrypted: encryptSecret(id) };
     await this.db.knex('api_keys').insert(full);
     return full;
   }
 
-  async findByHash(keyHash: string): Promise<KeyLookup | undefined> {
-    const row = await this.db
+  private lookup() {
+    return this.db
       .knex('api_keys as k')
       .leftJoin('memberships as m', function joinMembership() {
         this.on('m.user_id', '=', 'k.user_id').andOn('m.organization_id', '=', 'k.organization_id');
       })
-      .where('k.key_hash', keyHash)
-      .first('k.*', 'm.active as membership_active', this.db.knex.raw(`${this.db.nowMs().toQuery()} as db_now`));
+      .leftJoin('organizations as o', 'o.id', 'k.organization_id');
+  }
+
+  private async lookupRow(query: ReturnType<ApiKeyRepository['lookup']>): Promise<KeyLookup | undefined> {
+    const row = await query.first(
+      'k.*',
+      'm.active as membership_active',
+      'o.require_signed_links as require_signed_links',
+      this.db.knex.raw(`${this.db.nowMs().toQuery()} as db_now`),
+    );
     if (!row) return undefined;
     return { ...row, db_now: Number(row.db_now), expires_at: row.expires_at === null ? null : Number(row.expires_at) } as KeyLookup;
+  }
+
+  async findByHash(keyHash: string): Promise<KeyLookup | undefined> {
+    return this.lookupRow(this.lookup().where('k.key_hash', keyHash));
+  }
+
+  /** The key a signed link names by its id. */
+  async findById(id: string): Promise<KeyLookup | undefined> {
+    return this.lookupRow(this.lookup().where('k.id', id));
+  }
+
+  async findSigningSecret(id: string): Promise<string | null | undefined> {
+    const row = await this.db.knex('api_keys').where('id', id).first('signing_secret_encrypted');
+    return row ? (row.signing_secret_encrypted as string | null) : undefined;
+  }
+
+  /** Replaces the encrypted signing secret of an unrevoked key; false when there is none. */
+  async setSigningSecret(id: string, encrypted: string): Promise<boolean> {
+    const count = await this.db.knex('api_keys').where('id', id).whereNull('revoked_at').update({ signing_secret_encrypted: encrypted });
+    return count > 0;
   }
 
   /** Last-used time is informational: written at most once a minute per key to keep the hot path cheap. */

@@ -150,10 +150,31 @@ const dashboardSessions: Knex.Migration = {
   },
 };
 
+/**
+ * Issue 17, signed capture links: each API key's signing secret, encrypted with the server key
+ * (AES-256-GCM bound to the key's id; never in clear), and the organization setting that refuses
+ * keys sent in the query string.
+ */
+const issue17SigningSecrets: Knex.Migration = {
+  async up(knex) {
+    await knex.schema.alterTable('api_keys', (t) => {
+      t.text('signing_secret_encrypted').nullable();
+    });
+    await knex.schema.alterTable('organizations', (t) => {
+      t.boolean('require_signed_links').notNullable().defaultTo(false);
+    });
+  },
+  async down(knex) {
+    await knex.schema.alterTable('api_keys', (t) => t.dropColumn('signing_secret_encrypted'));
+    await knex.schema.alterTable('organizations', (t) => t.dropColumn('require_signed_links'));
+  },
+};
+
 const MIGRATIONS: Record<string, Knex.Migration> = {
   '0001_initial': initial,
   '0002_storage_configs': storageConfigs,
   '0003_dashboard_sessions': dashboardSessions,
+  '0004_issue17_signing_secrets': issue17SigningSecrets,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

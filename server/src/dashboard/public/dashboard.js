@@ -246,7 +246,52 @@
       var list = snippetParams();
       $('#pg-curl').textContent = curlSnippet(list);
       $('#pg-ts').textContent = tsSnippet(list);
+      scheduleSignedLink();
     }
+
+    // The signed link is signed by the server with the chosen key's secret (the secret never comes here).
+    var signedTimer = null;
+    var signedRequest = 0;
+    function scheduleSignedLink() {
+      if (!$('#pg-signed-key') || !$('#pg-signed-key').value) return;
+      clearTimeout(signedTimer);
+      signedTimer = setTimeout(signedLink, 250);
+    }
+    async function signedLink() {
+      var output = $('#pg-signed-url');
+      var list = params();
+      if (!list[0][1]) {
+        output.textContent = 'Enter a URL or HTML to make a signed link.';
+        return;
+      }
+      var query = new URLSearchParams();
+      list.forEach(function (pair) {
+        query.append(pair[0], String(pair[1]));
+      });
+      var body = new URLSearchParams();
+      body.set('_csrf', $('#pg-signed-csrf input[name="_csrf"]').value);
+      body.set('keyId', $('#pg-signed-key').value);
+      body.set('expiresIn', $('#pg-signed-expires').value);
+      body.set('query', query.toString());
+      var current = ++signedRequest;
+      try {
+        var response = await fetch(window.location.pathname.replace(/\/playground$/, '/playground/signed-link'), {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: body.toString(),
+          credentials: 'same-origin',
+        });
+        var answer = await response.json();
+        if (current !== signedRequest) return;
+        output.textContent = answer.url ? window.location.origin + answer.url : answer.error || 'The link could not be made.';
+        output.setAttribute('data-ready', answer.url ? 'true' : 'false');
+      } catch (error) {
+        if (current === signedRequest) output.textContent = 'The link could not be made: ' + error.message;
+      }
+    }
+    ['#pg-signed-key', '#pg-signed-expires'].forEach(function (selector) {
+      if ($(selector)) $(selector).addEventListener('change', scheduleSignedLink);
+    });
 
     function formatBytes(bytes) {
       if (bytes < 1024) return bytes + ' B';

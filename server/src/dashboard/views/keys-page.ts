@@ -2,7 +2,8 @@ import { html, type SafeHtml } from '../html.js';
 import { DASHBOARD_PATH, type DashboardContext } from '../session.js';
 import type { ApiKeyRow } from '../../store/api-key-repository.js';
 import { time } from './format.js';
-import { alert, badge, csrfField, emptyState, flashBanner, icons, page, pageHeading, type Assets } from './layout.js';
+import { alert, badge, csrfField, emptyState, flashBanner, icons, page, pageHeading, postButton, type Assets } from './layout.js';
+import { newSecretPanel, signedLinksCard, signingSecretField } from './signing-secret-views.js';
 
 export type KeyStatus = 'active' | 'expired' | 'revoked';
 
@@ -24,6 +25,8 @@ export interface KeysView {
   assets: Assets;
   keys: ApiKeyRow[];
   now: number;
+  /** The organization refuses `apiKey` in the query string (signed links only). */
+  requireSignedLinks: boolean;
   form?: KeyForm;
   errors?: Partial<Record<keyof KeyForm, string>>;
 }
@@ -45,12 +48,13 @@ function newKeyPanel(ctx: DashboardContext): SafeHtml {
       <input id="new-key-value" class="mono" type="text" readonly value="${created.value}" spellcheck="false" autocomplete="off">
       <button type="button" class="button button-primary" data-copy="#new-key-value">${icons.copy}<span>Copy</span></button>
     </div>
+    ${created.signingSecret && created.id ? signingSecretField(created.id, created.signingSecret) : ''}
     <p class="hint">Send it as header <code>X-API-Key</code> (or query parameter <code>apiKey</code>).
       <button type="button" class="link-button" data-use-key="#new-key-value">Try it in the Playground →</button></p>
   </section>`;
 }
 
-function keyRows(keys: ApiKeyRow[], now: number): SafeHtml {
+function keyRows(ctx: DashboardContext, keys: ApiKeyRow[], now: number): SafeHtml {
   return html`${keys.map((key) => {
     const status = keyStatus(key, now);
     return html`<tr data-key-id="${key.id}" class="status-${status}">
@@ -63,7 +67,8 @@ function keyRows(keys: ApiKeyRow[], now: number): SafeHtml {
       <td class="actions">${
         status === 'revoked'
           ? html`<span class="muted">Revoked ${time(key.revoked_at, 'date')}</span>`
-          : html`<a class="button button-small button-danger-ghost" href="${DASHBOARD_PATH}/keys/${key.id}/revoke" aria-label="Revoke ${key.name}">Revoke</a>`
+          : html`<div class="button-row">${postButton(ctx, `${DASHBOARD_PATH}/keys/${key.id}/rotate-secret`, 'New signing secret', 'button button-small')}
+              <a class="button button-small button-danger-ghost" href="${DASHBOARD_PATH}/keys/${key.id}/revoke" aria-label="Revoke ${key.name}">Revoke</a></div>`
       }</td>
     </tr>`;
   })}`;
@@ -81,6 +86,7 @@ export function keysPage(view: KeysView): SafeHtml {
   )}
   ${flashBanner(ctx.flash)}
   ${newKeyPanel(ctx)}
+  ${newSecretPanel(ctx)}
   <section class="card" aria-labelledby="create-key-title">
     <h2 id="create-key-title">Create a key</h2>
     ${errors.name || errors.expires ? alert('error', 'The key was not created: please correct the highlighted fields.') : ''}
@@ -113,10 +119,11 @@ export function keysPage(view: KeysView): SafeHtml {
         ? emptyState('No API keys yet', 'Create your first key above, then call the API with it.')
         : html`<div class="table-wrap"><table class="table" id="keys-table">
             <thead><tr><th scope="col">Name</th><th scope="col">Key</th><th scope="col">Created</th><th scope="col">Expires</th><th scope="col">Last used</th><th scope="col">Status</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
-            <tbody>${keyRows(sorted, now)}</tbody>
+            <tbody>${keyRows(ctx, sorted, now)}</tbody>
           </table></div>`
     }
-  </section>`;
+  </section>
+  ${signedLinksCard(ctx, view.requireSignedLinks)}`;
   return page({ title: 'API keys', body, assets: view.assets, ctx, section: 'keys' });
 }
 

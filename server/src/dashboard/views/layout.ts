@@ -40,7 +40,7 @@ export function postButton(ctx: DashboardContext, action: string, label: HtmlVal
 }
 
 export function flashBanner(flash: Flash | undefined): SafeHtml {
-  if (!flash || flash.about || flash.newKey) return html``;
+  if (!flash || flash.about || flash.newKey || flash.newSecret) return html``;
   return alert(flash.kind, flash.message);
 }
 

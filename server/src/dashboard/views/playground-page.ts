@@ -1,7 +1,9 @@
 import { DEVICE_PRESETS, FORMATS, LIMITS, THEMES, WAIT_UNTIL, type DeviceGroup } from '@rendershot/contract';
 import { html, type SafeHtml } from '../html.js';
 import { DASHBOARD_PATH, type DashboardContext } from '../session.js';
+import type { ApiKeyRow } from '../../store/api-key-repository.js';
 import { icons, page, pageHeading, type Assets } from './layout.js';
+import { signedLinkCard } from './signed-link-card.js';
 
 const SAMPLE_HTML = '<h1 style="font-family:system-ui;color:#4338ca">Hello from Rendershot</h1>';
 
@@ -24,7 +26,7 @@ function deviceOptions(): SafeHtml {
 const select = (id: string, values: readonly string[], selected: string) =>
   html`<select id="${id}" name="${id}">${values.map((v) => html`<option value="${v}" ${v === selected ? 'selected' : ''}>${v}</option>`)}</select>`;
 
-export function playgroundPage(ctx: DashboardContext, assets: Assets, hasActiveKey: boolean): SafeHtml {
+export function playgroundPage(ctx: DashboardContext, assets: Assets, hasActiveKey: boolean, activeKeys: ApiKeyRow[] = []): SafeHtml {
   const body = html`${pageHeading(
     'Playground',
     'Try capture options against the live API with one of your keys, then copy the request as curl or TypeScript.',
@@ -114,6 +116,7 @@ export function playgroundPage(ctx: DashboardContext, assets: Assets, hasActiveK
         </div>
         <p class="hint">The snippets read the key from <code>RENDERSHOT_API_KEY</code> so it does not end up in your shell history or source.</p>
       </section>
+      ${signedLinkCard(ctx, activeKeys)}
     </div>
   </div>`;
   return page({ title: 'Playground', body, assets, ctx, section: 'playground' });
