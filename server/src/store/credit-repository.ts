@@ -197,7 +197,16 @@ export class CreditRepository {
       .limit(limit)
       .select('request_id');
     let released = 0;
-    for (const row of stale) if (await this.settle(row.request_id as string, 'released', { error_code: 'STALE_RESERVATION' })) released += 1;
+    let failed: unknown;
+    for (const row of stale) {
+      // One row's failure (a deadlock with another sweeper, say) does not hold back the others.
+      const settled = await this.settle(row.request_id as string, 'released', { error_code: 'STALE_RESERVATION' }).catch((error: unknown) => {
+        failed ??= error;
+        return false;
+      });
+      if (settled) released += 1;
+    }
+    if (failed !== undefined && released === 0) throw failed;
     return released;
   }
 
