@@ -2,7 +2,7 @@ import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FixtureServer } from '../helpers/fixture-server.js';
 import { decodePng, near } from '../helpers/images.js';
-import { busiestRenderer, treeRssBytes } from '../helpers/process-tree.js';
+import { busiestRenderer, descendantsOf, treeRssBytes } from '../helpers/process-tree.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
 
 const OK_PAGE = '<body style="margin:0;background:rgb(40,160,110)"></body>';
@@ -81,6 +81,19 @@ describe('faults: renderer crash, busy page, bad bodies', () => {
     expect((await service.client.usage()).credits.remaining).toBe(before.credits.remaining);
     expect(await ledgerStatuses()).not.toContain('reserved');
     await expectCaptureWorks();
+  });
+
+  it('gives a fresh page to a slot whose renderer died while it was idle', async () => {
+    await expectCaptureWorks();
+    await new Promise((r) => setTimeout(r, 300));
+    // Only renderers of this service's own Chromium are killed.
+    const renderers = descendantsOf(service.runtime.browser.pid()!).filter((p) => p.cmdline.includes('--type=renderer'));
+    expect(renderers.length).toBeGreaterThan(0);
+    for (const renderer of renderers) process.kill(renderer.pid, 'SIGKILL');
+    await new Promise((r) => setTimeout(r, 500));
+    const started = Date.now();
+    await expectCaptureWorks();
+    expect(Date.now() - started).toBeLessThan(CAPTURE_TIMEOUT_MS);
   });
 
   it('answers 504 CAPTURE_TIMEOUT naming the stage when a script keeps the page busy after load', async () => {
