@@ -249,7 +249,7 @@ export class Renderer {
       await guard(scrollThrough(page, options.fullPageScrollDuration, Math.min(5_000, remainingMs(request, 3_000))), request, 'scrolling the page');
     }
     if (options.removeSelectors?.length) {
-      const invalid = await removeElements(page, options.removeSelectors);
+      const invalid = await guard(removeElements(page, options.removeSelectors), request, 'removing elements');
       if (invalid.length) throw new ApiError('VALIDATION_ERROR', `removeSelectors: not valid CSS selectors: ${invalid.join(', ')}`, {
         details: invalid.map((value) => ({ field: 'removeSelectors', message: 'not a valid CSS selector', value })),
       });
