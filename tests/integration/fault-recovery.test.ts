@@ -83,11 +83,22 @@ describe('fault recovery: SIGKILL with captures in flight, shutdown past grace',
     children.push(first);
     const killedAt = await killWithCapturesInFlight(first, apiKey);
 
-    // Restarted at once, as systemd would: the reservations are younger than the stale age, so
-    // the start-up sweep leaves them and only the running sweeper can give them back.
-    const second = await spawnService({ DATABASE_URL: database.url, ...SWEEP_ENV, ...egressEnv() });
+    // Restarted at once, as systemd would: the reservations are younger than the stale age (a
+    // longer margin here, 14 s in all), so the start-up sweep leaves them and only the running
+    // sweeper can give them back.
+    const second = await spawnService({ DATABASE_URL: database.url, ...SWEEP_ENV, STALE_RESERVATION_MARGIN_MS: '10000', ...egressEnv() });
     children.push(second);
+    const listeningAt = Date.now();
     await usageSettles(second.url, apiKey, 2, RECOVERY_BOUND_MS - (Date.now() - killedAt));
+    const db = openDatabase(database.url);
+    const rows = (await db.knex('capture_ledger').select('status', 'error_code', 'finished_at')) as Array<{ status: string; error_code: string; finished_at: number }>;
+    await db.close();
+    expect(rows.map((row) => [row.status, row.error_code])).toEqual([
+      ['released', 'STALE_RESERVATION'],
+      ['released', 'STALE_RESERVATION'],
+    ]);
+    // Released by the process while it served requests, not by its start-up.
+    for (const row of rows) expect(Number(row.finished_at)).toBeGreaterThanOrEqual(listeningAt - 50);
     const response = await capture(second.url, apiKey, { html: OK_PAGE });
     expect(response.status).toBe(200);
     expect((await usage(second.url, apiKey)).credits).toMatchObject({ remaining: 1, usedThisPeriod: 1 });
