@@ -66,6 +66,11 @@ const ConfigSchema = z.object({
   STORAGE_CONNECT_TIMEOUT_MS: integer('STORAGE_CONNECT_TIMEOUT_MS', 100, 120_000, 5_000),
   STORAGE_REQUEST_TIMEOUT_MS: integer('STORAGE_REQUEST_TIMEOUT_MS', 1_000, 600_000, 20_000),
   SHUTDOWN_TIMEOUT_MS: integer('SHUTDOWN_TIMEOUT_MS', 0, 600_000, 20_000),
+  /** A reservation older than CAPTURE_TIMEOUT_MS plus this is released by the sweeper. */
+  STALE_RESERVATION_MARGIN_MS: integer('STALE_RESERVATION_MARGIN_MS', 1_000, 3_600_000, 15_000),
+  CREDIT_SWEEP_INTERVAL_MS: integer('CREDIT_SWEEP_INTERVAL_MS', 500, 3_600_000, 10_000),
+  /** V8 heap cap of each renderer (MiB): a page past it crashes alone instead of taking the host's memory. */
+  RENDERER_MAX_HEAP_MB: integer('RENDERER_MAX_HEAP_MB', 64, 65_536, 512),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 

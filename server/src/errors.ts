@@ -32,10 +32,11 @@ export class ApiError extends Error {
   constructor(
     readonly code: ErrorCode,
     message: string,
-    readonly options: { details?: ErrorBody['error']['details']; logDetail?: unknown; retryAfterSeconds?: number } = {},
+    readonly options: { details?: ErrorBody['error']['details']; logDetail?: unknown; retryAfterSeconds?: number; status?: number } = {},
   ) {
     super(message);
-    this.status = STATUS_OF[code];
+    // `status` overrides the code's usual one where HTTP needs a finer answer (415 for a body's charset).
+    this.status = options.status ?? STATUS_OF[code];
   }
 
   get details() {

@@ -24,6 +24,7 @@ import { systemResolver, type Resolver } from './security/resolver.js';
 import { AiAnalyzer } from './services/ai-analysis.js';
 import { ApiKeyService } from './services/api-keys.js';
 import { CaptureService } from './services/capture-service.js';
+import { CreditSweeper } from './services/credit-sweeper.js';
 import { ResponseCache } from './services/response-cache.js';
 import { SecretBox } from './services/storage-secrets.js';
 import { SigningSecrets } from './services/signing-secrets.js';
@@ -122,16 +123,24 @@ export async function startRuntime(config: Config, options: { logger?: Logger; r
   // Every request Chromium makes goes through this proxy, which enforces the network policy.
   const egress = new EgressProxy(data.policy, data.resolve, logger);
   await egress.start();
-  // Reservations older than two deadlines cannot belong to a live capture on any instance.
-  const released = await data.credits.releaseStaleReservations(maxCaptureBudgetMs(config.CAPTURE_TIMEOUT_MS) * 2);
-  if (released > 0) logger.warn({ released }, 'released credit reservations left by an earlier crash');
+  // A reservation older than the deadline plus a margin (for the upload and the commit) belongs to
+  // no live capture on any instance: each instance sweeps them at start-up and then on a timer.
+  const sweeper = new CreditSweeper(data.credits, {
+    staleAfterMs: maxCaptureBudgetMs(config.CAPTURE_TIMEOUT_MS) + config.STALE_RESERVATION_MARGIN_MS,
+    intervalMs: config.CREDIT_SWEEP_INTERVAL_MS,
+    logger,
+  });
+  await sweeper.sweep();
+  sweeper.start();
 
   const browser = new BrowserManager({
     executablePath: config.CHROME_PATH,
     recycleAfter: config.BROWSER_RECYCLE_AFTER,
     protocolTimeoutMs: Math.max(1_000, config.CAPTURE_TIMEOUT_MS - 500),
     // `<-loopback>` removes Chromium's implicit bypass: loopback goes through the policy too.
-    extraArgs: [`--proxy-server=${egress.url}`, '--proxy-bypass-list=<-loopback>'],
+    // The V8 heap cap of every renderer: a page that allocates without end crashes its own renderer
+    // (noticed at once, answered 500, nothing charged) instead of growing to the host's memory.
+    extraArgs: [`--proxy-server=${egress.url}`, '--proxy-bypass-list=<-loopback>', `--js-flags=--max-old-space-size=${config.RENDERER_MAX_HEAP_MB}`],
     logger,
   });
   const pool = new ContextPool(browser, {
@@ -209,10 +218,11 @@ export async function startRuntime(config: Config, options: { logger?: Logger; r
       await Promise.race([closed, grace]);
       clearInterval(reaper);
       shutdown.abort();
-      // Aborted captures release their reservations before the database closes.
+      // Aborted captures release their reservations and write their 503 before connections close.
       await Promise.race([inFlight.settled(), new Promise((resolve) => setTimeout(resolve, 5_000).unref())]);
       server.closeAllConnections();
       await closed;
+      await sweeper.stop();
       await pool.close();
       await browser.close();
       await egress.stop();

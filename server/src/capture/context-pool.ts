@@ -57,6 +57,8 @@ async function openSlot(manager: BrowserManager, proxyServer?: string): Promise<
     // A new document, so that the guards exist before the first capture (html mode writes into it).
     await page.goto(BLANK);
     page.on('dialog', (dialog) => void dialog.dismiss().catch(() => undefined));
+    // A renderer that dies while the slot is idle (out of memory, killed): the next borrower gets a fresh page.
+    page.on('error', () => (slot.doubtful = true));
     page.on('request', (request: HTTPRequest) => {
       const origin = originOf(request.url());
       if (origin) slot.origins.add(origin);

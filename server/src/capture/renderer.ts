@@ -7,6 +7,7 @@ import { documentSize, invalidSelectors, removeElements, scrollThrough } from '.
 import { effectiveViewport, emulateMedia, preparePage, type RequestFilter } from './page-setup.js';
 import { compactRenderResult } from './png-encoder.js';
 import { detectProtection } from './protection-detector.js';
+import { guard, watchPageCrash } from './stage-guard.js';
 import { bareHost } from '../security/destination-check.js';
 import { REFUSED_HEADER, type UpstreamProxy } from '../security/egress-proxy.js';
 import { destinationNotAllowed } from '../security/target-policy.js';
@@ -39,6 +40,8 @@ export interface RenderRequest {
   cleanup?: () => Promise<void>;
   /** Timing of each stage, for Server-Timing. */
   timings?: Record<string, number>;
+  /** Set by the renderer once it holds a page: rejects when that page crashes. */
+  pageCrash?: Promise<never>;
 }
 
 export interface RenderResult {
@@ -49,32 +52,7 @@ export interface RenderResult {
   analysisPng?: Buffer;
 }
 
-export class CaptureTimeoutError extends Error {
-  constructor(readonly stage: string) {
-    super(`capture deadline passed while ${stage}`);
-  }
-}
-
-export class ClientGoneError extends Error {}
-
-/** Rejects when the deadline passes or the client leaves, whichever comes first. */
-function guard<T>(work: Promise<T>, request: RenderRequest, stage: string): Promise<T> {
-  const remaining = request.deadline - Date.now();
-  if (remaining <= 0) return Promise.reject(new CaptureTimeoutError(stage));
-  if (request.signal.aborted) return Promise.reject(new ClientGoneError());
-  let timer: NodeJS.Timeout | undefined;
-  let onAbort: (() => void) | undefined;
-  const stop = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new CaptureTimeoutError(stage)), remaining);
-    onAbort = () => reject(new ClientGoneError());
-    request.signal.addEventListener('abort', onAbort, { once: true });
-  });
-  work.catch(() => undefined);
-  return Promise.race([work, stop]).finally(() => {
-    clearTimeout(timer);
-    if (onAbort) request.signal.removeEventListener('abort', onAbort);
-  });
-}
+export { CaptureTimeoutError, ClientGoneError } from './stage-guard.js';
 
 /**
  * Checks every selector parameter as CSS before the page is loaded, so that a typo is a quick 400
@@ -181,6 +159,8 @@ export class Renderer {
     }
     mark('queue', started);
     let stopFiltering: () => void = () => undefined;
+    const crash = watchPageCrash(slot.page);
+    request = { ...request, pageCrash: crash.crashed };
     try {
       const page = slot.page;
       started = Date.now();
@@ -235,6 +215,7 @@ export class Renderer {
       if (!(error instanceof ApiError) || error.status >= 500) slot.doubtful = true;
       throw error;
     } finally {
+      crash.stop();
       stopFiltering();
       await request.cleanup?.().catch(() => (slot.doubtful = true));
       if (slot.page.isClosed() || !slot.browser.connected) slot.doubtful = true;
@@ -277,7 +258,7 @@ export class Renderer {
       await guard(scrollThrough(page, options.fullPageScrollDuration, Math.min(5_000, remainingMs(request, 3_000))), request, 'scrolling the page');
     }
     if (options.removeSelectors?.length) {
-      const invalid = await removeElements(page, options.removeSelectors);
+      const invalid = await guard(removeElements(page, options.removeSelectors), request, 'removing elements');
       if (invalid.length) throw new ApiError('VALIDATION_ERROR', `removeSelectors: not valid CSS selectors: ${invalid.join(', ')}`, {
         details: invalid.map((value) => ({ field: 'removeSelectors', message: 'not a valid CSS selector', value })),
       });

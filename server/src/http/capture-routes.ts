@@ -1,6 +1,7 @@
 import { Readable } from 'node:stream';
 import type { CaptureOptions, CaptureResult } from '@rendershot/contract';
 import type { Response } from 'express';
+import { ApiError } from '../errors.js';
 import { aiResultHeader } from '../services/ai-analysis.js';
 import type { CaptureFile, CaptureService } from '../services/capture-service.js';
 import { observeCapture } from './capture-metrics.js';
@@ -59,6 +60,12 @@ function binaryBody(res: Response, file: CaptureFile): CaptureResult {
   return Readable.from([file.buffer]) as unknown as CaptureResult;
 }
 
+const shuttingDown = (cause: unknown) =>
+  new ApiError('SERVICE_UNAVAILABLE', 'The service is shutting down and stopped this capture; nothing was charged. Retry the request.', {
+    retryAfterSeconds: 5,
+    logDetail: cause,
+  });
+
 /** Captures currently being handled; shutdown waits for them to settle (credits released). */
 export class InFlight {
   count = 0;
@@ -83,15 +90,22 @@ export function captureHandler(service: CaptureService, shutdown?: AbortSignal, 
     // A signed link's parameters did their job in authentication: they are not capture options.
     const { keyId: _keyId, expires: _expires, signature: _signature, ...captureOptions } = query;
     const options: CaptureOptions = captureOptions;
-    const file = await inFlight.track(
-      service.capture({
+    // Shutdown waits until the response is fully written (or its connection gone), not only until
+    // the capture settled: the error body of an aborted capture is still to be sent then.
+    void inFlight.track(new Promise<void>((resolve) => res.once('close', resolve)));
+    const file = await service
+      .capture({
         requestId: context.requestId,
         key: context.auth!,
         options,
         ...(providerKeyHeader ? { providerKeyHeader } : {}),
         signal: disconnectSignal(res, shutdown),
-      }),
-    );
+      })
+      .catch((error: unknown) => {
+        // Ended by a shutdown past its grace period (credits already released): the client may retry elsewhere.
+        if (shutdown?.aborted && !res.destroyed) throw shuttingDown(error);
+        throw error;
+      });
     setCommonHeaders(res, file);
     observeCapture(res, { format: options.format, timings: file.timings });
     return { status: 200 as const, body: options.returnFile ? binaryBody(res, file) : toJsonResult(file, options.format) };

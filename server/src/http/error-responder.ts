@@ -2,6 +2,7 @@ import type { ErrorRequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
 import { RequestValidationError } from '@ts-rest/express';
 import { ApiError } from '../errors.js';
+import { bodyParserError } from './body-errors.js';
 import { zodIssuesToApiError } from './validation.js';
 
 export function sendError(res: Response, error: ApiError): void {
@@ -24,14 +25,11 @@ export function errorResponder(logger: Logger): ErrorRequestHandler {
       sendError(res, zodIssuesToApiError(error.query ?? error.body ?? error.headers, error.query ? req.query : error.body ? req.body : req.headers));
       return;
     }
-    // express.json() failures and bodies over the limit.
-    const status = (error as { status?: number; type?: string }).status;
-    if (status === 413) {
-      sendError(res, new ApiError('VALIDATION_ERROR', 'The request body is too large; the JSON body of POST /capture may be at most 1 MiB'));
-      return;
-    }
-    if (status === 400 && (error as { type?: string }).type === 'entity.parse.failed') {
-      sendError(res, new ApiError('INVALID_INPUT', 'The request body is not valid JSON'));
+    // express.json() failures (too large, bad charset or encoding, not JSON): the client's error, logged as such.
+    const bodyError = bodyParserError(error);
+    if (bodyError) {
+      logger.info({ requestId: res.locals.rendershot?.requestId, code: bodyError.code, status: bodyError.status, reason: (error as Error).message }, 'rejected request body');
+      sendError(res, bodyError);
       return;
     }
     if (error instanceof ApiError) {

@@ -234,12 +234,8 @@ export class CaptureService {
     const { command, entry, timings } = job;
     const { options, requestId } = command;
     const cost = this.options.creditsPerCapture;
-    let reservation;
-    try {
-      reservation = await this.credits.reserve(entry, cost);
-    } catch (error) {
-      throw errors.storeUnavailable('database', error);
-    }
+    // A database failure is the repository's 503.
+    const reservation = await this.credits.reserve(entry, cost);
     if (!reservation.reserved) throw errors.insufficientCredits(reservation.remaining, cost);
 
     try {
@@ -280,13 +276,13 @@ export class CaptureService {
       if (command.signal.aborted) throw new ClientGoneError();
       const processingTime = Date.now() - job.started;
       const committed = await this.credits.commit(requestId, { processingMs: processingTime, fileSize: render.buffer.length });
-      if (!committed) throw new ApiError('INTERNAL_ERROR', 'The credit reservation was lost', { logDetail: { requestId } });
+      if (!committed) throw new ApiError('CAPTURE_TIMEOUT', 'The capture outlived its credit reservation (released as stale); nothing was charged', { logDetail: { requestId } });
       onCharged?.(render);
       return { requestId, fileName: render.fileName, mime: render.mime, buffer: render.buffer, processingTime, timings, ...delivery };
     } catch (error) {
       const mapped = this.mapFailure(error, captureBudgetMs(this.options.captureTimeoutMs, options));
       await this.credits.release(requestId, mapped.code).catch((releaseError: unknown) =>
-        this.logger.error({ err: releaseError, requestId }, 'could not release a reservation; start-up reconciliation will'),
+        this.logger.error({ err: releaseError, requestId }, 'could not release a reservation; the stale-reservation sweeper will'),
       );
       throw mapped;
     }

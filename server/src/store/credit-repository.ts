@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { errors } from '../errors.js';
 import { periodContaining } from '../services/billing-period.js';
 import { affected, type Database } from './database.js';
 
@@ -28,6 +29,15 @@ export type ReserveOutcome = { reserved: true } | { reserved: false; remaining: 
 export interface CaptureOutcome {
   processingMs: number;
   fileSize: number;
+}
+
+/** Any database failure becomes the client's 503 (nothing charged, retry shortly). */
+async function unavailableOnFailure<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    throw errors.storeUnavailable('database', error);
+  }
 }
 
 const numeric = (row: Record<string, unknown>): BalanceRow =>
@@ -87,8 +97,15 @@ export class CreditRepository {
     return this.balance(organizationId);
   }
 
-  /** Reserves `cost` credits and writes the ledger row in one transaction; never overspends. */
+  /**
+   * Reserves `cost` credits and writes the ledger row in one transaction; never overspends. A
+   * database failure here, in commit or in release is the 503 SERVICE_UNAVAILABLE, never a 500.
+   */
   async reserve(entry: LedgerEntry, cost: number): Promise<ReserveOutcome> {
+    return unavailableOnFailure(() => this.reserveOnce(entry, cost));
+  }
+
+  private async reserveOnce(entry: LedgerEntry, cost: number): Promise<ReserveOutcome> {
     await this.rollOverIfDue(entry.organizationId);
     return this.knex.transaction(async (trx) => {
       const updated = await trx('credit_balances')
@@ -117,12 +134,12 @@ export class CreditRepository {
 
   /** Turns the reservation into a charge. Returns false when it was already settled. */
   async commit(requestId: string, outcome: CaptureOutcome): Promise<boolean> {
-    return this.settle(requestId, 'charged', { processing_ms: outcome.processingMs, file_size: outcome.fileSize });
+    return unavailableOnFailure(() => this.settle(requestId, 'charged', { processing_ms: outcome.processingMs, file_size: outcome.fileSize }));
   }
 
   /** Gives the reserved credits back. Returns false when it was already settled. */
   async release(requestId: string, errorCode: string | null): Promise<boolean> {
-    return this.settle(requestId, 'released', { error_code: errorCode });
+    return unavailableOnFailure(() => this.settle(requestId, 'released', { error_code: errorCode }));
   }
 
   private async settle(requestId: string, status: 'charged' | 'released', fields: Record<string, unknown>): Promise<boolean> {
@@ -164,14 +181,32 @@ export class CreditRepository {
   }
 
   /**
-   * Releases reservations left by a process that died between reserve and commit. Only rows older
-   * than `olderThanMs` are touched, so captures still running on other instances are left alone.
+   * Releases reservations left by a process that died between reserve and commit, or whose own
+   * release failed (a database outage). Only rows older than `olderThanMs` are touched, so captures
+   * still running on any instance are left alone. Safe with many instances sweeping at once: each
+   * row moves from `reserved` in one conditional UPDATE inside its transaction, so exactly one
+   * sweeper (or the capture itself) settles it and the balance changes once. A row whose release
+   * fails stays `reserved` and is retried by the next sweep.
    */
-  async releaseStaleReservations(olderThanMs: number): Promise<number> {
+  async releaseStaleReservations(olderThanMs: number, limit = 500): Promise<number> {
     const cutoff = Date.now() - olderThanMs;
-    const stale = await this.knex('capture_ledger').where('status', 'reserved').andWhere('created_at', '<', cutoff).select('request_id');
+    const stale = await this.knex('capture_ledger')
+      .where('status', 'reserved')
+      .andWhere('created_at', '<', cutoff)
+      .orderBy('created_at')
+      .limit(limit)
+      .select('request_id');
     let released = 0;
-    for (const row of stale) if (await this.release(row.request_id as string, 'STALE_RESERVATION')) released += 1;
+    let failed: unknown;
+    for (const row of stale) {
+      // One row's failure (a deadlock with another sweeper, say) does not hold back the others.
+      const settled = await this.settle(row.request_id as string, 'released', { error_code: 'STALE_RESERVATION' }).catch((error: unknown) => {
+        failed ??= error;
+        return false;
+      });
+      if (settled) released += 1;
+    }
+    if (failed !== undefined && released === 0) throw failed;
     return released;
   }
 

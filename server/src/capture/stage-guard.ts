@@ -1,0 +1,77 @@
+import type { Page } from 'puppeteer';
+import { ApiError } from '../errors.js';
+
+export class CaptureTimeoutError extends Error {
+  constructor(readonly stage: string) {
+    super(`capture deadline passed while ${stage}`);
+  }
+}
+
+export class ClientGoneError extends Error {}
+
+/** What a guarded stage needs from its render request. */
+export interface GuardedRequest {
+  /** Epoch ms by which the capture must be done. */
+  deadline: number;
+  /** Aborted when the client goes away. */
+  signal: AbortSignal;
+  /** Rejects as soon as the page's renderer crashes (watchPageCrash). */
+  pageCrash?: Promise<never>;
+}
+
+export const pageCrashed = () =>
+  new ApiError(
+    'OPERATION_FAILED',
+    'The page crashed while it was being rendered (it may have run out of memory: each page may use at most the renderer memory cap); nothing was charged',
+  );
+
+/**
+ * Rejects at once when the page's renderer dies (puppeteer's 'error' event follows CDP's
+ * Inspector.targetCrashed, an out-of-memory kill or a killed process alike) or the page closes
+ * under us, rather than leaving the capture to wait for its deadline.
+ */
+export function watchPageCrash(page: Page): { crashed: Promise<never>; stop(): void } {
+  let onCrash: () => void = () => undefined;
+  const crashed = new Promise<never>((_, reject) => {
+    onCrash = () => reject(pageCrashed());
+  });
+  crashed.catch(() => undefined);
+  page.on('error', onCrash);
+  page.on('close', onCrash);
+  return {
+    crashed,
+    stop: () => {
+      page.off('error', onCrash);
+      page.off('close', onCrash);
+    },
+  };
+}
+
+/** A CDP call that ran into puppeteer's protocol timeout: the page is busy, which is a timeout of the stage. */
+const PROTOCOL_TIMEOUT = /timed out\. Increase the 'protocolTimeout'/;
+
+/**
+ * Rejects when the deadline passes, the client leaves or the page crashes, whichever comes first;
+ * a protocol timeout inside the stage is that stage's CAPTURE_TIMEOUT too.
+ */
+export function guard<T>(work: Promise<T>, request: GuardedRequest, stage: string): Promise<T> {
+  const remaining = request.deadline - Date.now();
+  if (remaining <= 0) return Promise.reject(new CaptureTimeoutError(stage));
+  if (request.signal.aborted) return Promise.reject(new ClientGoneError());
+  let timer: NodeJS.Timeout | undefined;
+  let onAbort: (() => void) | undefined;
+  const stop = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new CaptureTimeoutError(stage)), remaining);
+    onAbort = () => reject(new ClientGoneError());
+    request.signal.addEventListener('abort', onAbort, { once: true });
+  });
+  const mapped = work.catch((error: unknown) => {
+    if (error instanceof Error && PROTOCOL_TIMEOUT.test(error.message)) throw new CaptureTimeoutError(stage);
+    throw error;
+  });
+  mapped.catch(() => undefined);
+  return Promise.race([mapped, stop, ...(request.pageCrash ? [request.pageCrash] : [])]).finally(() => {
+    clearTimeout(timer);
+    if (onAbort) request.signal.removeEventListener('abort', onAbort);
+  });
+}

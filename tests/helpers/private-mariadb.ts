@@ -1,0 +1,89 @@
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import mysql from 'mysql2/promise';
+
+const run = promisify(execFile);
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/**
+ * A MariaDB server of the test's own (its own data directory, port and socket), which the test
+ * may kill by pid and start again on the same data: the shared server is never touched.
+ */
+export class PrivateMariaDb {
+  readonly dir = mkdtempSync(join(tmpdir(), 'rendershot-mariadb-'));
+  port = 0;
+  private server: ChildProcess | undefined;
+  private exited: Promise<void> | undefined;
+
+  get rootUrl(): string {
+    return `mysql://root@127.0.0.1:${this.port}`;
+  }
+
+  async init(): Promise<this> {
+    await run('mariadb-install-db', ['--no-defaults', `--datadir=${join(this.dir, 'data')}`, '--user=root', '--skip-test-db', '--auth-root-authentication-method=normal'], { timeout: 120_000 });
+    this.port = await freePort();
+    return this;
+  }
+
+  async start(): Promise<void> {
+    const server = spawn(
+      'mariadbd',
+      [
+        '--no-defaults',
+        `--datadir=${join(this.dir, 'data')}`,
+        `--port=${this.port}`,
+        '--bind-address=127.0.0.1',
+        `--socket=${join(this.dir, 'mysqld.sock')}`,
+        `--pid-file=${join(this.dir, 'mysqld.pid')}`,
+        `--log-error=${join(this.dir, 'error.log')}`,
+        '--user=root',
+        '--skip-grant-tables',
+        '--innodb-buffer-pool-size=16M',
+        '--innodb-log-file-size=8M',
+      ],
+      { stdio: 'ignore' },
+    );
+    this.server = server;
+    this.exited = new Promise((resolve) => server.once('exit', () => resolve()));
+    for (let i = 0; ; i++) {
+      try {
+        const connection = await mysql.createConnection(this.rootUrl);
+        await connection.end();
+        return;
+      } catch (error) {
+        if (i > 600 || server.exitCode !== null) throw error;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    }
+  }
+
+  async createDatabase(name: string): Promise<string> {
+    const connection = await mysql.createConnection(this.rootUrl);
+    await connection.query(`CREATE DATABASE IF NOT EXISTS \`${name}\``);
+    await connection.end();
+    return `${this.rootUrl}/${name}`;
+  }
+
+  /** SIGKILL of this server's pid only. */
+  async kill(): Promise<void> {
+    if (!this.server || this.server.exitCode !== null) return;
+    process.kill(this.server.pid!, 'SIGKILL');
+    await this.exited;
+  }
+
+  async destroy(): Promise<void> {
+    await this.kill();
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}
