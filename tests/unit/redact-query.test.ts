@@ -1,0 +1,38 @@
+import { describe, expect, it } from 'vitest';
+import { redactUrl } from '../../server/src/logger.js';
+
+const SECRET = 'rs_TOPSECRET123';
+
+describe('request URL redaction by meaning (issue #15)', () => {
+  const spellings: Array<[string, string]> = [
+    ['plain apiKey', `/v1/screenshot?url=https://example.com&apiKey=${SECRET}`],
+    ['percent-encoded apiKey name', `/v1/screenshot?url=x&apiK%65y=${SECRET}`],
+    ['upper-case name', `/v1/screenshot?APIKEY=${SECRET}&url=x`],
+    ['bracket name', `/v1/screenshot?apiKey[]=${SECRET}`],
+    ['encoded bracket name', `/v1/screenshot?apiKey%5B0%5D=${SECRET}`],
+    ['openaiApiKey encoded', `/v1/screenshot?openai%41piKey=${SECRET}`],
+    ['proxyPassword encoded', `/v1/screenshot?proxyPassw%6Frd=${SECRET}`],
+    ['proxyUsername', `/v1/screenshot?proxyUsername=${SECRET}`],
+    ['storage secret encoded', `/v1/screenshot?requestStorageSecretAccessK%65y=${SECRET}`],
+    ['storage key id', `/v1/screenshot?requestStorageAccessKeyId=${SECRET}`],
+    ['headers value', `/v1/screenshot?headers=%7B%22Authorization%22%3A%22Bearer%20${SECRET}%22%7D`],
+    ['proxyUrl userinfo', `/v1/screenshot?proxyUrl=http://user:${SECRET}@proxy.example:8080`],
+    ['proxyUrl encoded userinfo', `/v1/screenshot?proxyUrl=http%3A%2F%2Fuser%3A${SECRET}%40proxy.example`],
+    ['storage endpoint userinfo', `/v1/screenshot?requestStorageEndpoint=http://k:${SECRET}@s3.example`],
+    ['target url userinfo', `/v1/screenshot?url=https://admin:${SECRET}@example.com/`],
+    ['socks userinfo', `/v1/screenshot?proxyUrl=socks5://u:${SECRET}@1.2.3.4:1080`],
+    ['fragment', `/v1/screenshot?url=x#apiKey=${SECRET}`],
+  ];
+  for (const [label, url] of spellings) {
+    it(`hides the secret: ${label}`, () => {
+      const out = redactUrl(url);
+      expect(out).not.toContain(SECRET);
+      expect(decodeURIComponent(out)).toContain('[REDACTED]');
+    });
+  }
+
+  it('keeps ordinary parameters readable', () => {
+    const out = redactUrl('/v1/screenshot?url=https%3A%2F%2Fexample.com&width=800&format=png');
+    expect(out).toBe('/v1/screenshot?url=https%3A%2F%2Fexample.com&width=800&format=png');
+  });
+});
