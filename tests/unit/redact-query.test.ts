@@ -36,3 +36,32 @@ describe('request URL redaction by meaning (issue #15)', () => {
     expect(out).toBe('/v1/screenshot?url=https%3A%2F%2Fexample.com&width=800&format=png');
   });
 });
+
+describe('validation error bodies never echo secrets (issue #15)', () => {
+  it('masks secret fields in any case, header values and URL credentials', async () => {
+    const { z } = await import('zod');
+    const { zodIssuesToApiError } = await import('../../server/src/http/validation.js');
+    const schema = z
+      .object({
+        headers: z.record(z.string().regex(/^[^\r\n]*$/)),
+        proxyUrl: z.string().startsWith('http:'),
+        url: z.string().max(3),
+        apiKey: z.string().max(3),
+      })
+      .strict();
+    const input = {
+      headers: { Authorization: `Bearer ${SECRET}\r\n` },
+      proxyUrl: `socks5://u:${SECRET}@1.2.3.4:1080`,
+      url: `https://admin:${SECRET}@example.com/`,
+      apiKey: SECRET,
+      APIKEY: SECRET,
+    };
+    const parsed = schema.safeParse(input);
+    expect(parsed.success).toBe(false);
+    const body = JSON.stringify(zodIssuesToApiError(parsed.success ? null : parsed.error, input).toBody());
+    expect(body).not.toContain(SECRET);
+    expect(body).toContain('proxyUrl');
+    expect(body).toContain('headers');
+    expect(body).toContain('APIKEY');
+  });
+});

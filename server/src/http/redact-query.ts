@@ -69,3 +69,14 @@ export function redactUrl(text: string): string {
   const redacted = query.split('&').map(redactPair).join('&');
   return `${maskUserinfo(text.slice(0, question))}?${redacted}${fragment === '' ? '' : MASK}`;
 }
+
+/**
+ * What an error body may echo for a field: never a secret field's value (in any spelling),
+ * never a header value, never the credentials inside a URL.
+ */
+export function echoableValue(field: string, value: unknown): unknown {
+  if (isSecretName(field)) return value === undefined ? undefined : MASK;
+  if (typeof value === 'string') return maskUserinfo(value);
+  if (Array.isArray(value)) return value.map((item) => echoableValue(field, item));
+  return value;
+}
