@@ -65,3 +65,16 @@ describe('validation error bodies never echo secrets (issue #15)', () => {
     expect(body).toContain('APIKEY');
   });
 });
+
+describe('userAgent with control characters (issue #15)', () => {
+  it('is refused by the contract with a message naming the field', async () => {
+    const contract = await import('@rendershot/contract');
+    const schema = contract.CaptureQuerySchema;
+    for (const bad of ['Mozilla\r\nX-Evil: 1', 'Mozilla\u0000', 'a\nb']) {
+      const result = schema.safeParse({ url: 'https://example.com', userAgent: bad });
+      expect(result.success).toBe(false);
+      expect(result.error!.issues.some((i) => i.path[0] === 'userAgent' && /userAgent/.test(i.message))).toBe(true);
+    }
+    expect(schema.safeParse({ url: 'https://example.com', userAgent: 'Mozilla/5.0 (X11)' }).success).toBe(true);
+  });
+});
