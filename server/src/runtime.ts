@@ -7,6 +7,7 @@ import type { Config } from './config.js';
 import { BrowserManager } from './capture/browser-manager.js';
 import { ContentFilters } from './capture/content-filters/index.js';
 import { ContextPool } from './capture/context-pool.js';
+import { FairScheduler } from './capture/fair-scheduler.js';
 import { Renderer } from './capture/renderer.js';
 import { mountDashboard } from './dashboard/index.js';
 import { createApp } from './http/app.js';
@@ -133,6 +134,8 @@ export async function startRuntime(config: Config, options: { logger?: Logger; r
     logger,
   });
   await pool.warm();
+  // Same concurrency as the pool, so the pool's own queue stays empty and the order is the scheduler's.
+  const scheduler = new FairScheduler({ concurrency: config.MAX_CONCURRENCY, maxQueue: config.MAX_QUEUE, maxOrgShare: config.MAX_ORG_SHARE_PERCENT / 100 });
   const renderer = new Renderer(pool, browser, { openProxyChain: (upstream) => egress.openChain(upstream), wasRefused: (url) => egress.refusedRecently(url) });
   // The filter engines load in the background (from their cache when the lists are unchanged): start-up does not wait.
   const contentFilters = new ContentFilters({ logger });
@@ -141,6 +144,7 @@ export async function startRuntime(config: Config, options: { logger?: Logger; r
   const captures = new CaptureService(
     {
       renderer,
+      scheduler,
       credits: data.credits,
       cache,
       storage: data.storage,
@@ -154,6 +158,7 @@ export async function startRuntime(config: Config, options: { logger?: Logger; r
   );
   const { store, redis } = rateLimitStore(config, data);
   const metrics = new Metrics();
+  metrics.observeFairShare(() => scheduler.snapshot());
   // Aborted when a shutdown's grace period ends: captures still running then fail and release their credits.
   const shutdown = new AbortController();
   const inFlight = new InFlight();

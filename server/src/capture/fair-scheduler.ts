@@ -13,7 +13,7 @@ export interface FairSchedulerOptions {
   concurrency: number;
   /** Captures that may wait in total before new ones are refused with 503 (MAX_QUEUE). */
   maxQueue: number;
-  /** Fraction of the slots one organization may hold (MAX_ORG_SHARE, 0 < share <= 1). */
+  /** Fraction of the slots one organization may hold while others wait (MAX_ORG_SHARE_PERCENT / 100). */
   maxOrgShare: number;
 }
 
@@ -62,7 +62,12 @@ export class FairScheduler {
   }
 
   private canStart(organizationId: string): boolean {
-    return this.running < this.options.concurrency && (this.runningByOrg.get(organizationId) ?? 0) < this.perOrganizationLimit;
+    if (this.running >= this.options.concurrency) return false;
+    if ((this.runningByOrg.get(organizationId) ?? 0) < this.perOrganizationLimit) return true;
+    // Above its share only into spare capacity while no one else waits, and one slot always stays
+    // free, so that another organization arriving is served at once rather than after a deadline.
+    const othersWaiting = [...this.queues.keys()].some((other) => other !== organizationId);
+    return !othersWaiting && this.running + 1 < this.options.concurrency;
   }
 
   private turn(organizationId: string, request: TurnRequest): Promise<void> {
@@ -78,9 +83,8 @@ export class FairScheduler {
       );
     }
     return new Promise<void>((resolve, reject) => {
-      let timer: NodeJS.Timeout | undefined;
       const cleanup = () => {
-        if (timer) clearTimeout(timer);
+        clearTimeout(timer);
         request.signal.removeEventListener('abort', onAbort);
       };
       const waiter: Waiter = {
@@ -96,7 +100,7 @@ export class FairScheduler {
       };
       const onAbort = () => this.giveUp(waiter, new ClientGoneError());
       request.signal.addEventListener('abort', onAbort, { once: true });
-      timer = setTimeout(() => this.giveUp(waiter, new CaptureTimeoutError('waiting for a capture slot')), Math.max(0, request.deadline - Date.now()));
+      const timer = setTimeout(() => this.giveUp(waiter, new CaptureTimeoutError('waiting for a capture slot')), Math.max(0, request.deadline - Date.now()));
       const queue = this.queues.get(organizationId);
       if (queue) queue.push(waiter);
       else {
