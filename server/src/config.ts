@@ -45,6 +45,8 @@ const ConfigSchema = z.object({
   RATE_LIMIT_WINDOW_MS: integer('RATE_LIMIT_WINDOW_MS', 1_000, 86_400_000, 60_000),
   CREDITS_PER_CAPTURE: integer('CREDITS_PER_CAPTURE', 1, 1_000, 1),
   DEMO_CREDITS: integer('DEMO_CREDITS', 0, 100_000_000, 1_000),
+  // Where `serve` writes the demo key (mode 0600) instead of printing it (issue #15).
+  DEMO_KEY_FILE: z.string().min(1).default('./data/demo-api-key.txt'),
   OPENAI_BASE_URL: z.string().url('OPENAI_BASE_URL must be a URL').optional(),
   OPENAI_MODEL: z.string().default('gpt-4o-mini'),
   OPENAI_TIMEOUT_MS: integer('OPENAI_TIMEOUT_MS', 1_000, 600_000, 30_000),

@@ -3,6 +3,7 @@ import { loadConfig, ConfigError } from '../config.js';
 import { openDataLayer, startRuntime, type DataLayer } from '../runtime.js';
 import { hashPassword } from '../services/passwords.js';
 import { bootstrapDemo, defaultPlan, requireOrganization, requirePlan, requireUser } from './admin.js';
+import { writeDemoKeyFile } from './demo-key-file.js';
 
 type Output = Record<string, unknown> | Record<string, unknown>[];
 
@@ -37,8 +38,9 @@ program
     console.log(`Rendershot listening on ${runtime.url} (docs: ${runtime.url}/docs)`);
     if (demo) {
       console.log(`Created demo organization "${demo.organization.name}" with ${config.DEMO_CREDITS} credits.`);
-      console.log(`Demo API key (shown once, copy it now): ${demo.key.key}`);
-      console.log(`Try: curl -o shot.png "${runtime.url}/capture?url=https://example.com&apiKey=${demo.key.key}"`);
+      const keyFile = await writeDemoKeyFile(config.DEMO_KEY_FILE, demo.key.key);
+      console.log(`Demo API key written to ${keyFile} (readable by its owner only; the key is never printed).`);
+      console.log(`Try: curl -o shot.png -H "X-API-Key: $(cat ${keyFile})" "${runtime.url}/capture?url=https://example.com"`);
     }
     const shutdown = (signal: string) => {
       runtime.logger.info({ signal }, 'shutting down');
