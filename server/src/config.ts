@@ -28,6 +28,8 @@ const ConfigSchema = z.object({
   CHROME_PATH: z.string().default('/usr/bin/chromium'),
   MAX_CONCURRENCY: integer('MAX_CONCURRENCY', 1, 64, Math.max(2, cpus().length)),
   MAX_QUEUE: integer('MAX_QUEUE', 0, 10_000, 32),
+  // When set, /metrics needs `Authorization: Bearer <token>` (issue #15: it was public on the API port).
+  METRICS_TOKEN: z.string().min(16, 'METRICS_TOKEN must be at least 16 characters').optional(),
   // Share of the capture slots one organization may hold while others wait (issue #15); 100 turns it off.
   MAX_ORG_SHARE_PERCENT: integer('MAX_ORG_SHARE_PERCENT', 1, 100, 50),
   CAPTURE_TIMEOUT_MS: integer('CAPTURE_TIMEOUT_MS', 1_000, 600_000, 30_000),

@@ -169,7 +169,15 @@ export async function startRuntime(config: Config, options: { logger?: Logger; r
     inFlight,
     creditsPerCapture: config.CREDITS_PER_CAPTURE,
     extraRoutes: (expressApp) => {
-      mountOpsRoutes(expressApp, { db: data.db, browser, pool, metrics, accepting: () => accepting });
+      mountOpsRoutes(expressApp, {
+        db: data.db,
+        browser,
+        pool,
+        metrics,
+        accepting: () => accepting,
+        scheduled: () => scheduler.snapshot().waiting,
+        ...(config.METRICS_TOKEN ? { metricsToken: config.METRICS_TOKEN } : {}),
+      });
       mountDashboard(expressApp, { data, logger, config });
     },
     apiKeys: data.apiKeys,

@@ -77,3 +77,22 @@ describe('hardening (issue #15)', () => {
     }
   });
 });
+
+describe('METRICS_TOKEN (issue #15)', () => {
+  const token = 'metrics-token-0123456789';
+  let service: TestService;
+  beforeAll(async () => {
+    service = await startTestService({ env: { METRICS_TOKEN: token } });
+  });
+  afterAll(async () => {
+    await service?.stop();
+  });
+
+  it('answers /metrics only with the bearer token', async () => {
+    expect((await service.get('/metrics')).status).toBe(401);
+    expect((await service.get('/metrics', { headers: { authorization: 'Bearer wrong-token-0123456789' } })).status).toBe(401);
+    const ok = await service.get('/metrics', { headers: { authorization: `Bearer ${token}` } });
+    expect(ok.status).toBe(200);
+    expect(await ok.text()).toContain('rendershot_waiting_organizations');
+  });
+});
