@@ -30,6 +30,14 @@ const ConfigSchema = z.object({
   MAX_QUEUE: integer('MAX_QUEUE', 0, 10_000, 32),
   // When set, /metrics needs `Authorization: Bearer <token>` (issue #15: it was public on the API port).
   METRICS_TOKEN: z.string().min(16, 'METRICS_TOKEN must be at least 16 characters').optional(),
+  // When set, /metrics is served only on this port (bound to METRICS_HOST), not on the API port.
+  METRICS_PORT: z.coerce
+    .number({ errorMap: () => ({ message: 'METRICS_PORT must be a whole number from 0 to 65535' }) })
+    .int('METRICS_PORT must be a whole number from 0 to 65535')
+    .min(0, 'METRICS_PORT must be a whole number from 0 to 65535')
+    .max(65_535, 'METRICS_PORT must be a whole number from 0 to 65535')
+    .optional(),
+  METRICS_HOST: z.string().default('127.0.0.1'),
   // Share of the capture slots one organization may hold while others wait (issue #15); 100 turns it off.
   MAX_ORG_SHARE_PERCENT: integer('MAX_ORG_SHARE_PERCENT', 1, 100, 50),
   CAPTURE_TIMEOUT_MS: integer('CAPTURE_TIMEOUT_MS', 1_000, 600_000, 30_000),

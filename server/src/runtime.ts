@@ -15,6 +15,7 @@ import { InFlight } from './http/capture-routes.js';
 import { mountOpsRoutes } from './http/ops-routes.js';
 import { Metrics } from './ops/metrics.js';
 import { createHttpServer } from './http/http-server.js';
+import { startMetricsServer } from './http/metrics-server.js';
 import { CaptureRateLimiter, type RateLimitStore } from './http/rate-limit.js';
 import { createLogger } from './logger.js';
 import { EgressAllowList, type AddressPolicy } from './security/address-policy.js';
@@ -85,6 +86,8 @@ export interface Runtime extends DataLayer {
   config: Config;
   egress: EgressProxy;
   metrics: Metrics;
+  /** Where /metrics is served when METRICS_PORT is set. */
+  metricsUrl?: string;
   logger: Logger;
   app: Express;
   server: Server;
@@ -159,6 +162,11 @@ export async function startRuntime(config: Config, options: { logger?: Logger; r
   const { store, redis } = rateLimitStore(config, data);
   const metrics = new Metrics();
   metrics.observeFairShare(() => scheduler.snapshot());
+  const opsExtras = {
+    scheduled: () => scheduler.snapshot().waiting,
+    ...(config.METRICS_TOKEN ? { metricsToken: config.METRICS_TOKEN } : {}),
+    metricsElsewhere: config.METRICS_PORT !== undefined,
+  };
   // Aborted when a shutdown's grace period ends: captures still running then fail and release their credits.
   const shutdown = new AbortController();
   const inFlight = new InFlight();
@@ -175,8 +183,7 @@ export async function startRuntime(config: Config, options: { logger?: Logger; r
         pool,
         metrics,
         accepting: () => accepting,
-        scheduled: () => scheduler.snapshot().waiting,
-        ...(config.METRICS_TOKEN ? { metricsToken: config.METRICS_TOKEN } : {}),
+        ...opsExtras,
       });
       mountDashboard(expressApp, { data, logger, config });
     },
@@ -193,6 +200,10 @@ export async function startRuntime(config: Config, options: { logger?: Logger; r
     server.once('error', reject);
     server.listen(config.PORT, config.HOST, () => resolve());
   });
+  const metricsServer =
+    config.METRICS_PORT !== undefined
+      ? await startMetricsServer(config.METRICS_PORT, config.METRICS_HOST, { db: data.db, browser, pool, metrics, accepting: () => accepting, ...opsExtras })
+      : undefined;
   const address = server.address() as AddressInfo;
   const host = config.HOST === '0.0.0.0' ? '127.0.0.1' : config.HOST;
   const url = `http://${host}:${address.port}`;
@@ -206,6 +217,7 @@ export async function startRuntime(config: Config, options: { logger?: Logger; r
   const stop = () =>
     (stopping ??= (async () => {
       accepting = false;
+      await metricsServer?.close();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       // Keep-alive connections become idle as their last response ends: close them as they do.
       const reaper = setInterval(() => server.closeIdleConnections(), 100);
@@ -224,5 +236,5 @@ export async function startRuntime(config: Config, options: { logger?: Logger; r
       redis?.disconnect();
       await data.db.close();
     })());
-  return { ...data, config, egress, logger, metrics, app, server, browser, pool, captures, cache, url, stop };
+  return { ...data, config, egress, logger, metrics, ...(metricsServer ? { metricsUrl: metricsServer.url } : {}), app, server, browser, pool, captures, cache, url, stop };
 }

@@ -96,3 +96,22 @@ describe('METRICS_TOKEN (issue #15)', () => {
     expect(await ok.text()).toContain('rendershot_waiting_organizations');
   });
 });
+
+describe('METRICS_PORT (issue #15)', () => {
+  let service: TestService;
+  beforeAll(async () => {
+    service = await startTestService({ env: { METRICS_PORT: '0', METRICS_HOST: '127.0.0.1' } });
+  });
+  afterAll(async () => {
+    await service?.stop();
+  });
+
+  it('serves /metrics on its own port and not on the API port', async () => {
+    expect((await service.get('/metrics')).status).toBe(404);
+    expect(service.runtime.metricsUrl).toBeDefined();
+    expect(service.runtime.metricsUrl).not.toBe(service.url);
+    const metrics = await fetch(`${service.runtime.metricsUrl!}/metrics`);
+    expect(metrics.status).toBe(200);
+    expect(await metrics.text()).toContain('rendershot_queue_depth');
+  });
+});

@@ -1,5 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { Express, Request } from 'express';
+import type { Express, Request, Response } from 'express';
 import type { BrowserManager } from '../capture/browser-manager.js';
 import type { ContextPool } from '../capture/context-pool.js';
 import type { Metrics } from '../ops/metrics.js';
@@ -16,6 +16,8 @@ export interface OpsDependencies {
   scheduled?: () => number;
   /** METRICS_TOKEN: when set, /metrics answers only `Authorization: Bearer <token>` (issue #15). */
   metricsToken?: string;
+  /** True when /metrics is served on METRICS_PORT instead of the API port. */
+  metricsElsewhere?: boolean;
 }
 
 const digest = (text: string) => createHash('sha256').update(text).digest();
@@ -58,7 +60,13 @@ export function mountOpsRoutes(app: Express, deps: OpsDependencies): void {
     res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'unready', checks: { database, browser, queue, shutdown } });
   });
 
-  app.get('/metrics', async (req, res) => {
+  // METRICS_PORT moves /metrics off the public port (issue #15).
+  if (!deps.metricsElsewhere) app.get('/metrics', metricsHandler(deps));
+}
+
+/** Prometheus text; with METRICS_TOKEN, only for `Authorization: Bearer <token>`. */
+export function metricsHandler(deps: OpsDependencies) {
+  return async (req: Request, res: Response): Promise<void> => {
     if (deps.metricsToken !== undefined && !bearerMatches(req, deps.metricsToken)) {
       res.status(401).setHeader('WWW-Authenticate', 'Bearer realm="metrics"');
       res.json({ success: false, error: { code: 'API_KEY_REQUIRED', message: 'metrics: send Authorization: Bearer <METRICS_TOKEN>' } });
@@ -70,5 +78,5 @@ export function mountOpsRoutes(app: Express, deps: OpsDependencies): void {
     deps.metrics.browserCrashes.set(deps.browser.crashes);
     res.setHeader('Content-Type', deps.metrics.registry.contentType);
     res.end(await deps.metrics.registry.metrics());
-  });
+  };
 }
