@@ -89,7 +89,15 @@ export const captureFields = {
     `Comma-separated resource types to block, from: ${BLOCKABLE_RESOURCES.join(', ')}.`),
   blockUrls: listParam('blockUrls', urlPattern, LIMITS.listMaxEntries, 'Comma-separated URLs or patterns to block; * matches any characters.'),
 
-  userAgent: stringParam('userAgent', 1_024, 'Overrides the preset user agent. Kept for logging.'),
+  // A CR/LF/NUL in a user agent broke the browser (500) instead of being refused (issue #15).
+  userAgent: z
+    .string({ errorMap: () => ({ message: 'userAgent must be a string' }) })
+    .min(1, 'userAgent must not be empty')
+    .max(1_024, 'userAgent must be at most 1024 characters')
+    // eslint-disable-next-line no-control-regex
+    .regex(/^[^\u0000-\u001f\u007f]*$/, 'userAgent must not contain control characters (CR, LF, NUL or similar): printable text only')
+    .optional()
+    .describe('Overrides the preset user agent. Kept for logging.'),
   headers: customHeadersParam,
 
   openaiPrompt: stringParam('openaiPrompt', LIMITS.openaiPromptMaxLength, 'Prompt used to analyze the produced image. Needs a provider key too.'),

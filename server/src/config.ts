@@ -28,6 +28,18 @@ const ConfigSchema = z.object({
   CHROME_PATH: z.string().default('/usr/bin/chromium'),
   MAX_CONCURRENCY: integer('MAX_CONCURRENCY', 1, 64, Math.max(2, cpus().length)),
   MAX_QUEUE: integer('MAX_QUEUE', 0, 10_000, 32),
+  // When set, /metrics needs `Authorization: Bearer <token>` (issue #15: it was public on the API port).
+  METRICS_TOKEN: z.string().min(16, 'METRICS_TOKEN must be at least 16 characters').optional(),
+  // When set, /metrics is served only on this port (bound to METRICS_HOST), not on the API port.
+  METRICS_PORT: z.coerce
+    .number({ errorMap: () => ({ message: 'METRICS_PORT must be a whole number from 0 to 65535' }) })
+    .int('METRICS_PORT must be a whole number from 0 to 65535')
+    .min(0, 'METRICS_PORT must be a whole number from 0 to 65535')
+    .max(65_535, 'METRICS_PORT must be a whole number from 0 to 65535')
+    .optional(),
+  METRICS_HOST: z.string().default('127.0.0.1'),
+  // Share of the capture slots one organization may hold while others wait (issue #15); 100 turns it off.
+  MAX_ORG_SHARE_PERCENT: integer('MAX_ORG_SHARE_PERCENT', 1, 100, 50),
   CAPTURE_TIMEOUT_MS: integer('CAPTURE_TIMEOUT_MS', 1_000, 600_000, 30_000),
   BROWSER_RECYCLE_AFTER: integer('BROWSER_RECYCLE_AFTER', 1, 1_000_000, 500),
   CONTEXT_REUSE_LIMIT: integer('CONTEXT_REUSE_LIMIT', 1, 10_000, 50),
@@ -43,6 +55,8 @@ const ConfigSchema = z.object({
   RATE_LIMIT_WINDOW_MS: integer('RATE_LIMIT_WINDOW_MS', 1_000, 86_400_000, 60_000),
   CREDITS_PER_CAPTURE: integer('CREDITS_PER_CAPTURE', 1, 1_000, 1),
   DEMO_CREDITS: integer('DEMO_CREDITS', 0, 100_000_000, 1_000),
+  // Where `serve` writes the demo key (mode 0600) instead of printing it (issue #15).
+  DEMO_KEY_FILE: z.string().min(1).default('./data/demo-api-key.txt'),
   OPENAI_BASE_URL: z.string().url('OPENAI_BASE_URL must be a URL').optional(),
   OPENAI_MODEL: z.string().default('gpt-4o-mini'),
   OPENAI_TIMEOUT_MS: integer('OPENAI_TIMEOUT_MS', 1_000, 600_000, 30_000),

@@ -7,6 +7,8 @@ export const REDACTED_PATHS = [
   'req.query.openaiApiKey',
   'req.query.proxyPassword',
   'req.query.requestStorageSecretAccessKey',
+  'req.query.requestStorageAccessKeyId',
+  'req.query.proxyUsername',
   // Custom headers may carry tokens; the spec says they are not stored.
   'req.query.headers',
   'req.headers["x-api-key"]',
@@ -20,15 +22,13 @@ export const REDACTED_PATHS = [
   'options.openaiApiKey',
   'options.proxyPassword',
   'options.requestStorageSecretAccessKey',
+  'options.requestStorageAccessKeyId',
+  'options.proxyUsername',
   'options.headers',
 ];
 
-const SECRET_QUERY = /([?&](?:apiKey|signature|openaiApiKey|proxyPassword|requestStorageSecretAccessKey|headers)=)[^&#\s]*/gi;
-
-/** Removes secret query values from a URL or message before it is logged. */
-export function redactUrl(text: string): string {
-  return text.replace(SECRET_QUERY, '$1[REDACTED]');
-}
+// Query redaction works on decoded names and masks URL credentials (issue #15).
+export { redactUrl } from './http/redact-query.js';
 
 export function createLogger(level: string, destination?: pino.DestinationStream): Logger {
   return pino({ level, redact: { paths: REDACTED_PATHS, censor: '[REDACTED]' }, base: { service: 'rendershot' } }, destination);

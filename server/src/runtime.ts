@@ -7,6 +7,7 @@ import type { Config } from './config.js';
 import { BrowserManager } from './capture/browser-manager.js';
 import { ContentFilters } from './capture/content-filters/index.js';
 import { ContextPool } from './capture/context-pool.js';
+import { FairScheduler } from './capture/fair-scheduler.js';
 import { Renderer } from './capture/renderer.js';
 import { mountDashboard } from './dashboard/index.js';
 import { createApp } from './http/app.js';
@@ -14,6 +15,7 @@ import { InFlight } from './http/capture-routes.js';
 import { mountOpsRoutes } from './http/ops-routes.js';
 import { Metrics } from './ops/metrics.js';
 import { createHttpServer } from './http/http-server.js';
+import { startMetricsServer } from './http/metrics-server.js';
 import { CaptureRateLimiter, type RateLimitStore } from './http/rate-limit.js';
 import { maxCaptureBudgetMs } from '@rendershot/contract';
 import { createLogger } from './logger.js';
@@ -93,6 +95,8 @@ export interface Runtime extends DataLayer {
   config: Config;
   egress: EgressProxy;
   metrics: Metrics;
+  /** Where /metrics is served when METRICS_PORT is set. */
+  metricsUrl?: string;
   logger: Logger;
   app: Express;
   server: Server;
@@ -150,6 +154,8 @@ export async function startRuntime(config: Config, options: { logger?: Logger; r
     logger,
   });
   await pool.warm();
+  // Same concurrency as the pool, so the pool's own queue stays empty and the order is the scheduler's.
+  const scheduler = new FairScheduler({ concurrency: config.MAX_CONCURRENCY, maxQueue: config.MAX_QUEUE, maxOrgShare: config.MAX_ORG_SHARE_PERCENT / 100 });
   const renderer = new Renderer(pool, browser, { openProxyChain: (upstream) => egress.openChain(upstream), wasRefused: (url) => egress.refusedRecently(url) });
   // The filter engines load in the background (from their cache when the lists are unchanged): start-up does not wait.
   const contentFilters = new ContentFilters({ logger });
@@ -158,6 +164,7 @@ export async function startRuntime(config: Config, options: { logger?: Logger; r
   const captures = new CaptureService(
     {
       renderer,
+      scheduler,
       credits: data.credits,
       cache,
       storage: data.storage,
@@ -171,6 +178,12 @@ export async function startRuntime(config: Config, options: { logger?: Logger; r
   );
   const { store, redis } = rateLimitStore(config, data);
   const metrics = new Metrics();
+  metrics.observeFairShare(() => scheduler.snapshot());
+  const opsExtras = {
+    scheduled: () => scheduler.snapshot().waiting,
+    ...(config.METRICS_TOKEN ? { metricsToken: config.METRICS_TOKEN } : {}),
+    metricsElsewhere: config.METRICS_PORT !== undefined,
+  };
   // Aborted when a shutdown's grace period ends: captures still running then fail and release their credits.
   const shutdown = new AbortController();
   const inFlight = new InFlight();
@@ -181,7 +194,14 @@ export async function startRuntime(config: Config, options: { logger?: Logger; r
     inFlight,
     creditsPerCapture: config.CREDITS_PER_CAPTURE,
     extraRoutes: (expressApp) => {
-      mountOpsRoutes(expressApp, { db: data.db, browser, pool, metrics, accepting: () => accepting });
+      mountOpsRoutes(expressApp, {
+        db: data.db,
+        browser,
+        pool,
+        metrics,
+        accepting: () => accepting,
+        ...opsExtras,
+      });
       mountDashboard(expressApp, { data, logger, config });
     },
     apiKeys: data.apiKeys,
@@ -197,6 +217,10 @@ export async function startRuntime(config: Config, options: { logger?: Logger; r
     server.once('error', reject);
     server.listen(config.PORT, config.HOST, () => resolve());
   });
+  const metricsServer =
+    config.METRICS_PORT !== undefined
+      ? await startMetricsServer(config.METRICS_PORT, config.METRICS_HOST, { db: data.db, browser, pool, metrics, accepting: () => accepting, ...opsExtras })
+      : undefined;
   const address = server.address() as AddressInfo;
   const host = config.HOST === '0.0.0.0' ? '127.0.0.1' : config.HOST;
   const url = `http://${host}:${address.port}`;
@@ -210,6 +234,7 @@ export async function startRuntime(config: Config, options: { logger?: Logger; r
   const stop = () =>
     (stopping ??= (async () => {
       accepting = false;
+      await metricsServer?.close();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       // Keep-alive connections become idle as their last response ends: close them as they do.
       const reaper = setInterval(() => server.closeIdleConnections(), 100);
@@ -229,5 +254,5 @@ export async function startRuntime(config: Config, options: { logger?: Logger; r
       redis?.disconnect();
       await data.db.close();
     })());
-  return { ...data, config, egress, logger, metrics, app, server, browser, pool, captures, cache, url, stop };
+  return { ...data, config, egress, logger, metrics, ...(metricsServer ? { metricsUrl: metricsServer.url } : {}), app, server, browser, pool, captures, cache, url, stop };
 }

@@ -237,6 +237,20 @@ describe('capture requests: removal, blocking, user agent, headers, geolocation,
     expect(fixtures.requestsTo('/agent.html')[0]?.headers.via).toBeUndefined();
   });
 
+  it('uses credentials written into an allowed proxyUrl itself (issue #15), and logs none of them', async () => {
+    proxy.log.length = 0;
+    fixtures.reset();
+    const withCredentials = new URL(proxy.url);
+    withCredentials.username = 'proxy-user';
+    withCredentials.password = 'proxy-pa55';
+    const image = decodePng(
+      (await service.client.capture({ url: `${fixtures.url}/agent.html?tag=userinfo`, proxyUrl: withCredentials.toString(), viewportWidth: 200, viewportHeight: 200 })).bytes,
+    );
+    expect(near(image.pixel(150, 150), [40, 160, 110])).toBe(true);
+    expect(proxy.log.some((entry) => entry.url === `${fixtures.url}/agent.html?tag=userinfo` && entry.authorization === proxy.expected)).toBe(true);
+    expect(capturedLogLines.some((line) => line.includes('proxy-pa55'))).toBe(false);
+  });
+
   it('fails cleanly, charging nothing, when the proxy refuses the credentials', async () => {
     const before = await service.client.usage();
     const error = await service.client

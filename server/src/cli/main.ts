@@ -3,6 +3,7 @@ import { loadConfig, ConfigError } from '../config.js';
 import { openDataLayer, startRuntime, type DataLayer } from '../runtime.js';
 import { hashPassword } from '../services/passwords.js';
 import { bootstrapDemo, defaultPlan, requireOrganization, requirePlan, requireUser } from './admin.js';
+import { writeDemoKeyFile } from './demo-key-file.js';
 
 type Output = Record<string, unknown> | Record<string, unknown>[];
 
@@ -37,9 +38,10 @@ program
     console.log(`Rendershot listening on ${runtime.url} (docs: ${runtime.url}/docs)`);
     if (demo) {
       console.log(`Created demo organization "${demo.organization.name}" with ${config.DEMO_CREDITS} credits.`);
-      console.log(`Demo API key (shown once, copy it now): ${demo.key.key}`);
-      console.log(`Its id and signing secret, for signed links (shown once): keyId=${demo.key.id} signingSecret=${demo.key.signingSecret}`);
-      console.log(`Try: curl -o shot.png "${runtime.url}/capture?url=https://example.com&apiKey=${demo.key.key}"`);
+      const keyFile = await writeDemoKeyFile(config.DEMO_KEY_FILE, demo.key.key);
+      console.log(`Demo API key written to ${keyFile} (readable by its owner only; the key is never printed).`);
+      console.log(`Try: curl -o shot.png -H "X-API-Key: $(cat ${keyFile})" "${runtime.url}/capture?url=https://example.com"`);
+      console.log(`Its key id, for signed links: ${demo.key.id} (create its signing secret with: rendershot key rotate-secret --id ${demo.key.id})`);
     }
     const shutdown = (signal: string) => {
       runtime.logger.info({ signal }, 'shutting down');

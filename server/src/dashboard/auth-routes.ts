@@ -50,8 +50,28 @@ export class SignInThrottle {
     return wait;
   }
 
+  /**
+   * Keeps memory bounded without ever forgetting a locked email or address early (issue #15: a
+   * flood of junk failures used to clear everything): expired entries go first, then unlocked ones,
+   * oldest first. Locked entries stay until their window passes.
+   */
+  private prune(now: number): void {
+    for (const key of [...this.failures.keys()]) this.recent(key, now);
+    const target = Math.floor(MAX_TRACKED * 0.9);
+    for (const [key, list] of this.failures) {
+      if (this.failures.size <= target) break;
+      const max = key.startsWith('email:') ? MAX_FAILURES_PER_EMAIL : MAX_FAILURES_PER_ADDRESS;
+      if (list.length < max) this.failures.delete(key);
+    }
+  }
+
+  /** Entries tracked now (for tests of the bound). */
+  get size(): number {
+    return this.failures.size;
+  }
+
   fail(email: string, address: string, now = Date.now()): void {
-    if (this.failures.size > MAX_TRACKED) this.failures.clear();
+    if (this.failures.size > MAX_TRACKED) this.prune(now);
     for (const key of [`email:${email}`, `address:${address}`]) this.failures.set(key, [...this.recent(key, now), now]);
   }
 

@@ -1,4 +1,5 @@
-import type { Express } from 'express';
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { Express, Request, Response } from 'express';
 import type { BrowserManager } from '../capture/browser-manager.js';
 import type { ContextPool } from '../capture/context-pool.js';
 import type { Metrics } from '../ops/metrics.js';
@@ -11,6 +12,21 @@ export interface OpsDependencies {
   metrics: Metrics;
   /** False once shutdown has begun: load balancers stop sending traffic. */
   accepting: () => boolean;
+  /** Captures waiting in the fair scheduler, in front of the pool (issue #15). */
+  scheduled?: () => number;
+  /** METRICS_TOKEN: when set, /metrics answers only `Authorization: Bearer <token>` (issue #15). */
+  metricsToken?: string;
+  /** True when /metrics is served on METRICS_PORT instead of the API port. */
+  metricsElsewhere?: boolean;
+}
+
+const digest = (text: string) => createHash('sha256').update(text).digest();
+
+/** Compares digests, so that neither the length nor the content leaks through timing. */
+function bearerMatches(req: Request, token: string): boolean {
+  const header = req.headers.authorization ?? '';
+  const presented = header.startsWith('Bearer ') ? header.slice('Bearer '.length) : '';
+  return timingSafeEqual(digest(presented), digest(token));
 }
 
 async function timed<T>(check: () => Promise<T>): Promise<{ ok: boolean; ms: number; error?: string }> {
@@ -36,19 +52,31 @@ export function mountOpsRoutes(app: Express, deps: OpsDependencies): void {
         if (!(await deps.browser.healthy())) throw new Error('browser does not answer');
       }),
     ]);
-    const saturated = deps.pool.waiting >= deps.pool.maxQueue && deps.pool.maxQueue > 0;
-    const queue = { ok: !saturated, waiting: deps.pool.waiting, busy: deps.pool.busy, slots: deps.pool.size };
+    const waiting = deps.pool.waiting + (deps.scheduled?.() ?? 0);
+    const saturated = waiting >= deps.pool.maxQueue && deps.pool.maxQueue > 0;
+    const queue = { ok: !saturated, waiting, busy: deps.pool.busy, slots: deps.pool.size };
     const shutdown = { ok: deps.accepting() };
     const ready = database.ok && browser.ok && queue.ok && shutdown.ok;
     res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'unready', checks: { database, browser, queue, shutdown } });
   });
 
-  app.get('/metrics', async (_req, res) => {
-    deps.metrics.queueDepth.set(deps.pool.waiting);
+  // METRICS_PORT moves /metrics off the public port (issue #15).
+  if (!deps.metricsElsewhere) app.get('/metrics', metricsHandler(deps));
+}
+
+/** Prometheus text; with METRICS_TOKEN, only for `Authorization: Bearer <token>`. */
+export function metricsHandler(deps: OpsDependencies) {
+  return async (req: Request, res: Response): Promise<void> => {
+    if (deps.metricsToken !== undefined && !bearerMatches(req, deps.metricsToken)) {
+      res.status(401).setHeader('WWW-Authenticate', 'Bearer realm="metrics"');
+      res.json({ success: false, error: { code: 'API_KEY_REQUIRED', message: 'metrics: send Authorization: Bearer <METRICS_TOKEN>' } });
+      return;
+    }
+    deps.metrics.queueDepth.set(deps.pool.waiting + (deps.scheduled?.() ?? 0));
     deps.metrics.busySlots.set(deps.pool.busy);
     deps.metrics.browserRestarts.set(deps.browser.restarts);
     deps.metrics.browserCrashes.set(deps.browser.crashes);
     res.setHeader('Content-Type', deps.metrics.registry.contentType);
     res.end(await deps.metrics.registry.metrics());
-  });
+  };
 }

@@ -1,6 +1,6 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { validationError } from '../errors.js';
-import { SECRET_FIELDS } from './validation.js';
+import { isSecretName } from './redact-query.js';
 
 /**
  * A query parameter given twice (`html=a&html=b`) arrives as an array. Answered here, before
@@ -19,7 +19,7 @@ export function rejectRepeatedParameters(): RequestHandler {
         repeated.map(([field, value]) => ({
           field,
           message: `${field} was given more than once; give it once (lists are one comma-separated value)`,
-          value: SECRET_FIELDS.has(field) ? '[REDACTED]' : value,
+          value: isSecretName(field) ? '[REDACTED]' : value,
         })),
       ),
     );

@@ -2,6 +2,7 @@ import type { ValidationIssue } from '@rendershot/contract';
 import { MISSING_FIELD_PARAM } from '@rendershot/contract';
 import type { ZodError, ZodIssue } from 'zod';
 import { ApiError, validationError } from '../errors.js';
+import { echoableValue, maskUserinfo } from './redact-query.js';
 
 function valueAt(input: unknown, path: (string | number)[]): unknown {
   let current = input;
@@ -12,20 +13,18 @@ function valueAt(input: unknown, path: (string | number)[]): unknown {
   return current;
 }
 
-export const SECRET_FIELDS = new Set(['apiKey', 'openaiApiKey', 'proxyPassword', 'requestStorageSecretAccessKey']);
-
 function toIssues(issue: ZodIssue, input: unknown): ValidationIssue[] {
   if (issue.code === 'unrecognized_keys') {
     return issue.keys.map((key) => ({
       field: key,
       message: `${key} is not a parameter of this endpoint (names are case-sensitive; see /docs)`,
-      value: valueAt(input, [key]),
+      value: echoableValue(key, valueAt(input, [key])),
     }));
   }
   const field = String(issue.path[0] ?? 'request');
-  // A secret is never echoed back, not even when it was rejected.
-  const value = SECRET_FIELDS.has(field) ? '[REDACTED]' : valueAt(input, issue.path.slice(0, 1));
-  return [{ field, message: issue.message, value }];
+  // A secret is never echoed back, not even when it was rejected; matched by meaning (issue #15).
+  const value = echoableValue(field, valueAt(input, issue.path.slice(0, 1)));
+  return [{ field, message: maskUserinfo(issue.message), value }];
 }
 
 /** Turns zod issues into the spec's VALIDATION_ERROR (or MISSING_REQUIRED_FIELD when only fields are missing). */

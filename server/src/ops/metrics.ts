@@ -44,6 +44,25 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  /** Fair share (issue #15): per-organization queues shown without naming any organization. */
+  private fairShare: (() => { waitingOrganizations: number; longestOrganizationQueue: number }) | undefined;
+  readonly waitingOrganizations: Gauge = new Gauge({
+    name: 'rendershot_waiting_organizations',
+    help: 'Organizations with at least one capture waiting for a browser slot',
+    registers: [this.registry],
+    collect: (): void => this.waitingOrganizations.set(this.fairShare?.().waitingOrganizations ?? 0),
+  });
+  readonly longestOrganizationQueue: Gauge = new Gauge({
+    name: 'rendershot_longest_organization_queue',
+    help: 'Captures waiting in the longest per-organization queue',
+    registers: [this.registry],
+    collect: (): void => this.longestOrganizationQueue.set(this.fairShare?.().longestOrganizationQueue ?? 0),
+  });
+
+  observeFairShare(snapshot: () => { waitingOrganizations: number; longestOrganizationQueue: number }): void {
+    this.fairShare = snapshot;
+  }
+
   constructor() {
     collectDefaultMetrics({ register: this.registry, prefix: 'rendershot_process_' });
   }

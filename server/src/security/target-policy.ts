@@ -25,15 +25,14 @@ export async function assertUrlAllowed(policy: AddressPolicy, resolve: Resolver,
     throw destinationNotAllowed(field);
   }
   const port = url.port ? Number(url.port) : DEFAULT_PORT[url.protocol];
-  if (port === undefined || url.username || url.password) throw destinationNotAllowed(field);
+  // Credentials belong in a proxy's URL (README: they are used); a target never needs them.
+  const credentials = url.username !== '' || url.password !== '';
+  if (port === undefined || (credentials && field !== 'proxyUrl')) throw destinationNotAllowed(field);
   try {
     await checkedAddress(policy, resolve, bareHost(url.hostname), port);
   } catch (error) {
-    if (error instanceof DestinationRefusedError) {
-      // A name that does not resolve is the caller's typo, not a policy matter: say so.
-      if (/does not resolve/.test(error.reason)) throw new ApiError('INVALID_INPUT', `${field}: the host ${url.hostname} could not be resolved`);
-      throw destinationNotAllowed(field);
-    }
+    // One answer whether or not the name resolves: otherwise internal names could be enumerated (issue #15).
+    if (error instanceof DestinationRefusedError) throw destinationNotAllowed(field);
     throw error;
   }
 }

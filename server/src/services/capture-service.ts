@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { Page } from 'puppeteer';
 import { ApiError, errors } from '../errors.js';
 import type { ContentFilters } from '../capture/content-filters/index.js';
+import type { FairScheduler } from '../capture/fair-scheduler.js';
 import { CaptureTimeoutError, ClientGoneError, Renderer } from '../capture/renderer.js';
 import type { CreditRepository, LedgerEntry } from '../store/credit-repository.js';
 import type { StorageConfigRepository } from '../store/storage-config-repository.js';
@@ -46,6 +47,8 @@ export interface CaptureServiceOptions {
 
 export interface CaptureServiceDependencies {
   renderer: Renderer;
+  /** Shares the pool fairly between organizations; absent, captures go straight to the pool. */
+  scheduler?: FairScheduler;
   credits: CreditRepository;
   cache: ResponseCache;
   storage: StorageUploader;
@@ -100,6 +103,7 @@ function waitForFlight(flight: Flight, signal: AbortSignal): Promise<CachedRende
  */
 export class CaptureService {
   private readonly renderer: Renderer;
+  private readonly scheduler: FairScheduler | undefined;
   private readonly credits: CreditRepository;
   private readonly cache: ResponseCache;
   private readonly storage: StorageUploader;
@@ -114,6 +118,7 @@ export class CaptureService {
     private readonly options: CaptureServiceOptions,
   ) {
     this.renderer = dependencies.renderer;
+    this.scheduler = dependencies.scheduler;
     this.credits = dependencies.credits;
     this.cache = dependencies.cache;
     this.storage = dependencies.storage;
@@ -248,8 +253,10 @@ export class CaptureService {
       const afterLoadSteps = [filters?.afterLoad, wantsPng ? async (page: Page) => void (analysisPng = await Renderer.analysisPng(page)) : undefined].filter(
         (step): step is (page: Page) => Promise<void> => step !== undefined,
       );
-      const result = await this.renderer
-        .render({
+      // Fair share (issue #15): the organization's turn comes before a pool slot is asked for.
+      const renderFairly = (request: Parameters<Renderer['render']>[0]) =>
+        this.scheduler ? this.scheduler.run(job.entry.organizationId, request, () => this.renderer.render(request)) : this.renderer.render(request);
+      const result = await renderFairly({
           options,
           deadline,
           signal: command.signal,
@@ -257,8 +264,7 @@ export class CaptureService {
           ...(filters?.requestFilters.length ? { requestFilters: filters.requestFilters } : {}),
           ...(filters ? { beforeNavigate: filters.beforeNavigate, cleanup: filters.cleanup } : {}),
           ...(afterLoadSteps.length > 0 ? { afterLoad: async (page: Page) => { for (const step of afterLoadSteps) await step(page); } } : {}),
-        })
-        .catch((error: unknown) => {
+        }).catch((error: unknown) => {
           if (error instanceof ApiError && error.status >= 400 && error.status < 500) this.pageRefusals.add(error);
           throw error;
         });
