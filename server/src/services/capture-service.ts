@@ -259,6 +259,7 @@ export class CaptureService {
       const result = await this.renderer
         .render({
           options,
+          organizationId: requireOrganization(command.key),
           deadline,
           signal: command.signal,
           timings,
