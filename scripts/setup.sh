@@ -31,3 +31,8 @@ elif [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_mo
   # rejects; `npm install` installs the locked versions all the same.
   npm ci --no-audit --no-fund --loglevel=error 2>/dev/null || npm install --no-audit --no-fund --loglevel=error
 fi
+
+# Chromium runs as this unprivileged system user when the service runs as root (issue #14).
+if [ "$(id -u)" = "0" ] && ! id rendershot-chromium >/dev/null 2>&1; then
+  useradd --system --no-create-home --shell /usr/sbin/nologin rendershot-chromium
+fi

@@ -3,12 +3,11 @@
  * A, the "raw floor": one Chromium launched by puppeteer, one page kept open, goto + screenshot;
  * B, capture-website: launches a browser for every capture.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rm } from 'node:fs/promises';
 import captureWebsite from 'capture-website';
 import puppeteer, { type Browser, type Page } from 'puppeteer';
 import { CHROMIUM_BASE_FLAGS } from '../../server/src/capture/browser-manager.js';
+import { makeChromiumProfile, sandboxedLaunchOptions } from '../../server/src/capture/chromium-launch.js';
 import { nowMs } from './stats.js';
 
 export const CHROME_PATH = '/usr/bin/chromium';
@@ -25,10 +24,10 @@ export interface RawBrowser {
 }
 
 export async function launchRaw(): Promise<RawBrowser> {
-  const userDataDir = await mkdtemp(join(tmpdir(), 'bench-raw-'));
+  const userDataDir = makeChromiumProfile('bench-raw-');
   let browser: Browser | undefined;
   try {
-    browser = await puppeteer.launch({ executablePath: CHROME_PATH, headless: true, args: [...CHROME_ARGS], userDataDir });
+    browser = await puppeteer.launch({ ...sandboxedLaunchOptions(CHROME_PATH, userDataDir), headless: true, args: [...CHROME_ARGS] });
     const page = await browser.newPage();
     await page.setViewport(VIEWPORT);
     const version = await browser.version();

@@ -1,8 +1,7 @@
 import { createHash, createHmac, randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { CHROMIUM_BASE_FLAGS } from '../../server/src/capture/browser-manager.js';
+import { makeChromiumProfile, sandboxedLaunchOptions } from '../../server/src/capture/chromium-launch.js';
 import puppeteer, { type Browser, type BrowserContext, type HTTPResponse, type Page } from 'puppeteer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashPassword } from '../../server/src/services/passwords.js';
@@ -19,9 +18,8 @@ const PAGE_HTML = '<html><body style="margin:0;background:rgb(30,120,200)"><h1>D
 /** Launch flags of these machines (design.md, "Browser"), with a fresh profile. */
 async function launchBrowser(profile: string): Promise<Browser> {
   return puppeteer.launch({
-    executablePath: process.env.CHROME_PATH ?? '/usr/bin/chromium',
+    ...sandboxedLaunchOptions(process.env.CHROME_PATH ?? '/usr/bin/chromium', profile),
     headless: true,
-    userDataDir: profile,
     args: [...CHROMIUM_BASE_FLAGS],
   });
 }
@@ -57,7 +55,7 @@ describe('the dashboard in a real browser', () => {
     await accounts.setMembershipActive(service.organizationId, multi.id, false);
     await accounts.addMember(second.id, multi.id);
 
-    profile = mkdtempSync(join(tmpdir(), 'rendershot-dashboard-profile-'));
+    profile = makeChromiumProfile('rendershot-dashboard-profile-');
     browser = await launchBrowser(profile);
     context = await browser.createBrowserContext();
     page = await context.newPage();

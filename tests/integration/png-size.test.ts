@@ -1,10 +1,9 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rm } from 'node:fs/promises';
 import { PNG } from 'pngjs';
 import puppeteer, { type Browser } from 'puppeteer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHROMIUM_BASE_FLAGS } from '../../server/src/capture/browser-manager.js';
+import { makeChromiumProfile, sandboxedLaunchOptions } from '../../server/src/capture/chromium-launch.js';
 import { FixtureServer } from '../helpers/fixture-server.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
 
@@ -25,8 +24,8 @@ describe('PNG output size', () => {
   beforeAll(async () => {
     fixtures = await new FixtureServer().start();
     service = await startTestService({ env: { RATE_LIMIT_MAX: '1000' } });
-    profile = await mkdtemp(join(tmpdir(), 'png-reference-'));
-    reference = await puppeteer.launch({ executablePath: '/usr/bin/chromium', headless: true, args: [...CHROMIUM_BASE_FLAGS, ...PIXEL_FLAGS], userDataDir: profile });
+    profile = makeChromiumProfile('png-reference-');
+    reference = await puppeteer.launch({ ...sandboxedLaunchOptions('/usr/bin/chromium', profile), headless: true, args: [...CHROMIUM_BASE_FLAGS, ...PIXEL_FLAGS] });
   });
   afterAll(async () => {
     await reference?.close();

@@ -1,15 +1,13 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import puppeteer, { type Browser } from 'puppeteer';
 import type { Logger } from 'pino';
+import { makeChromiumProfile, sandboxedLaunchOptions } from './chromium-launch.js';
 
 /**
  * Flags verified on these machines (known-traps): without the networking ones Chromium floods a
  * closed network. Every Chromium the project starts (service, benchmark baselines, browser tests) uses them.
  */
 export const CHROMIUM_BASE_FLAGS: readonly string[] = [
-  '--no-sandbox',
   '--disable-gpu',
   '--disable-quic',
   '--no-first-run',
@@ -28,13 +26,8 @@ const LAUNCH_ARGS = [
   // resources on private or loopback addresses, even when the operator allows them
   // (ALLOW_PRIVATE_NETWORK). It never applies to top-level navigations, so it is no network
   // boundary for this service: the egress policy is, whatever the browser would allow.
-  // One --disable-features flag (Chromium keeps only the last). LocalNetworkAccessChecks: the egress
-  // proxy is the network boundary. IsolateOrigins/site-per-process: a capture's page then reuses its
-  // warm renderer process instead of spawning one per navigation (about 25 % faster, measured with
-  // npm run bench). Site isolation buys little here: Chromium runs without its sandbox as root on
-  // these machines, and separate browser contexts never share a renderer process either way.
-  '--disable-site-isolation-trials',
-  '--disable-features=LocalNetworkAccessChecks,IsolateOrigins,site-per-process',
+  // One --disable-features flag (Chromium keeps only the last). Site isolation stays on (issue #14).
+  '--disable-features=LocalNetworkAccessChecks',
   // WebRTC must not open UDP paths around the network policy.
   '--force-webrtc-ip-handling-policy=disable_non_proxied_udp',
   '--webrtc-ip-handling-policy=disable_non_proxied_udp',
@@ -79,7 +72,7 @@ export class BrowserManager {
   private async launch(): Promise<Browser> {
     // Each launch has a profile of its own, removed when that Chromium exits: a retired browser
     // still finishing captures keeps its profile while the new one starts.
-    const userDataDir = mkdtempSync(join(tmpdir(), 'rendershot-chromium-'));
+    const userDataDir = makeChromiumProfile();
     const removeProfile = () => rmSync(userDataDir, { recursive: true, force: true });
     let browser: Browser;
     try {
@@ -108,9 +101,8 @@ export class BrowserManager {
 
   private launchIn(userDataDir: string): Promise<Browser> {
     return puppeteer.launch({
-      executablePath: this.options.executablePath,
+      ...sandboxedLaunchOptions(this.options.executablePath, userDataDir),
       headless: true,
-      userDataDir,
       args: [...LAUNCH_ARGS, ...(this.options.extraArgs ?? [])],
       // Puppeteer turns Chromium's popup blocker off; with it on, a page cannot open windows
       // (target=_blank clicks, window.open) without a user gesture, and a capture has none.

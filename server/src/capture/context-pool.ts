@@ -17,6 +17,8 @@ export interface Slot {
   doubtful: boolean;
   /** One-off contexts (a request with its own proxy) are never pooled. */
   dedicated: boolean;
+  /** The organization whose pages this context's renderer has loaded: it serves no other (issue #14). */
+  organizationId?: string;
   /** The pooled slot a dedicated one holds on to, so that it counts against the concurrency limit. */
   borrowed?: Slot;
 }
@@ -168,11 +170,18 @@ export class ContextPool {
   }
 
   /** A slot for one capture; rejects with PoolSaturatedError when the queue is full. */
-  async acquire(proxyServer?: string): Promise<Slot> {
+  async acquire(organizationId?: string, proxyServer?: string): Promise<Slot> {
     if (this.waiting >= this.options.maxQueue && this.pool.available === 0) {
       throw new PoolSaturatedError('capture queue is full');
     }
-    const pooled = await this.pool.acquire();
+    let pooled = await this.pool.acquire();
+    // One organization per renderer: a warm context that served another organization is replaced
+    // by a fresh one (separate browser contexts never share a renderer process).
+    while (pooled.organizationId !== undefined && pooled.organizationId !== organizationId) {
+      await this.pool.destroy(pooled);
+      pooled = await this.pool.acquire();
+    }
+    pooled.organizationId = organizationId;
     if (!proxyServer) return pooled;
     // The pool slot still bounds concurrency; the capture itself runs in a dedicated proxied context.
     try {

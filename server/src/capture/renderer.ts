@@ -26,6 +26,8 @@ export const MAX_SINGLE_PDF_HEIGHT_PX = 19_000;
 
 export interface RenderRequest {
   options: CaptureOptions;
+  /** Warm renderers are reused only for the same organization. */
+  organizationId?: string;
   /** Epoch ms by which the capture must be done, queue time included. */
   deadline: number;
   /** Aborted when the client goes away. */
@@ -143,7 +145,7 @@ export class Renderer {
       await chain?.close().catch(() => undefined);
     };
     let slot: Slot;
-    const acquiring = this.pool.acquire(chain?.url ?? proxy?.server);
+    const acquiring = this.pool.acquire(request.organizationId, chain?.url ?? proxy?.server);
     try {
       slot = await guard(acquiring, request, 'waiting in the capture queue');
     } catch (error) {

@@ -258,6 +258,7 @@ export class CaptureService {
         this.scheduler ? this.scheduler.run(job.entry.organizationId, request, () => this.renderer.render(request)) : this.renderer.render(request);
       const result = await renderFairly({
           options,
+          organizationId: requireOrganization(command.key),
           deadline,
           signal: command.signal,
           timings,

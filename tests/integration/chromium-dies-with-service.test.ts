@@ -1,0 +1,57 @@
+import { spawn } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { describe, expect, it } from 'vitest';
+
+/** Live processes whose command line names this profile folder (unique to the child's Chromium). */
+function processesUsing(profile: string): number[] {
+  const found: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    const pid = Number(entry);
+    if (!Number.isInteger(pid)) continue;
+    try {
+      const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+      const state = /^State:\s+(\S)/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+      if (cmdline.includes(profile) && state !== 'Z') found.push(pid);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return found;
+}
+
+describe('Chromium cannot outlive the service', () => {
+  it('SIGKILL of the process that launched Chromium leaves none of its Chromium processes alive', async () => {
+    const child = spawn('npx', ['tsx', 'tests/fixtures/launch-browser-child.ts'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const profile = await new Promise<string>((resolve, reject) => {
+      let out = '';
+      child.stdout.on('data', (chunk: Buffer) => {
+        out += chunk.toString();
+        const match = /READY (\S+)/.exec(out);
+        if (match) resolve(match[1]!);
+      });
+      child.once('exit', () => reject(new Error(`child exited early: ${out}`)));
+    });
+    expect(profile).toContain('rendershot-chromium-');
+    expect(processesUsing(profile).length).toBeGreaterThan(2);
+    // npx runs node as its child; kill the node process that owns Chromium, by pid.
+    const nodePids = readdirSync('/proc').map(Number).filter((pid) => {
+      try {
+        const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+        const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+        return cmd.includes('launch-browser-child.ts') && !cmd.includes('npx') && Number.isInteger(pid) && stat.length > 0;
+      } catch {
+        return false;
+      }
+    });
+    expect(nodePids.length).toBeGreaterThan(0);
+    for (const pid of nodePids) process.kill(pid, 'SIGKILL');
+    let alive = processesUsing(profile);
+    for (let i = 0; i < 50 && alive.length > 0; i += 1) {
+      await sleep(200);
+      alive = processesUsing(profile);
+    }
+    child.kill('SIGKILL');
+    expect(alive).toEqual([]);
+  }, 90_000);
+});
