@@ -99,6 +99,15 @@ describe('full-page captures, lazy content, clipping and pdf layouts', () => {
     expect(near(scaled.pixel(200, 59_997), bandColour(29))).toBe(true);
   });
 
+  it('shows a fixed header once at the top of a stitched page, not at every tile', async () => {
+    const html =
+      '<body style="margin:0;background:rgb(40,40,200)"><div style="position:fixed;top:0;left:0;right:0;height:50px;background:rgb(200,40,40)"></div><div style="height:20000px"></div></body>';
+    const image = decodePng((await service.client.capture({ html, viewportWidth: 400, viewportHeight: 600, fullPage: true })).bytes);
+    expect([image.width, image.height]).toEqual([400, 20_000]);
+    expect(near(image.pixel(200, 10), [200, 40, 40])).toBe(true);
+    for (let y = 100; y < 20_000; y += 250) expect(near(image.pixel(200, y), [40, 40, 200]), `y=${y}`).toBe(true);
+  });
+
   it(`keeps every output within ${MAX_OUTPUT_WIDTH_PX}×${MAX_OUTPUT_HEIGHT_PX} px, never an empty WebP`, async () => {
     // A viewport wider than the limit at this scale, a document wider than it, an element taller than it.
     const wideViewport = await service.client.capture({ html: '<body style="margin:0;background:rgb(200,40,40)"></body>', format: 'webp', viewportWidth: 6000, viewportHeight: 200, scaleFactor: 3 });
