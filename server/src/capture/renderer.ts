@@ -45,6 +45,8 @@ export interface RenderResult {
   extension: string;
   /** A PNG of the same page for analysis when the output itself is a pdf. */
   analysisPng?: Buffer;
+  /** True when the image was cut to the full-page budget (full-page-plan.ts). */
+  truncated?: boolean;
 }
 
 export class CaptureTimeoutError extends Error {
@@ -290,6 +292,7 @@ export class Renderer {
     const tooLarge = (size: { width: number; height: number }) => size.width > maxWidth || size.height > maxHeight;
     const clipped = (size: { width: number; height: number }) => ({ x: 0, y: 0, width: Math.min(size.width, maxWidth), height: Math.min(size.height, maxHeight) });
     let buffer: Uint8Array;
+    let truncated = false;
     if (options.clipSelector) {
       // The selector is valid CSS (checked before navigation).
       const element = await page.$(options.clipSelector);
@@ -310,7 +313,7 @@ export class Renderer {
       // replaced rather than reused, which returns that memory (PSS drift in npm run bench).
       if (size.width * size.height > LARGE_RENDER_PIXELS) slot.doubtful = true;
       // Past one frame, png and jpeg are captured in tiles and stitched (full-page.ts).
-      if (tooLarge(size) && type !== 'webp') buffer = (await captureFullPage(page, size, viewport.scale, { type, quality })).buffer;
+      if (tooLarge(size) && type !== 'webp') ({ buffer, plan: { truncated } } = await captureFullPage(page, size, viewport.scale, { type, quality }));
       else buffer = tooLarge(size) ? await page.screenshot({ ...base, clip: clipped(size), captureBeyondViewport: true }) : await page.screenshot({ ...base, fullPage: true });
     } else {
       buffer = tooLarge(viewport) ? await page.screenshot({ ...base, clip: clipped(viewport) }) : await page.screenshot(base);
@@ -319,7 +322,7 @@ export class Renderer {
       // Never hand out (and charge for) an empty file.
       throw new ApiError('OPERATION_FAILED', `The browser produced an empty ${type} image; nothing was charged. Try another format or a smaller capture.`);
     }
-    return { buffer: Buffer.from(buffer), mime: MIME_TYPES[type], extension: type === 'jpeg' ? 'jpg' : type };
+    return { buffer: Buffer.from(buffer), mime: MIME_TYPES[type], extension: type === 'jpeg' ? 'jpg' : type, truncated };
   }
 
   private async capturePdf(slot: Slot, options: CaptureOptions, request: RenderRequest): Promise<RenderResult> {
