@@ -108,6 +108,19 @@ describe('full-page captures, lazy content, clipping and pdf layouts', () => {
     for (let y = 100; y < 20_000; y += 250) expect(near(image.pixel(200, y), [40, 40, 200]), `y=${y}`).toBe(true);
   });
 
+  it('cuts a page past the 100 000 px budget and says so with X-Capture-Truncated', async () => {
+    const small = await service.get(`/capture?html=${encodeURIComponent('<body>hi</body>')}&viewportWidth=120&viewportHeight=100&apiKey=${service.apiKey}`);
+    expect(small.status).toBe(200);
+    expect(small.headers.get('x-capture-truncated')).toBe('false');
+    const html = '<body style="margin:0;background:rgb(40,200,40)"><div style="height:120000px"></div></body>';
+    const cut = await service.get(`/capture?html=${encodeURIComponent(html)}&fullPage=true&viewportWidth=100&viewportHeight=100&apiKey=${service.apiKey}`);
+    expect(cut.status).toBe(200);
+    expect(cut.headers.get('x-capture-truncated')).toBe('true');
+    const image = decodePng(new Uint8Array(await cut.arrayBuffer()));
+    expect([image.width, image.height]).toEqual([100, 100_000]);
+    expect(near(image.pixel(50, 99_990), [40, 200, 40])).toBe(true);
+  });
+
   it(`keeps every output within ${MAX_OUTPUT_WIDTH_PX}×${MAX_OUTPUT_HEIGHT_PX} px, never an empty WebP`, async () => {
     // A viewport wider than the limit at this scale, a document wider than it, an element taller than it.
     const wideViewport = await service.client.capture({ html: '<body style="margin:0;background:rgb(200,40,40)"></body>', format: 'webp', viewportWidth: 6000, viewportHeight: 200, scaleFactor: 3 });
