@@ -125,14 +125,23 @@ describe('full-page captures, lazy content, clipping and pdf layouts', () => {
     // A viewport wider than the limit at this scale, a document wider than it, an element taller than it.
     const wideViewport = await service.client.capture({ html: '<body style="margin:0;background:rgb(200,40,40)"></body>', format: 'webp', viewportWidth: 6000, viewportHeight: 200, scaleFactor: 3 });
     expect(webpSize(wideViewport.bytes)).toEqual({ width: MAX_OUTPUT_WIDTH_PX, height: 600 });
-    const wideDocument = await service.client.capture({
-      html: '<body style="margin:0"><div style="width:20000px;height:500px;background:rgb(40,40,200)"></div></body>',
-      format: 'webp',
-      fullPage: true,
-      viewportWidth: 400,
-      viewportHeight: 300,
-    });
-    expect(webpSize(wideDocument.bytes)).toEqual({ width: MAX_OUTPUT_WIDTH_PX, height: 500 });
+    // A full page past the WebP limit is refused by name, with the page's size, and charges nothing.
+    const before = (await service.client.usage()).credits.usedThisPeriod;
+    const refused = await failure(
+      service.client.capture({
+        html: '<body style="margin:0"><div style="width:20000px;height:500px;background:rgb(40,40,200)"></div></body>',
+        format: 'webp',
+        fullPage: true,
+        viewportWidth: 400,
+        viewportHeight: 300,
+      }),
+    );
+    expect(refused.status).toBe(400);
+    expect(refused.code).toBe('INVALID_INPUT');
+    expect(refused.message).toContain('16383');
+    expect(refused.message).toContain('20000×500');
+    expect(refused.message).toContain('png or jpeg');
+    expect((await service.client.usage()).credits.usedThisPeriod).toBe(before);
     const tallElement = await service.client.capture({
       html: '<body style="margin:0"><div id="tall" style="width:100px;height:20000px;background:rgb(40,200,40)"></div></body>',
       format: 'webp',

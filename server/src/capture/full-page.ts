@@ -1,6 +1,7 @@
 import type { Page } from 'puppeteer';
 import sharp, { type OverlayOptions } from 'sharp';
-import { planFullPage, type FullPageBudget, type FullPagePlan } from './full-page-plan.js';
+import { ApiError } from '../errors.js';
+import { FRAME_LIMIT_PX, planFullPage, type FullPageBudget, type FullPagePlan } from './full-page-plan.js';
 
 export interface FullPageShot {
   buffer: Buffer;
@@ -34,4 +35,14 @@ export async function captureFullPage(
   const canvas = sharp({ create: { width, height: top, channels: 3, background: '#ffffff' }, limitInputPixels: false }).composite(inputs);
   const buffer = format.type === 'png' ? await canvas.png().toBuffer() : await canvas.jpeg({ quality: format.quality ?? 80 }).toBuffer();
   return { buffer, plan };
+}
+
+/** WebP cannot hold more than 16 383 px per side: refuse rather than return an empty or cut file. */
+export function webpTooLarge(size: { width: number; height: number }, scale: number): ApiError {
+  const width = Math.ceil(size.width * scale);
+  const height = Math.ceil(size.height * scale);
+  return new ApiError(
+    'INVALID_INPUT',
+    `format: webp holds at most ${FRAME_LIMIT_PX} px per side, and this full page is ${width}×${height} device px; use format png or jpeg; nothing was charged`,
+  );
 }

@@ -3,7 +3,7 @@ import type { HTTPRequest, HTTPResponse, Page } from 'puppeteer';
 import { ApiError } from '../errors.js';
 import type { BrowserManager } from './browser-manager.js';
 import { PoolSaturatedError, type ContextPool, type Slot } from './context-pool.js';
-import { captureFullPage } from './full-page.js';
+import { captureFullPage, webpTooLarge } from './full-page.js';
 import { documentSize, invalidSelectors, removeElements, scrollThrough } from './page-actions.js';
 import { effectiveViewport, emulateMedia, preparePage, type RequestFilter } from './page-setup.js';
 import { detectProtection } from './protection-detector.js';
@@ -312,6 +312,7 @@ export class Renderer {
       // A very tall render leaves large buffers in the kept renderer process: the context is
       // replaced rather than reused, which returns that memory (PSS drift in npm run bench).
       if (size.width * size.height > LARGE_RENDER_PIXELS) slot.doubtful = true;
+      if (type === 'webp' && tooLarge(size)) throw webpTooLarge(size, viewport.scale);
       // Past one frame, png and jpeg are captured in tiles and stitched (full-page.ts).
       if (tooLarge(size) && type !== 'webp') ({ buffer, plan: { truncated } } = await captureFullPage(page, size, viewport.scale, { type, quality }));
       else buffer = tooLarge(size) ? await page.screenshot({ ...base, clip: clipped(size), captureBeyondViewport: true }) : await page.screenshot({ ...base, fullPage: true });
