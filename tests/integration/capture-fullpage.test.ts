@@ -3,6 +3,7 @@ import { RendershotError } from '../../client/src/index.js';
 import { MAX_OUTPUT_HEIGHT_PX, MAX_OUTPUT_WIDTH_PX, MAX_SINGLE_PDF_HEIGHT_PX } from '../../server/src/capture/renderer.js';
 import { FixtureServer } from '../helpers/fixture-server.js';
 import { decodePng, near, pdfPages, webpSize } from '../helpers/images.js';
+import sharp from 'sharp';
 import { startTestService, type TestService } from '../helpers/test-service.js';
 
 /** Colour of band i of tall.html (the same function as in the page). */
@@ -76,39 +77,71 @@ describe('full-page captures, lazy content, clipping and pdf layouts', () => {
     expect(near(scrolled.pixel(150, 3100 + 29 * 400 + 150), [30, 90, 220])).toBe(true);
   });
 
-  it(`clips a very tall page at ${MAX_OUTPUT_HEIGHT_PX} px without blank tiles`, async () => {
+  it('stitches a 30 000 px page whole in png and jpeg, and 60 000 device px at scale 2, with every band in place', async () => {
     const url = `${fixtures.url}/tall.html`;
-    for (const format of ['png', 'webp'] as const) {
-      const file = await service.client.capture({ url, viewportWidth: 400, viewportHeight: 600, fullPage: true, format });
-      expect(file.bytes.length, format).toBeGreaterThan(1000);
-      if (format !== 'png') continue;
-      const image = decodePng(file.bytes);
-      expect([image.width, image.height]).toEqual([400, MAX_OUTPUT_HEIGHT_PX]);
-      // Every 1000 px band down to the last rows has the page's colour at that position.
-      for (let y = 500; y < image.height; y += 1000) expect(near(image.pixel(200, y), bandColour(Math.floor(y / 1000))), `y=${y}`).toBe(true);
-      expect(near(image.pixel(200, image.height - 3), bandColour(Math.floor((image.height - 3) / 1000))), 'bottom rows').toBe(true);
+    const file = await service.client.capture({ url, viewportWidth: 400, viewportHeight: 600, fullPage: true });
+    const image = decodePng(file.bytes);
+    expect([image.width, image.height]).toEqual([400, 30_000]);
+    // Every band, including those past the old 16 383 px cut, has the page's colour at that position,
+    // near both of its edges too (no shifted or repeated strips at tile joins).
+    for (let band = 0; band < 30; band++) {
+      for (const y of [band * 1000 + 3, band * 1000 + 500, band * 1000 + 996]) expect(near(image.pixel(200, y), bandColour(band)), `y=${y}`).toBe(true);
     }
-    // At scale 2 the limit is in output pixels: half as many CSS pixels.
+    const jpeg = await service.client.capture({ url, viewportWidth: 400, viewportHeight: 600, fullPage: true, format: 'jpeg' });
+    const decoded = await sharp(Buffer.from(jpeg.bytes)).raw().toBuffer({ resolveWithObject: true });
+    expect([decoded.info.width, decoded.info.height]).toEqual([400, 30_000]);
+    const at = (y: number) => [...decoded.data.subarray((y * 400 + 200) * decoded.info.channels, (y * 400 + 200) * decoded.info.channels + 3)];
+    for (let band = 0; band < 30; band++) expect(near(at(band * 1000 + 500), bandColour(band), 20), `jpeg band ${band}`).toBe(true);
+    // At scale 2: 60 000 device px.
     const scaled = decodePng((await service.client.capture({ url, viewportWidth: 200, viewportHeight: 300, fullPage: true, scaleFactor: 2 })).bytes);
-    expect(scaled.width).toBe(400);
-    expect(scaled.height).toBeLessThanOrEqual(MAX_OUTPUT_HEIGHT_PX);
-    expect(scaled.height).toBeGreaterThan(MAX_OUTPUT_HEIGHT_PX - 2);
-    const bottom = scaled.height - 3;
-    expect(near(scaled.pixel(200, bottom), bandColour(Math.floor(bottom / 2 / 1000)))).toBe(true);
+    expect([scaled.width, scaled.height]).toEqual([400, 60_000]);
+    for (let band = 0; band < 30; band++) expect(near(scaled.pixel(200, band * 2000 + 1000), bandColour(band)), `scaled band ${band}`).toBe(true);
+    expect(near(scaled.pixel(200, 59_997), bandColour(29))).toBe(true);
+  });
+
+  it('shows a fixed header once at the top of a stitched page, not at every tile', async () => {
+    const html =
+      '<body style="margin:0;background:rgb(40,40,200)"><div style="position:fixed;top:0;left:0;right:0;height:50px;background:rgb(200,40,40)"></div><div style="height:20000px"></div></body>';
+    const image = decodePng((await service.client.capture({ html, viewportWidth: 400, viewportHeight: 600, fullPage: true })).bytes);
+    expect([image.width, image.height]).toEqual([400, 20_000]);
+    expect(near(image.pixel(200, 10), [200, 40, 40])).toBe(true);
+    for (let y = 100; y < 20_000; y += 250) expect(near(image.pixel(200, y), [40, 40, 200]), `y=${y}`).toBe(true);
+  });
+
+  it('cuts a page past the 100 000 px budget and says so with X-Capture-Truncated', async () => {
+    const small = await service.get(`/capture?html=${encodeURIComponent('<body>hi</body>')}&viewportWidth=120&viewportHeight=100&apiKey=${service.apiKey}`);
+    expect(small.status).toBe(200);
+    expect(small.headers.get('x-capture-truncated')).toBe('false');
+    const html = '<body style="margin:0;background:rgb(40,200,40)"><div style="height:120000px"></div></body>';
+    const cut = await service.get(`/capture?html=${encodeURIComponent(html)}&fullPage=true&viewportWidth=100&viewportHeight=100&apiKey=${service.apiKey}`);
+    expect(cut.status).toBe(200);
+    expect(cut.headers.get('x-capture-truncated')).toBe('true');
+    const image = decodePng(new Uint8Array(await cut.arrayBuffer()));
+    expect([image.width, image.height]).toEqual([100, 100_000]);
+    expect(near(image.pixel(50, 99_990), [40, 200, 40])).toBe(true);
   });
 
   it(`keeps every output within ${MAX_OUTPUT_WIDTH_PX}×${MAX_OUTPUT_HEIGHT_PX} px, never an empty WebP`, async () => {
     // A viewport wider than the limit at this scale, a document wider than it, an element taller than it.
     const wideViewport = await service.client.capture({ html: '<body style="margin:0;background:rgb(200,40,40)"></body>', format: 'webp', viewportWidth: 6000, viewportHeight: 200, scaleFactor: 3 });
     expect(webpSize(wideViewport.bytes)).toEqual({ width: MAX_OUTPUT_WIDTH_PX, height: 600 });
-    const wideDocument = await service.client.capture({
-      html: '<body style="margin:0"><div style="width:20000px;height:500px;background:rgb(40,40,200)"></div></body>',
-      format: 'webp',
-      fullPage: true,
-      viewportWidth: 400,
-      viewportHeight: 300,
-    });
-    expect(webpSize(wideDocument.bytes)).toEqual({ width: MAX_OUTPUT_WIDTH_PX, height: 500 });
+    // A full page past the WebP limit is refused by name, with the page's size, and charges nothing.
+    const before = (await service.client.usage()).credits.usedThisPeriod;
+    const refused = await failure(
+      service.client.capture({
+        html: '<body style="margin:0"><div style="width:20000px;height:500px;background:rgb(40,40,200)"></div></body>',
+        format: 'webp',
+        fullPage: true,
+        viewportWidth: 400,
+        viewportHeight: 300,
+      }),
+    );
+    expect(refused.status).toBe(400);
+    expect(refused.code).toBe('INVALID_INPUT');
+    expect(refused.message).toContain('16383');
+    expect(refused.message).toContain('20000×500');
+    expect(refused.message).toContain('png or jpeg');
+    expect((await service.client.usage()).credits.usedThisPeriod).toBe(before);
     const tallElement = await service.client.capture({
       html: '<body style="margin:0"><div id="tall" style="width:100px;height:20000px;background:rgb(40,200,40)"></div></body>',
       format: 'webp',

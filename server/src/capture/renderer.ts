@@ -3,6 +3,7 @@ import type { HTTPRequest, HTTPResponse, Page } from 'puppeteer';
 import { ApiError } from '../errors.js';
 import type { BrowserManager } from './browser-manager.js';
 import { PoolSaturatedError, type ContextPool, type Slot } from './context-pool.js';
+import { captureFullPage, webpTooLarge } from './full-page.js';
 import { documentSize, invalidSelectors, removeElements, scrollThrough } from './page-actions.js';
 import { effectiveViewport, emulateMedia, preparePage, type RequestFilter } from './page-setup.js';
 import { compactRenderResult } from './png-encoder.js';
@@ -52,6 +53,8 @@ export interface RenderResult {
   extension: string;
   /** A PNG of the same page for analysis when the output itself is a pdf. */
   analysisPng?: Buffer;
+  /** True when the image was cut to the full-page budget (full-page-plan.ts). */
+  truncated?: boolean;
 }
 
 export { CaptureTimeoutError, ClientGoneError } from './stage-guard.js';
@@ -281,6 +284,7 @@ export class Renderer {
     const tooLarge = (size: { width: number; height: number }) => size.width > maxWidth || size.height > maxHeight;
     const clipped = (size: { width: number; height: number }) => ({ x: 0, y: 0, width: Math.min(size.width, maxWidth), height: Math.min(size.height, maxHeight) });
     let buffer: Uint8Array;
+    let truncated = false;
     if (options.clipSelector) {
       // The selector is valid CSS (checked before navigation).
       const element = await page.$(options.clipSelector);
@@ -300,9 +304,10 @@ export class Renderer {
       // A very tall render leaves large buffers in the kept renderer process: the context is
       // replaced rather than reused, which returns that memory (PSS drift in npm run bench).
       if (size.width * size.height > LARGE_RENDER_PIXELS) slot.doubtful = true;
-      buffer = tooLarge(size)
-        ? await page.screenshot({ ...base, clip: clipped(size), captureBeyondViewport: true })
-        : await page.screenshot({ ...base, fullPage: true });
+      if (type === 'webp' && tooLarge(size)) throw webpTooLarge(size, viewport.scale);
+      // Past one frame, png and jpeg are captured in tiles and stitched (full-page.ts).
+      if (tooLarge(size) && type !== 'webp') ({ buffer, plan: { truncated } } = await captureFullPage(page, size, viewport.scale, { type, quality }));
+      else buffer = tooLarge(size) ? await page.screenshot({ ...base, clip: clipped(size), captureBeyondViewport: true }) : await page.screenshot({ ...base, fullPage: true });
     } else {
       buffer = tooLarge(viewport) ? await page.screenshot({ ...base, clip: clipped(viewport) }) : await page.screenshot(base);
     }
@@ -310,7 +315,7 @@ export class Renderer {
       // Never hand out (and charge for) an empty file.
       throw new ApiError('OPERATION_FAILED', `The browser produced an empty ${type} image; nothing was charged. Try another format or a smaller capture.`);
     }
-    return { buffer: Buffer.from(buffer), mime: MIME_TYPES[type], extension: type === 'jpeg' ? 'jpg' : type };
+    return { buffer: Buffer.from(buffer), mime: MIME_TYPES[type], extension: type === 'jpeg' ? 'jpg' : type, truncated };
   }
 
   private async capturePdf(slot: Slot, options: CaptureOptions, request: RenderRequest): Promise<RenderResult> {

@@ -22,6 +22,7 @@ function disconnectSignal(res: Response, shutdown?: AbortSignal): AbortSignal {
 
 function setCommonHeaders(res: Response, file: CaptureFile) {
   res.setHeader('X-Request-Id', file.requestId);
+  res.setHeader('X-Capture-Truncated', String(file.truncated === true));
   if (file.cache) res.setHeader('X-Cache', file.cache);
   if (file.storageUrl) res.setHeader('X-Storage-Url', file.storageUrl);
   const timing = Object.entries(file.timings).map(([stage, ms]) => `${stage};dur=${ms}`);

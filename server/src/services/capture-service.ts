@@ -38,6 +38,8 @@ export interface CaptureFile {
   aiResult?: AiResult;
   /** Set only when the request had cacheEnabled. */
   cache?: 'HIT' | 'MISS';
+  /** Whether the image was cut to the full-page budget (X-Capture-Truncated). */
+  truncated?: boolean;
 }
 
 export interface CaptureServiceOptions {
@@ -277,6 +279,7 @@ export class CaptureService {
         extension: result.extension,
         fileName: `capture-${requestId}.${result.extension}`,
         ...(png ? { analysisPng: png } : {}),
+        truncated: result.truncated === true,
         renderedAt: Date.now(),
       };
       const delivery = await this.deliver(job, render);
@@ -285,7 +288,7 @@ export class CaptureService {
       const committed = await this.credits.commit(requestId, { processingMs: processingTime, fileSize: render.buffer.length });
       if (!committed) throw new ApiError('CAPTURE_TIMEOUT', 'The capture outlived its credit reservation (released as stale); nothing was charged', { logDetail: { requestId } });
       onCharged?.(render);
-      return { requestId, fileName: render.fileName, mime: render.mime, buffer: render.buffer, processingTime, timings, ...delivery };
+      return { requestId, fileName: render.fileName, mime: render.mime, buffer: render.buffer, truncated: render.truncated === true, processingTime, timings, ...delivery };
     } catch (error) {
       const mapped = this.mapFailure(error, captureBudgetMs(this.options.captureTimeoutMs, options));
       await this.credits.release(requestId, mapped.code).catch((releaseError: unknown) =>
@@ -314,6 +317,7 @@ export class CaptureService {
       fileName: render.fileName,
       mime: render.mime,
       buffer: render.buffer,
+      truncated: render.truncated === true,
       processingTime,
       timings: job.timings,
       ...delivery,

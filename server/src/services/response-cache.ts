@@ -31,6 +31,8 @@ export interface CachedRender {
   fileName: string;
   /** For pdf: a PNG of the same page, for AI analysis on later hits. */
   analysisPng?: Buffer;
+  /** Whether the image was cut to the full-page budget. */
+  truncated?: boolean;
   /** Epoch ms of the render. */
   renderedAt: number;
 }
