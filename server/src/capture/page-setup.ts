@@ -1,6 +1,7 @@
 import { resolveDevice, type CaptureOptions, type DevicePreset } from '@rendershot/contract';
 import type { HTTPRequest, ResourceType } from 'puppeteer';
 import type { Slot } from './context-pool.js';
+import { acceptLanguage, applyLocale, requestHeaders } from './page-locale.js';
 
 /** The preset's emulation settings after the request's overrides. */
 export type Viewport = Pick<DevicePreset, 'width' | 'height' | 'scale' | 'mobile' | 'touch' | 'userAgent'>;
@@ -79,9 +80,10 @@ export async function preparePage(slot: Slot, options: CaptureOptions, extraBloc
   // Emulation domain's also sets navigator.platform.
   const platform = platformOf(viewport.userAgent);
   await page.setUserAgent({ userAgent: viewport.userAgent, ...(platform ? { platform } : {}) });
-  await session.send('Emulation.setUserAgentOverride', { userAgent: viewport.userAgent, ...(platform ? { platform } : {}) });
+  await session.send('Emulation.setUserAgentOverride', { userAgent: viewport.userAgent, ...(platform ? { platform } : {}), ...acceptLanguage(options) });
   await emulateMedia(slot, options, '');
-  await page.setExtraHTTPHeaders(options.headers ?? {});
+  await page.setExtraHTTPHeaders(requestHeaders(options));
+  await applyLocale(slot, options);
   await page.setJavaScriptEnabled(true);
 
   if (options.latitude !== undefined && options.longitude !== undefined) {

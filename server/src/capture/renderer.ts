@@ -4,6 +4,7 @@ import { ApiError } from '../errors.js';
 import type { BrowserManager } from './browser-manager.js';
 import { PoolSaturatedError, type ContextPool, type Slot } from './context-pool.js';
 import { documentSize, invalidSelectors, removeElements, scrollThrough } from './page-actions.js';
+import { applyPageControl } from './page-control.js';
 import { effectiveViewport, emulateMedia, preparePage, type RequestFilter } from './page-setup.js';
 import { detectProtection } from './protection-detector.js';
 import { bareHost } from '../security/destination-check.js';
@@ -82,6 +83,7 @@ async function assertValidSelectors(page: Page, options: CaptureOptions): Promis
     ...(options.clipSelector ? [['clipSelector', options.clipSelector] as [string, string]] : []),
     ...(options.waitForSelector ? [['waitForSelector', options.waitForSelector] as [string, string]] : []),
     ...(options.removeSelectors ?? []).map((selector) => ['removeSelectors', selector] as [string, string]),
+    ...(options.hideSelectors ?? []).map((selector) => ['hideSelectors', selector] as [string, string]),
   ];
   const invalid = new Set(await invalidSelectors(page, fields.map(([, selector]) => selector)));
   const problems = fields.filter(([, selector]) => invalid.has(selector));
@@ -267,12 +269,11 @@ export class Renderer {
     if (options.fullPage && options.fullPageScroll) {
       await guard(scrollThrough(page, options.fullPageScrollDuration, Math.min(5_000, remainingMs(request, 3_000))), request, 'scrolling the page');
     }
-    if (options.removeSelectors?.length) {
-      const invalid = await removeElements(page, options.removeSelectors);
-      if (invalid.length) throw new ApiError('VALIDATION_ERROR', `removeSelectors: not valid CSS selectors: ${invalid.join(', ')}`, {
-        details: invalid.map((value) => ({ field: 'removeSelectors', message: 'not a valid CSS selector', value })),
-      });
-    }
+    const invalid = options.removeSelectors?.length ? await removeElements(page, options.removeSelectors) : [];
+    if (invalid.length) throw new ApiError('VALIDATION_ERROR', `removeSelectors: not valid CSS selectors: ${invalid.join(', ')}`, {
+      details: invalid.map((value) => ({ field: 'removeSelectors', message: 'not a valid CSS selector', value })),
+    });
+    await applyPageControl(page, options);
     if (options.delay > 0) await guard(new Promise((r) => setTimeout(r, options.delay)), request, 'waiting for the delay');
   }
 
