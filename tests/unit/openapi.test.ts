@@ -13,6 +13,9 @@ const SPEC_PARAMETERS = `url html apiKey format pdfPageLayout returnFile imageQu
   proxyPassword cacheEnabled cacheTtl requestStorageEnabled requestStorageEndpoint requestStorageAccessKeyId
   requestStorageSecretAccessKey requestStorageBucket requestStorageRegion`.split(/\s+/);
 
+/** Parameters beyond the spec's tables that extend it in its style (issue #19: page control). */
+const EXTENSION_PARAMETERS = ['hideSelectors', 'styles', 'timezone', 'locale'];
+
 interface Operation {
   parameters: Array<{ name: string; in: string; description?: string }>;
   responses: Record<string, { content?: Record<string, { schema: unknown }> }>;
@@ -32,7 +35,7 @@ describe('openapi.json', () => {
     const query = capture.parameters.filter((p) => p.in === 'query');
     expect(query.map((p) => p.name).sort()).toEqual(Object.keys(captureFields).sort());
     for (const parameter of query) expect(parameter.description, parameter.name).toBeTruthy();
-    expect(Object.keys(captureFields).sort()).toEqual([...SPEC_PARAMETERS].sort());
+    expect(Object.keys(captureFields).sort()).toEqual([...SPEC_PARAMETERS, ...EXTENSION_PARAMETERS].sort());
   });
 
   it('declares the binary responses per format and the JSON result', () => {
