@@ -10,6 +10,7 @@ export type CaptureFormat = (typeof FORMATS)[number];
 export const PDF_PAGE_LAYOUTS = ['paginated', 'single'] as const;
 export const THEMES = ['light', 'dark', 'auto'] as const;
 export const WAIT_UNTIL = ['load', 'domcontentloaded', 'networkidle0', 'networkidle2'] as const;
+export const MEDIA_TYPES = ['screen', 'print'] as const;
 export const BLOCKABLE_RESOURCES = ['stylesheet', 'script', 'image', 'font', 'media'] as const;
 
 export const MIME_TYPES: Record<CaptureFormat, string> = {
@@ -116,6 +117,13 @@ export const captureFields = {
     .refine(isBcp47, 'locale must be a BCP 47 language tag, e.g. en-US or fr-FR')
     .optional()
     .describe('BCP 47 locale: sets navigator.language and the Accept-Language header. Default: the browser\'s own (en-US).'),
+
+  mediaType: z
+    .enum(MEDIA_TYPES, { errorMap: () => ({ message: `mediaType must be one of: ${MEDIA_TYPES.join(', ')}` }) })
+    .optional()
+    .describe('Emulated CSS media type: screen or print. Default: none (the page\'s own, screen for images).'),
+  reducedMotion: booleanParam('reducedMotion', false,
+    'true: the page sees prefers-reduced-motion: reduce, and CSS animations and transitions jump to their end before capture.'),
 
   userAgent: stringParam('userAgent', 1_024, 'Overrides the preset user agent. Kept for logging.'),
   headers: customHeadersParam,

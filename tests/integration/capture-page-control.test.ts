@@ -5,7 +5,8 @@ import { startTestService, type TestService } from '../helpers/test-service.js';
 
 /** Reports what the page saw (time zone, language) through the fixture's /report beacon. */
 const PROBE = `<!doctype html><html><body><script>
-  const q = new URLSearchParams({ tag: 'probe', tz: Intl.DateTimeFormat().resolvedOptions().timeZone, lang: navigator.language });
+  const q = new URLSearchParams({ tag: 'probe', tz: Intl.DateTimeFormat().resolvedOptions().timeZone, lang: navigator.language,
+    reduced: String(matchMedia('(prefers-reduced-motion: reduce)').matches), print: String(matchMedia('print').matches) });
   fetch('/report?' + q).then(() => { const d = document.createElement('i'); d.id = 'done'; document.body.appendChild(d); });
 </script></body></html>`;
 
@@ -15,7 +16,7 @@ const BOXES = `<!doctype html><html><head><style>
 </style></head><body><div id="hide"></div><div id="keep"></div></body></html>`;
 
 /** One slot, so every capture reuses the same warm context: options must not leak to the next. */
-describe('page control: hideSelectors, styles, timezone, locale', () => {
+describe('page control: hideSelectors, styles, timezone, locale, mediaType, reducedMotion', () => {
   let service: TestService;
   let fixtures: FixtureServer;
 
@@ -34,7 +35,7 @@ describe('page control: hideSelectors, styles, timezone, locale', () => {
     await fixtures?.stop();
   });
 
-  const probe = async (options: { timezone?: string; locale?: string; headers?: Record<string, string> }): Promise<Record<string, string>> => {
+  const probe = async (options: { timezone?: string; locale?: string; mediaType?: 'screen' | 'print'; reducedMotion?: boolean }): Promise<Record<string, string>> => {
     fixtures.reset();
     await service.client.capture({ url: `${fixtures.url}/pc/probe.html`, waitForSelector: '#done', viewportWidth: 200, viewportHeight: 100, ...options });
     const report = fixtures.reports('probe')[0]!;
@@ -52,9 +53,21 @@ describe('page control: hideSelectors, styles, timezone, locale', () => {
     expect(set.acceptLanguage).toMatch(/^fr-FR/);
 
     const after = await probe({});
+    expect(after.reduced).toBe('false');
+    expect(after.print).toBe('false');
     expect(after.tz).toBe(baseline.tz);
     expect(after.lang).toBe(baseline.lang);
     expect(after.acceptLanguage).toBe(baseline.acceptLanguage);
+  });
+
+  it('shows the page prefers-reduced-motion and print media when asked', async () => {
+    const seen = await probe({ reducedMotion: true, mediaType: 'print' });
+    expect(seen.reduced).toBe('true');
+    expect(seen.print).toBe('true');
+    // The same warm context, next capture without the options: neither survives.
+    const after = await probe({});
+    expect(after.reduced).toBe('false');
+    expect(after.print).toBe('false');
   });
 
   it('hides hideSelectors elements keeping the layout, and applies styles', async () => {
@@ -76,6 +89,8 @@ describe('page control: hideSelectors, styles, timezone, locale', () => {
     ['timezone', 'Mars/Olympus', /timezone must be an IANA time zone/],
     ['locale', 'not a locale!', /locale must be a BCP 47 language tag/],
     ['hideSelectors', '#a[', /hideSelectors/],
+    ['mediaType', 'paper', /mediaType must be one of: screen, print/],
+    ['reducedMotion', 'maybe', /reducedMotion must be true or false/],
     ['locale', 'de-DE&headers=%7B%22Accept-Language%22%3A%22es-ES%22%7D', /either locale or an Accept-Language entry in headers/],
   ])('rejects an invalid %s with a 400 naming the field', async (field, value, message) => {
     const response = await service.get(`/capture?url=${encodeURIComponent(`${fixtures.url}/pc/boxes.html`)}&${field}=${value.includes('&') ? value : encodeURIComponent(value)}`, {
