@@ -125,6 +125,9 @@ export const captureFields = {
   reducedMotion: booleanParam('reducedMotion', false,
     'true: the page sees prefers-reduced-motion: reduce, and CSS animations and transitions jump to their end before capture.'),
 
+  failOnHttpError: booleanParam('failOnHttpError', false,
+    'true: when the main document answers 4xx or 5xx, the capture fails with 502 TARGET_HTTP_ERROR (details.status) and nothing is charged.'),
+
   userAgent: stringParam('userAgent', 1_024, 'Overrides the preset user agent. Kept for logging.'),
   headers: customHeadersParam,
 

@@ -85,12 +85,31 @@ describe('page control: hideSelectors, styles, timezone, locale, mediaType, redu
     expect(near(plain.pixel(50, 150), [0, 0, 255, 255])).toBe(true);
   });
 
+  it.each([404, 503])('fails with 502 TARGET_HTTP_ERROR for a %i target with failOnHttpError, charging nothing', async (status) => {
+    fixtures.route(`/pc/status-${status}`, (_req, res) => {
+      res.writeHead(status, { 'content-type': 'text/html' }).end(`<h1>${status}</h1>`);
+    });
+    const target = encodeURIComponent(`${fixtures.url}/pc/status-${status}`);
+    const before = await service.client.usage();
+    const failed = await service.get(`/capture?url=${target}&failOnHttpError=true`, { headers: { 'x-api-key': service.apiKey } });
+    expect(failed.status).toBe(502);
+    const body = (await failed.json()) as { error: { code: string; details: { status: number } } };
+    expect(body.error).toMatchObject({ code: 'TARGET_HTTP_ERROR', details: { status } });
+    expect(await service.client.usage()).toEqual(before);
+    // Without the option the capture goes on.
+    const ok = await service.get(`/capture?url=${target}`, { headers: { 'x-api-key': service.apiKey } });
+    expect(ok.status).toBe(200);
+    // and is charged, so the usage report would have shown a charge for the failure too.
+    expect(await service.client.usage()).not.toEqual(before);
+  });
+
   it.each([
     ['timezone', 'Mars/Olympus', /timezone must be an IANA time zone/],
     ['locale', 'not a locale!', /locale must be a BCP 47 language tag/],
     ['hideSelectors', '#a[', /hideSelectors/],
     ['mediaType', 'paper', /mediaType must be one of: screen, print/],
     ['reducedMotion', 'maybe', /reducedMotion must be true or false/],
+    ['failOnHttpError', 'sometimes', /failOnHttpError must be true or false/],
     ['locale', 'de-DE&headers=%7B%22Accept-Language%22%3A%22es-ES%22%7D', /either locale or an Accept-Language entry in headers/],
   ])('rejects an invalid %s with a 400 naming the field', async (field, value, message) => {
     const response = await service.get(`/capture?url=${encodeURIComponent(`${fixtures.url}/pc/boxes.html`)}&${field}=${value.includes('&') ? value : encodeURIComponent(value)}`, {

@@ -4,6 +4,7 @@ import { ApiError } from '../errors.js';
 import type { BrowserManager } from './browser-manager.js';
 import { PoolSaturatedError, type ContextPool, type Slot } from './context-pool.js';
 import { documentSize, invalidSelectors, removeElements, scrollThrough } from './page-actions.js';
+import { assertTargetStatus } from './fail-conditions.js';
 import { applyPageControl } from './page-control.js';
 import { effectiveViewport, emulateMedia, preparePage, type RequestFilter } from './page-setup.js';
 import { detectProtection } from './protection-detector.js';
@@ -208,6 +209,7 @@ export class Renderer {
       if (egress === 'refused') throw destinationNotAllowed('url');
       if (egress !== undefined) throw new ApiError('OPERATION_FAILED', 'The page could not be loaded (the target did not answer); nothing was charged');
       if (options.proxyUrl && response?.status() === 407) throw proxyCredentialsRefused();
+      assertTargetStatus(response, options);
 
       const verdict = await guard(detectProtection(page, response), request, 'inspecting the page');
       if (verdict.protected) {
