@@ -60,6 +60,17 @@ describe('page control: hideSelectors, styles, timezone, locale, mediaType, redu
     expect(after.acceptLanguage).toBe(baseline.acceptLanguage);
   });
 
+  it('takes the same options as a POST /capture JSON body', async () => {
+    fixtures.reset();
+    const response = await fetch(`${service.url}/capture`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': service.apiKey },
+      body: JSON.stringify({ url: `${fixtures.url}/pc/probe.html`, waitForSelector: '#done', viewportWidth: 200, viewportHeight: 100, timezone: 'Pacific/Auckland', locale: 'ja-JP' }),
+    });
+    expect(response.status).toBe(200);
+    expect(fixtures.reports('probe')[0]).toMatchObject({ tz: 'Pacific/Auckland', lang: 'ja-JP' });
+  });
+
   it('shows the page prefers-reduced-motion and print media when asked', async () => {
     const seen = await probe({ reducedMotion: true, mediaType: 'print' });
     expect(seen.reduced).toBe('true');
