@@ -128,6 +128,8 @@ export const captureFields = {
   failOnHttpError: booleanParam('failOnHttpError', false,
     'true: when the main document answers 4xx or 5xx, the capture fails with 502 TARGET_HTTP_ERROR (details.status) and nothing is charged.'),
 
+  omitBackground: booleanParam('omitBackground', false, 'true: a transparent background where the page sets none; png and webp only.'),
+
   userAgent: stringParam('userAgent', 1_024, 'Overrides the preset user agent. Kept for logging.'),
   headers: customHeadersParam,
 
@@ -191,6 +193,9 @@ function checkCrossFieldRules(options: RawCaptureOptions, ctx: z.RefinementCtx) 
   if (options.locale !== undefined && Object.keys(options.headers ?? {}).some((name) => name.toLowerCase() === 'accept-language')) {
     // Chromium's locale override replaces a custom Accept-Language, so one of the two would be ignored silently.
     issue(ctx, 'locale', 'give the language once: either locale or an Accept-Language entry in headers, not both');
+  }
+  if (options.omitBackground && options.format !== 'png' && options.format !== 'webp') {
+    issue(ctx, 'omitBackground', 'omitBackground needs format png or webp');
   }
   const preset = resolveDevice(options.device);
   const width = options.viewportWidth ?? preset.width;

@@ -60,6 +60,15 @@ describe('page control: hideSelectors, styles, timezone, locale, mediaType, redu
     expect(after.acceptLanguage).toBe(baseline.acceptLanguage);
   });
 
+  it('gives transparent corners with omitBackground, opaque ones without', async () => {
+    const page = '<!doctype html><html><body style="margin:0"><div style="margin:40px;width:20px;height:20px;background:red"></div></body></html>';
+    const clear = decodePng((await service.client.capture({ html: page, viewportWidth: 100, viewportHeight: 100, scaleFactor: 1, omitBackground: true })).bytes);
+    expect(clear.pixel(0, 0)[3]).toBe(0);
+    expect(near(clear.pixel(50, 50), [255, 0, 0, 255])).toBe(true);
+    const opaque = decodePng((await service.client.capture({ html: page, viewportWidth: 100, viewportHeight: 100, scaleFactor: 1 })).bytes);
+    expect(opaque.pixel(0, 0)[3]).toBe(255);
+  });
+
   it('takes the same options as a POST /capture JSON body', async () => {
     fixtures.reset();
     const response = await fetch(`${service.url}/capture`, {
@@ -121,6 +130,7 @@ describe('page control: hideSelectors, styles, timezone, locale, mediaType, redu
     ['mediaType', 'paper', /mediaType must be one of: screen, print/],
     ['reducedMotion', 'maybe', /reducedMotion must be true or false/],
     ['failOnHttpError', 'sometimes', /failOnHttpError must be true or false/],
+    ['omitBackground', 'true&format=jpeg', /omitBackground needs format png or webp/],
     ['locale', 'de-DE&headers=%7B%22Accept-Language%22%3A%22es-ES%22%7D', /either locale or an Accept-Language entry in headers/],
   ])('rejects an invalid %s with a 400 naming the field', async (field, value, message) => {
     const response = await service.get(`/capture?url=${encodeURIComponent(`${fixtures.url}/pc/boxes.html`)}&${field}=${value.includes('&') ? value : encodeURIComponent(value)}`, {

@@ -14,7 +14,7 @@ const SPEC_PARAMETERS = `url html apiKey format pdfPageLayout returnFile imageQu
   requestStorageSecretAccessKey requestStorageBucket requestStorageRegion`.split(/\s+/);
 
 /** Parameters beyond the spec's tables that extend it in its style (issue #19: page control). */
-const EXTENSION_PARAMETERS = ['hideSelectors', 'styles', 'timezone', 'locale', 'mediaType', 'reducedMotion', 'failOnHttpError'];
+const EXTENSION_PARAMETERS = ['hideSelectors', 'styles', 'timezone', 'locale', 'mediaType', 'reducedMotion', 'failOnHttpError', 'omitBackground'];
 
 interface Operation {
   parameters: Array<{ name: string; in: string; description?: string }>;

@@ -284,7 +284,7 @@ export class Renderer {
     if (options.format === 'pdf') return this.capturePdf(slot, options, request);
     const type = options.format;
     const quality = type === 'png' ? undefined : Math.round(options.imageQuality);
-    const base = { type, ...(quality !== undefined ? { quality } : {}), optimizeForSpeed: true } as const;
+    const base = { type, ...(quality !== undefined ? { quality } : {}), optimizeForSpeed: true, omitBackground: options.omitBackground } as const;
     const viewport = effectiveViewport(options);
     // The limits in CSS pixels at this scale.
     const maxWidth = Math.floor(MAX_OUTPUT_WIDTH_PX / viewport.scale);
