@@ -21,7 +21,7 @@ export const HTML_QUERY_MAX_LENGTH = 4_000;
  */
 export function needsJsonBody(options: CaptureRequest): boolean {
   if (options.html !== undefined && options.html.length > HTML_QUERY_MAX_LENGTH) return true;
-  const lists: (readonly string[] | undefined)[] = [options.removeSelectors, options.blockUrls];
+  const lists: (readonly string[] | undefined)[] = [options.removeSelectors, options.hideSelectors, options.blockUrls];
   return lists.some((list) => list?.some((entry) => entry.includes(',')) ?? false);
 }
 

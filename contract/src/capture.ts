@@ -10,6 +10,7 @@ export type CaptureFormat = (typeof FORMATS)[number];
 export const PDF_PAGE_LAYOUTS = ['paginated', 'single'] as const;
 export const THEMES = ['light', 'dark', 'auto'] as const;
 export const WAIT_UNTIL = ['load', 'domcontentloaded', 'networkidle0', 'networkidle2'] as const;
+export const MEDIA_TYPES = ['screen', 'print'] as const;
 export const BLOCKABLE_RESOURCES = ['stylesheet', 'script', 'image', 'font', 'media'] as const;
 
 export const MIME_TYPES: Record<CaptureFormat, string> = {
@@ -40,6 +41,19 @@ const blockedResource = z.enum(BLOCKABLE_RESOURCES, {
 });
 const selector = z.string().max(LIMITS.selectorMaxLength, `selectors must be at most ${LIMITS.selectorMaxLength} characters`);
 const urlPattern = z.string().max(LIMITS.urlMaxLength, `blockUrls entries must be at most ${LIMITS.urlMaxLength} characters`);
+
+function isKnownTimezone(value: string): boolean {
+  if (value === 'UTC') return true;
+  return Intl.supportedValuesOf('timeZone').includes(value);
+}
+
+function isBcp47(value: string): boolean {
+  try {
+    return Intl.getCanonicalLocales(value).length === 1;
+  } catch {
+    return false;
+  }
+}
 
 /**
  * Every parameter of `GET /capture` (spec, "GET /capture"), exactly as its tables say. `apiKey` is
@@ -88,6 +102,33 @@ export const captureFields = {
   blockResources: listParam('blockResources', blockedResource, BLOCKABLE_RESOURCES.length,
     `Comma-separated resource types to block, from: ${BLOCKABLE_RESOURCES.join(', ')}.`),
   blockUrls: listParam('blockUrls', urlPattern, LIMITS.listMaxEntries, 'Comma-separated URLs or patterns to block; * matches any characters.'),
+
+  hideSelectors: listParam('hideSelectors', selector, LIMITS.listMaxEntries,
+    'Comma-separated CSS selectors of elements to hide (visibility: hidden; the layout is kept).'),
+  styles: stringParam('styles', 100_000, 'CSS text added to the page before capture.'),
+  timezone: z
+    .string({ errorMap: () => ({ message: 'timezone must be a string' }) })
+    .refine(isKnownTimezone, 'timezone must be an IANA time zone name the runtime knows, e.g. Europe/Paris or UTC')
+    .optional()
+    .describe('IANA time zone the page sees, e.g. Europe/Paris. Default: the server\'s time zone.'),
+  locale: z
+    .string({ errorMap: () => ({ message: 'locale must be a string' }) })
+    .max(64, 'locale must be at most 64 characters')
+    .refine(isBcp47, 'locale must be a BCP 47 language tag, e.g. en-US or fr-FR')
+    .optional()
+    .describe('BCP 47 locale: sets navigator.language and the Accept-Language header. Default: the browser\'s own (en-US).'),
+
+  mediaType: z
+    .enum(MEDIA_TYPES, { errorMap: () => ({ message: `mediaType must be one of: ${MEDIA_TYPES.join(', ')}` }) })
+    .optional()
+    .describe('Emulated CSS media type: screen or print. Default: none (the page\'s own, screen for images).'),
+  reducedMotion: booleanParam('reducedMotion', false,
+    'true: the page sees prefers-reduced-motion: reduce, and CSS animations and transitions jump to their end before capture.'),
+
+  failOnHttpError: booleanParam('failOnHttpError', false,
+    'true: when the main document answers 4xx or 5xx, the capture fails with 502 TARGET_HTTP_ERROR (details.status) and nothing is charged.'),
+
+  omitBackground: booleanParam('omitBackground', false, 'true: a transparent background where the page sets none; png and webp only.'),
 
   // A CR/LF/NUL in a user agent broke the browser (500) instead of being refused (issue #15).
   userAgent: z
@@ -170,6 +211,13 @@ function checkCrossFieldRules(options: RawCaptureOptions, ctx: z.RefinementCtx) 
     for (const field of ['requestStorageEndpoint', 'requestStorageAccessKeyId', 'requestStorageSecretAccessKey', 'requestStorageBucket'] as const) {
       if (options[field] === undefined) issue(ctx, field, `${field} is required when requestStorageEnabled is true`, MISSING_FIELD_PARAM);
     }
+  }
+  if (options.locale !== undefined && Object.keys(options.headers ?? {}).some((name) => name.toLowerCase() === 'accept-language')) {
+    // Chromium's locale override replaces a custom Accept-Language, so one of the two would be ignored silently.
+    issue(ctx, 'locale', 'give the language once: either locale or an Accept-Language entry in headers, not both');
+  }
+  if (options.omitBackground && options.format !== 'png' && options.format !== 'webp') {
+    issue(ctx, 'omitBackground', 'omitBackground needs format png or webp');
   }
   const preset = resolveDevice(options.device);
   const width = options.viewportWidth ?? preset.width;

@@ -13,6 +13,9 @@ const SPEC_PARAMETERS = `url html apiKey format pdfPageLayout returnFile imageQu
   proxyPassword cacheEnabled cacheTtl requestStorageEnabled requestStorageEndpoint requestStorageAccessKeyId
   requestStorageSecretAccessKey requestStorageBucket requestStorageRegion`.split(/\s+/);
 
+/** Parameters beyond the spec's tables that extend it in its style (issue #19: page control). */
+const EXTENSION_PARAMETERS = ['hideSelectors', 'styles', 'timezone', 'locale', 'mediaType', 'reducedMotion', 'failOnHttpError', 'omitBackground'];
+
 interface Operation {
   parameters: Array<{ name: string; in: string; description?: string; schema?: { type?: string }; example?: unknown }>;
   responses: Record<string, { content?: Record<string, { schema: unknown }>; headers?: Record<string, unknown> }>;
@@ -35,7 +38,7 @@ describe('openapi.json', () => {
     // The spec's parameters plus a signed link's (issue 17), which GET /capture alone accepts.
     expect(query.map((p) => p.name).sort()).toEqual([...Object.keys(captureFields), ...Object.keys(signedLinkFields)].sort());
     for (const parameter of query) expect(parameter.description, parameter.name).toBeTruthy();
-    expect(Object.keys(captureFields).sort()).toEqual([...SPEC_PARAMETERS].sort());
+    expect(Object.keys(captureFields).sort()).toEqual([...SPEC_PARAMETERS, ...EXTENSION_PARAMETERS].sort());
   });
 
   it('declares the binary responses per format and the JSON result', () => {

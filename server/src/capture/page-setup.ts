@@ -1,6 +1,7 @@
 import { resolveDevice, type CaptureOptions, type DevicePreset } from '@rendershot/contract';
 import type { HTTPRequest, ResourceType } from 'puppeteer';
 import type { Slot } from './context-pool.js';
+import { acceptLanguage, applyLocale, requestHeaders } from './page-locale.js';
 
 /** The preset's emulation settings after the request's overrides. */
 export type Viewport = Pick<DevicePreset, 'width' | 'height' | 'scale' | 'mobile' | 'touch' | 'userAgent'>;
@@ -52,10 +53,17 @@ export function urlPatternToRegExp(pattern: string): RegExp {
  * half, and Chromium clears the other half: a later emulateMediaType('screen') would drop the theme.
  * `auto` clears the override, so the page's own default applies.
  */
-export async function emulateMedia(slot: Slot, options: Pick<CaptureOptions, 'theme'>, media: '' | 'screen' | 'print'): Promise<void> {
+export async function emulateMedia(
+  slot: Slot,
+  options: Pick<CaptureOptions, 'theme'> & Partial<Pick<CaptureOptions, 'reducedMotion'>>,
+  media: '' | 'screen' | 'print',
+): Promise<void> {
   await slot.session.send('Emulation.setEmulatedMedia', {
     media,
-    features: [{ name: 'prefers-color-scheme', value: options.theme === 'auto' ? '' : options.theme }],
+    features: [
+      { name: 'prefers-color-scheme', value: options.theme === 'auto' ? '' : options.theme },
+      { name: 'prefers-reduced-motion', value: options.reducedMotion ? 'reduce' : '' },
+    ],
   });
 }
 
@@ -79,9 +87,10 @@ export async function preparePage(slot: Slot, options: CaptureOptions, extraBloc
   // Emulation domain's also sets navigator.platform.
   const platform = platformOf(viewport.userAgent);
   await page.setUserAgent({ userAgent: viewport.userAgent, ...(platform ? { platform } : {}) });
-  await session.send('Emulation.setUserAgentOverride', { userAgent: viewport.userAgent, ...(platform ? { platform } : {}) });
-  await emulateMedia(slot, options, '');
-  await page.setExtraHTTPHeaders(options.headers ?? {});
+  await session.send('Emulation.setUserAgentOverride', { userAgent: viewport.userAgent, ...(platform ? { platform } : {}), ...acceptLanguage(options) });
+  await emulateMedia(slot, options, options.mediaType ?? '');
+  await page.setExtraHTTPHeaders(requestHeaders(options));
+  await applyLocale(slot, options);
   await page.setJavaScriptEnabled(true);
 
   if (options.latitude !== undefined && options.longitude !== undefined) {

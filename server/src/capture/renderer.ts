@@ -5,6 +5,8 @@ import type { BrowserManager } from './browser-manager.js';
 import { PoolSaturatedError, type ContextPool, type Slot } from './context-pool.js';
 import { captureFullPage, webpTooLarge } from './full-page.js';
 import { documentSize, invalidSelectors, removeElements, scrollThrough } from './page-actions.js';
+import { assertTargetStatus } from './fail-conditions.js';
+import { applyPageControl } from './page-control.js';
 import { effectiveViewport, emulateMedia, preparePage, type RequestFilter } from './page-setup.js';
 import { compactRenderResult } from './png-encoder.js';
 import { detectProtection } from './protection-detector.js';
@@ -68,6 +70,7 @@ async function assertValidSelectors(page: Page, options: CaptureOptions): Promis
     ...(options.clipSelector ? [['clipSelector', options.clipSelector] as [string, string]] : []),
     ...(options.waitForSelector ? [['waitForSelector', options.waitForSelector] as [string, string]] : []),
     ...(options.removeSelectors ?? []).map((selector) => ['removeSelectors', selector] as [string, string]),
+    ...(options.hideSelectors ?? []).map((selector) => ['hideSelectors', selector] as [string, string]),
   ];
   const invalid = new Set(await invalidSelectors(page, fields.map(([, selector]) => selector)));
   const problems = fields.filter(([, selector]) => invalid.has(selector));
@@ -199,6 +202,7 @@ export class Renderer {
       if (egress === 'refused') throw destinationNotAllowed('url');
       if (egress !== undefined) throw new ApiError('OPERATION_FAILED', 'The page could not be loaded (the target did not answer); nothing was charged');
       if (options.proxyUrl && response?.status() === 407) throw proxyCredentialsRefused();
+      assertTargetStatus(response, options);
 
       const verdict = await guard(detectProtection(page, response), request, 'inspecting the page');
       if (verdict.protected) {
@@ -268,6 +272,7 @@ export class Renderer {
         details: invalid.map((value) => ({ field: 'removeSelectors', message: 'not a valid CSS selector', value })),
       });
     }
+    await guard(applyPageControl(page, options), request, 'applying page options');
     if (options.delay > 0) await guard(new Promise((r) => setTimeout(r, options.delay)), request, 'waiting for the delay');
   }
 
@@ -276,7 +281,7 @@ export class Renderer {
     if (options.format === 'pdf') return this.capturePdf(slot, options, request);
     const type = options.format;
     const quality = type === 'png' ? undefined : Math.round(options.imageQuality);
-    const base = { type, ...(quality !== undefined ? { quality } : {}), optimizeForSpeed: true } as const;
+    const base = { type, ...(quality !== undefined ? { quality } : {}), optimizeForSpeed: true, omitBackground: options.omitBackground } as const;
     const viewport = effectiveViewport(options);
     // The limits in CSS pixels at this scale.
     const maxWidth = Math.floor(MAX_OUTPUT_WIDTH_PX / viewport.scale);

@@ -195,6 +195,12 @@
       if ($('#theme').value !== 'auto') list.push(['theme', $('#theme').value]);
       if ($('#waitUntil').value !== 'load') list.push(['waitUntil', $('#waitUntil').value]);
       if ($('#waitForSelector').value.trim()) list.push(['waitForSelector', $('#waitForSelector').value.trim()]);
+      ['hideSelectors', 'styles', 'timezone', 'locale', 'mediaType'].forEach(function (name) {
+        var value = $('#' + name).value.trim();
+        if (value) list.push([name, value]);
+      });
+      if ($('#reducedMotion').checked) list.push(['reducedMotion', true]);
+      if ($('#failOnHttpError').checked) list.push(['failOnHttpError', true]);
       if ($('#removeCookieBanners').checked) list.push(['removeCookieBanners', true]);
       if ($('#removeAds').checked) list.push(['removeAds', true]);
       return list;

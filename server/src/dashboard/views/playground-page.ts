@@ -1,4 +1,4 @@
-import { DEVICE_PRESETS, FORMATS, LIMITS, THEMES, WAIT_UNTIL, type DeviceGroup } from '@rendershot/contract';
+import { DEVICE_PRESETS, FORMATS, LIMITS, MEDIA_TYPES, THEMES, WAIT_UNTIL, type DeviceGroup } from '@rendershot/contract';
 import { html, type SafeHtml } from '../html.js';
 import { DASHBOARD_PATH, type DashboardContext } from '../session.js';
 import type { ApiKeyRow } from '../../store/api-key-repository.js';
@@ -84,6 +84,17 @@ export function playgroundPage(ctx: DashboardContext, assets: Assets, hasActiveK
           <div class="field"><label for="delay">Delay (ms)</label><input id="delay" name="delay" type="number" min="0" max="${LIMITS.delayMaxMs}" step="100" placeholder="0"></div>
           <div class="field"><label for="waitForSelector">Wait for selector</label><input id="waitForSelector" name="waitForSelector" type="text" class="mono" placeholder="#content"></div>
         </div>
+        <div class="field-row">
+          <div class="field"><label for="hideSelectors">Hide selectors</label><input id="hideSelectors" name="hideSelectors" type="text" class="mono" placeholder=".chat-widget, #promo"></div>
+          <div class="field"><label for="styles">Styles (CSS)</label><input id="styles" name="styles" type="text" class="mono" placeholder="body { font-size: 18px }"></div>
+        </div>
+        <div class="field-row">
+          <div class="field"><label for="timezone">Time zone</label><input id="timezone" name="timezone" type="text" class="mono" placeholder="Europe/Paris"></div>
+          <div class="field"><label for="locale">Locale</label><input id="locale" name="locale" type="text" class="mono" placeholder="fr-FR"></div>
+          <div class="field"><label for="mediaType">Media type</label>${select('mediaType', ['', ...MEDIA_TYPES], '')}</div>
+        </div>
+        <div class="field field-check"><input id="reducedMotion" name="reducedMotion" type="checkbox"><label for="reducedMotion">Reduced motion <span class="hint-inline">(animations finished)</span></label></div>
+        <div class="field field-check"><input id="failOnHttpError" name="failOnHttpError" type="checkbox"><label for="failOnHttpError">Fail on HTTP error <span class="hint-inline">(4xx/5xx target: 502, free)</span></label></div>
         <div class="field field-check"><input id="removeCookieBanners" name="removeCookieBanners" type="checkbox"><label for="removeCookieBanners">Remove cookie banners</label></div>
         <div class="field field-check"><input id="removeAds" name="removeAds" type="checkbox"><label for="removeAds">Remove ads</label></div>
       </fieldset>
