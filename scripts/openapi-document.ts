@@ -10,7 +10,7 @@ const BINARY = { schema: { type: 'string', format: 'binary' } };
 
 /** Adds what ts-rest cannot express: the binary 200s, comma-separated lists, and key security. */
 function completeOperation(operation: OperationObject, route: AppRoute): OperationObject {
-  operation.tags = [route.path.slice(1)];
+  operation.tags = [route.path.slice(1).split('/')[0]!];
   const ok = operation.responses?.['200'];
   if (ok && ok.content?.['application/json']?.schema?.$ref === '#/components/schemas/CaptureResult') {
     ok.description = 'The file (default, Content-Type per format) or, with returnFile=false, the JSON CaptureResult.';
@@ -25,6 +25,12 @@ function completeOperation(operation: OperationObject, route: AppRoute): Operati
       'X-Cache': { description: 'HIT when served from the response cache, MISS otherwise (cacheEnabled=true)', schema: { type: 'string' } },
     };
   }
+  if (ok && route.method === 'GET' && route.path === '/captures/:jobId/file') {
+    ok.description = 'The file of the succeeded job, with the headers of a binary /capture.';
+    ok.content = Object.fromEntries(FORMATS.map((format) => [MIME_TYPES[format], BINARY]));
+    ok.headers = { 'Content-Disposition': { description: 'inline; filename="<fileName>"', schema: { type: 'string' } } };
+  }
+  if (route.path === '/captures') operation.tags = ['captures'];
   for (const [status, response] of Object.entries(operation.responses ?? {})) {
     if (status === '200' || !response) continue;
     response.headers = {

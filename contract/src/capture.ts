@@ -118,15 +118,15 @@ export const captureFields = {
     .describe('Region. Default: us-east-1.'),
 };
 
-const captureObject = z.object(captureFields).strict();
-type RawCaptureOptions = z.output<typeof captureObject>;
+export const captureObject = z.object(captureFields).strict();
+export type RawCaptureOptions = z.output<typeof captureObject>;
 
 function issue(ctx: z.RefinementCtx, field: string, message: string, params?: Record<string, string>) {
   ctx.addIssue({ code: z.ZodIssueCode.custom, path: [field], message, ...(params ? { params } : {}) });
 }
 
 /** Rules that span several parameters (spec, "Rules" and the per-table notes). */
-function checkCrossFieldRules(options: RawCaptureOptions, ctx: z.RefinementCtx) {
+export function checkCrossFieldRules(options: RawCaptureOptions, ctx: z.RefinementCtx) {
   if (options.url !== undefined && options.html !== undefined) {
     issue(ctx, 'url', 'give exactly one of url or html, not both');
     issue(ctx, 'html', 'give exactly one of url or html, not both');
@@ -161,7 +161,7 @@ function checkCrossFieldRules(options: RawCaptureOptions, ctx: z.RefinementCtx) 
 }
 
 /** For pdf the service always captures the whole page with the default scroll (spec, "Format and output"). */
-function applyPdfOverrides(options: RawCaptureOptions) {
+export function applyPdfOverrides<T extends RawCaptureOptions>(options: T): T {
   if (options.format !== 'pdf') return options;
   return { ...options, fullPage: true, fullPageScroll: true, fullPageScrollDuration: 1000 };
 }

@@ -14,6 +14,9 @@ import { InFlight } from './http/capture-routes.js';
 import { mountOpsRoutes } from './http/ops-routes.js';
 import { Metrics } from './ops/metrics.js';
 import { createHttpServer } from './http/http-server.js';
+import { createWorkerApp } from './http/worker-app.js';
+import { startJobs, type JobsRuntime, type ProcessRole } from './jobs/start-jobs.js';
+import type { SigningSecretLookup } from './jobs/webhook-delivery.js';
 import { CaptureRateLimiter, type RateLimitStore } from './http/rate-limit.js';
 import { createLogger } from './logger.js';
 import { EgressAllowList, type AddressPolicy } from './security/address-policy.js';
@@ -91,8 +94,19 @@ export interface Runtime extends DataLayer {
   pool: ContextPool;
   captures: CaptureService;
   cache: ResponseCache;
+  /** Async captures: the queue (serve) and the render worker (unless CAPTURE_WORKERS=0). */
+  jobs: JobsRuntime;
   url: string;
   stop(): Promise<void>;
+}
+
+export interface RuntimeOptions {
+  logger?: Logger;
+  resolver?: Resolver;
+  /** `serve` (default): API, dashboard and a worker; `worker`: a render worker with health and metrics only. */
+  role?: ProcessRole;
+  /** How webhooks find the signing secret of the key that queued a job. */
+  secretFor?: SigningSecretLookup;
 }
 
 function rateLimitStore(config: Config, data: DataLayer): { store: RateLimitStore; redis?: Redis } {
@@ -108,7 +122,8 @@ function rateLimitStore(config: Config, data: DataLayer): { store: RateLimitStor
 }
 
 /** Builds and starts the whole service: database, browser pool, HTTP server. */
-export async function startRuntime(config: Config, options: { logger?: Logger; resolver?: Resolver } = {}): Promise<Runtime> {
+export async function startRuntime(config: Config, options: RuntimeOptions = {}): Promise<Runtime> {
+  const role = options.role ?? 'serve';
   const logger = options.logger ?? createLogger(config.LOG_LEVEL);
   const data = await openDataLayer(config, options.resolver);
   // Every request Chromium makes goes through this proxy, which enforces the network policy.
@@ -152,19 +167,22 @@ export async function startRuntime(config: Config, options: { logger?: Logger; r
     },
     { creditsPerCapture: config.CREDITS_PER_CAPTURE, captureTimeoutMs: config.CAPTURE_TIMEOUT_MS },
   );
+  const jobs = startJobs(config, role, { data, captures, secretFor: options.secretFor ?? (async () => undefined), logger });
   const { store, redis } = rateLimitStore(config, data);
   const metrics = new Metrics();
   // Aborted when a shutdown's grace period ends: captures still running then fail and release their credits.
   const shutdown = new AbortController();
   const inFlight = new InFlight();
   let accepting = true;
-  const app = createApp({
+  const mountOps = (expressApp: Express) => mountOpsRoutes(expressApp, { db: data.db, browser, pool, metrics, accepting: () => accepting });
+  const app = role === 'worker' ? createWorkerApp(mountOps) : createApp({
     metrics,
     shutdownSignal: shutdown.signal,
     inFlight,
     creditsPerCapture: config.CREDITS_PER_CAPTURE,
+    jobRoutes: { jobs: jobs.jobs, credits: data.credits, checkDestination: (field, url) => assertUrlAllowed(data.policy, data.resolve, field, url) },
     extraRoutes: (expressApp) => {
-      mountOpsRoutes(expressApp, { db: data.db, browser, pool, metrics, accepting: () => accepting });
+      mountOps(expressApp);
       mountDashboard(expressApp, { data, logger, config });
     },
     apiKeys: data.apiKeys,
@@ -178,7 +196,7 @@ export async function startRuntime(config: Config, options: { logger?: Logger; r
   const server = createHttpServer(app);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(config.PORT, config.HOST, () => resolve());
+    server.listen(role === 'worker' ? config.WORKER_PORT : config.PORT, config.HOST, () => resolve());
   });
   const address = server.address() as AddressInfo;
   const host = config.HOST === '0.0.0.0' ? '127.0.0.1' : config.HOST;
@@ -193,6 +211,8 @@ export async function startRuntime(config: Config, options: { logger?: Logger; r
   const stop = () =>
     (stopping ??= (async () => {
       accepting = false;
+      // Workers stop taking jobs now; the ones rendering get the same grace period as requests.
+      const jobsStopped = jobs.stop(config.SHUTDOWN_TIMEOUT_MS);
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       // Keep-alive connections become idle as their last response ends: close them as they do.
       const reaper = setInterval(() => server.closeIdleConnections(), 100);
@@ -200,6 +220,8 @@ export async function startRuntime(config: Config, options: { logger?: Logger; r
       const grace = new Promise<void>((resolve) => setTimeout(resolve, config.SHUTDOWN_TIMEOUT_MS).unref());
       await Promise.race([closed, grace]);
       clearInterval(reaper);
+      // Jobs still rendering after the grace period are left to other workers (stalled-job recovery).
+      await jobsStopped;
       shutdown.abort();
       // Aborted captures release their reservations before the database closes.
       await Promise.race([inFlight.settled(), new Promise((resolve) => setTimeout(resolve, 5_000).unref())]);
@@ -211,5 +233,5 @@ export async function startRuntime(config: Config, options: { logger?: Logger; r
       redis?.disconnect();
       await data.db.close();
     })());
-  return { ...data, config, egress, logger, metrics, app, server, browser, pool, captures, cache, url, stop };
+  return { ...data, config, egress, logger, metrics, app, server, browser, pool, captures, cache, jobs, url, stop };
 }

@@ -17,6 +17,7 @@ import { captureHandler, type InFlight } from './capture-routes.js';
 import { errorResponder, sendError } from './error-responder.js';
 import { rateLimit, type CaptureRateLimiter } from './rate-limit.js';
 import { usageHandler } from './usage-routes.js';
+import { jobHandlers, type JobRouteDependencies } from './job-routes.js';
 
 export interface AppDependencies {
   metrics: Metrics;
@@ -31,6 +32,8 @@ export interface AppDependencies {
   logger: Logger;
   trustProxy: boolean;
   requireHttps: boolean;
+  /** Async captures (POST /captures); `jobs` is undefined without REDIS_URL. */
+  jobRoutes: Omit<JobRouteDependencies, 'captures' | 'creditsPerCapture'>;
   /** Extra routes (health, metrics, dashboard) mounted before the API. */
   extraRoutes?: (app: Express) => void;
 }
@@ -66,12 +69,19 @@ export function createApp(deps: AppDependencies): Express {
   // Order of the spec's pipeline: authenticate, throttle, then the contract's validation.
   app.use('/capture', captureMetrics(deps.metrics, deps.creditsPerCapture), auth, throttle);
   app.use('/usage', auth);
+  app.use('/captures', auth);
+  // Queuing a job counts against the organization's capture rate limit; polling does not.
+  app.post('/captures', throttle);
+  const jobs = jobHandlers({ ...deps.jobRoutes, captures: deps.captures, creditsPerCapture: deps.creditsPerCapture });
   const providerKey = (headers: { 'x-openai-api-key'?: string | undefined }) =>
     headers['x-openai-api-key'] ? { providerKeyHeader: headers['x-openai-api-key'] } : {};
   const router = s.router(contract, {
     capture: ({ query, headers, res }) => capture({ options: query, ...providerKey(headers), res }),
     captureWithBody: ({ body, headers, res }) => capture({ options: body, ...providerKey(headers), res }),
     usage: usageHandler(deps.usage),
+    createCaptureJob: ({ body, headers, req, res }) => jobs.create({ body, ...providerKey(headers), req, res }),
+    getCaptureJob: ({ params, res }) => jobs.get({ jobId: params.jobId, res }),
+    getCaptureJobFile: ({ params, res }) => jobs.file({ jobId: params.jobId, res }),
   });
   createExpressEndpoints(contract, router, app, {
     logInitialization: false,

@@ -22,6 +22,8 @@ export interface CaptureCommand {
   providerKeyHeader?: string;
   /** Aborted when the client disconnects. */
   signal: AbortSignal;
+  /** `async` for a job of POST /captures (marked in the ledger). */
+  mode?: 'sync' | 'async';
 }
 
 export interface CaptureFile {
@@ -33,6 +35,8 @@ export interface CaptureFile {
   timings: Record<string, number>;
   /** Where the file was uploaded, when storage was used. */
   storageUrl?: string;
+  /** The organization's storage configuration and object key, when the file was uploaded there. */
+  storedIn?: { configName: string; key: string };
   aiResult?: AiResult;
   /** Set only when the request had cacheEnabled. */
   cache?: 'HIT' | 'MISS';
@@ -74,6 +78,7 @@ interface Job {
 /** What the per-request steps after rendering add to the answer. */
 interface Delivery {
   storageUrl?: string;
+  storedIn?: CaptureFile['storedIn'];
   aiResult?: AiResult;
 }
 
@@ -127,9 +132,12 @@ export class CaptureService {
 
   private readonly checkDestination: CaptureServiceDependencies['checkDestination'];
 
-  async capture(command: CaptureCommand): Promise<CaptureFile> {
-    const started = Date.now();
-    const organizationId = requireOrganization(command.key);
+  /**
+   * The checks that need more than the contract (the provider key from either transport, the egress
+   * policy): a clean 400 before any work. Async captures run them before a job is queued.
+   */
+  async precheck(command: Pick<CaptureCommand, 'key' | 'options' | 'providerKeyHeader'>): Promise<void> {
+    requireOrganization(command.key);
     const { options } = command;
     const providerKey = command.providerKeyHeader ?? options.openaiApiKey;
     if (options.openaiPrompt !== undefined && !providerKey) {
@@ -137,9 +145,17 @@ export class CaptureService {
         details: [{ field: 'openaiApiKey', message: 'a provider key is required when openaiPrompt is given (header X-OpenAI-Api-Key or openaiApiKey)', value: null }],
       });
     }
-    // A clean 400 before any work for what is known to be refused; the egress proxy is the boundary.
+    // The egress proxy is the boundary; this is the early, clean answer for what is known to be refused.
     if (options.url !== undefined) await this.checkDestination('url', options.url);
     if (options.proxyUrl !== undefined) await this.checkDestination('proxyUrl', options.proxyUrl);
+  }
+
+  async capture(command: CaptureCommand): Promise<CaptureFile> {
+    const started = Date.now();
+    await this.precheck(command);
+    const organizationId = requireOrganization(command.key);
+    const { options } = command;
+    const providerKey = command.providerKeyHeader ?? options.openaiApiKey;
 
     const job: Job = {
       command,
@@ -153,6 +169,7 @@ export class CaptureService {
         source: options.url !== undefined ? 'url' : 'html',
         targetHost: options.url !== undefined ? new URL(options.url).host : null,
         userAgent: options.userAgent ?? null,
+        ...(command.mode ? { mode: command.mode } : {}),
       },
       ...(options.openaiPrompt !== undefined ? { analysis: { prompt: options.openaiPrompt, providerKey: providerKey! } } : {}),
     };
@@ -349,6 +366,7 @@ export class CaptureService {
         signal: command.signal,
       });
       delivery.storageUrl = uploaded.url;
+      if (job.storage.source.kind === 'organization') delivery.storedIn = { configName: job.storage.source.name, key: uploaded.key };
       timings.storage = Date.now() - started;
     }
     return delivery;
