@@ -169,6 +169,14 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
   );
   const jobs = startJobs(config, role, { data, captures, secretFor: options.secretFor ?? (async () => undefined), logger });
   const { store, redis } = rateLimitStore(config, data);
+  // The limiter's client queues nothing while offline (fail closed): let it connect before the first request.
+  if (redis && redis.status !== 'ready') {
+    await new Promise<void>((resolve) => {
+      const done = () => resolve();
+      redis.once('ready', done);
+      setTimeout(() => { redis.off('ready', done); resolve(); }, 5_000).unref();
+    });
+  }
   const metrics = new Metrics();
   // Aborted when a shutdown's grace period ends: captures still running then fail and release their credits.
   const shutdown = new AbortController();
