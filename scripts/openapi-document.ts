@@ -35,7 +35,7 @@ function dropUntypedNullable(node: unknown): void {
 
 /** Adds what ts-rest cannot express: the binary 200s, response headers, wire forms of lists and headers, key security. */
 function completeOperation(operation: OperationObject, route: AppRoute): OperationObject {
-  operation.tags = [route.path.slice(1)];
+  operation.tags = [route.path.slice(1).split('/')[0]!];
   const ok = operation.responses?.['200'];
   if (ok && ok.content?.['application/json']?.schema?.$ref === '#/components/schemas/CaptureResult') {
     ok.description = 'The file (default, Content-Type per format) or, with returnFile=false, the JSON CaptureResult.';
@@ -44,6 +44,12 @@ function completeOperation(operation: OperationObject, route: AppRoute): Operati
       'application/json': ok.content['application/json'],
     };
   }
+  if (ok && route.method === 'GET' && route.path === '/captures/:jobId/file') {
+    ok.description = 'The file of the succeeded job, with the headers of a binary /capture.';
+    ok.content = Object.fromEntries(FORMATS.map((format) => [MIME_TYPES[format], BINARY]));
+    ok.headers = { 'Content-Disposition': { description: 'inline; filename="<fileName>"', schema: { type: 'string' } } };
+  }
+  if (route.path === '/captures') operation.tags = ['captures'];
   for (const [status, response] of Object.entries(operation.responses ?? {})) {
     if (!response || !operation.operationId) continue;
     const headers = responseHeadersFor(operation.operationId, status);

@@ -2,6 +2,7 @@ import { initClient, type ApiFetcher, type InitClientReturn } from '@ts-rest/cor
 import { contract, MIME_TYPES, type CaptureResult, type Contract, type UsageReport } from '@rendershot/contract';
 import { toCaptureBody, toCaptureQuery, needsJsonBody, type CaptureInput, type CaptureRequest } from './capture-request.js';
 import { parseContentDispositionFileName } from './content-disposition.js';
+import { pollUntilDone, toAsyncCaptureBody, type AsyncCaptureAccepted, type AsyncCaptureRequest, type CaptureJobData, type WaitOptions } from './async-captures.js';
 import { errorFromResponse, headersToRecord, parseJson, RendershotError } from './rendershot-error.js';
 import { signCaptureUrl, type SignedUrlOptions } from './signed-url.js';
 import { DEFAULT_MAX_DELAY_MS, isRetryableStatus, retryDelayMs, sleep, type RetryOptions } from './retry.js';
@@ -54,6 +55,14 @@ export interface RendershotClient {
    * key. Needs `keyId` and `signingSecret` in the client options. `expiresIn` is in seconds.
    */
   signedUrl(options: CaptureRequest, signing?: SignedUrlOptions): Promise<string>;
+  /** Queues a capture (`POST /captures`); the server needs Redis. Resolves with the job id. */
+  captureAsync(options: AsyncCaptureRequest): Promise<AsyncCaptureAccepted['data']>;
+  /** The state of a queued capture: queued, active, succeeded (with `result`) or failed (with `error`). */
+  getCapture(jobId: string): Promise<CaptureJobData>;
+  /** Polls until the job has succeeded or failed; check `status` of the answer. */
+  waitForCapture(jobId: string, options?: WaitOptions): Promise<CaptureJobData>;
+  /** The file of a succeeded job. */
+  getCaptureFile(jobId: string): Promise<CaptureFile>;
 }
 
 const EXTENSION_BY_MIME = new Map(Object.entries(MIME_TYPES).map(([format, mime]) => [mime, format]));
@@ -122,21 +131,46 @@ export function createClient(options: ClientOptions): RendershotClient {
     return body;
   }
 
+  /** A binary answer (a capture, or a job's file) with its name and headers. */
+  async function fileOf(response: Response): Promise<CaptureFile> {
+    const contentType = response.headers.get('content-type') ?? 'application/octet-stream';
+    const mime = contentType.split(';')[0]?.trim() ?? contentType;
+    const fileName =
+      parseContentDispositionFileName(response.headers.get('content-disposition')) ?? `capture.${EXTENSION_BY_MIME.get(mime) ?? 'bin'}`;
+    return {
+      bytes: new Uint8Array(await response.arrayBuffer()),
+      contentType,
+      fileName,
+      headers: headersToRecord(response.headers),
+    };
+  }
+
+  async function getCapture(jobId: string): Promise<CaptureJobData> {
+    const response = await send('GET', `/captures/${encodeURIComponent(jobId)}`, { accept: 'application/json' });
+    return ((await readJson(response)) as { data: CaptureJobData }).data;
+  }
+
   return {
     raw,
 
     async capture(request) {
-      const response = await sendCapture(request, true);
-      const contentType = response.headers.get('content-type') ?? 'application/octet-stream';
-      const mime = contentType.split(';')[0]?.trim() ?? contentType;
-      const fileName =
-        parseContentDispositionFileName(response.headers.get('content-disposition')) ?? `capture.${EXTENSION_BY_MIME.get(mime) ?? 'bin'}`;
-      return {
-        bytes: new Uint8Array(await response.arrayBuffer()),
-        contentType,
-        fileName,
-        headers: headersToRecord(response.headers),
-      };
+      return fileOf(await sendCapture(request, true));
+    },
+
+    async captureAsync(request) {
+      const { body, headers } = toAsyncCaptureBody(request);
+      const response = await send('POST', '/captures', headers, body);
+      return ((await readJson(response)) as AsyncCaptureAccepted).data;
+    },
+
+    getCapture,
+
+    waitForCapture(jobId, waitOptions) {
+      return pollUntilDone(getCapture, jobId, waitOptions);
+    },
+
+    async getCaptureFile(jobId) {
+      return fileOf(await send('GET', `/captures/${encodeURIComponent(jobId)}/file`, {}));
     },
 
     async captureJson(request) {

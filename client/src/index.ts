@@ -6,12 +6,18 @@ export type { RetryOptions } from './retry.js';
 export type { SignedUrlOptions } from './signed-url.js';
 export { HTML_QUERY_MAX_LENGTH } from './capture-request.js';
 export type { CaptureInput, CaptureRequest } from './capture-request.js';
+export { verifyWebhook } from './webhooks.js';
+export type { WebhookHeaders } from './webhooks.js';
+export type { AsyncCaptureRequest, WaitOptions } from './async-captures.js';
 
 // Contract values and types a caller needs, re-exported so that only this package is imported.
 export { DEVICE_PRESETS, ERROR_CODES, FORMATS, MIME_TYPES, contract } from '@rendershot/contract';
 export type {
   CaptureFormat,
+  AsyncCaptureAccepted,
+  CaptureJobData,
   CaptureResult,
+  CaptureWebhookEvent,
   Contract,
   DeviceId,
   DeviceName,

@@ -181,16 +181,16 @@ export const signedLinkFields = {
 };
 export const SIGNED_LINK_FIELDS = ['keyId', 'expires', 'signature'] as const;
 
-const captureObject = z.object(captureFields).strict();
+export const captureObject = z.object(captureFields).strict();
 const captureQueryObject = z.object({ ...captureFields, ...signedLinkFields }).strict();
-type RawCaptureOptions = z.output<typeof captureObject>;
+export type RawCaptureOptions = z.output<typeof captureObject>;
 
 function issue(ctx: z.RefinementCtx, field: string, message: string, params?: Record<string, string>) {
   ctx.addIssue({ code: z.ZodIssueCode.custom, path: [field], message, ...(params ? { params } : {}) });
 }
 
 /** Rules that span several parameters (spec, "Rules" and the per-table notes). */
-function checkCrossFieldRules(options: RawCaptureOptions, ctx: z.RefinementCtx) {
+export function checkCrossFieldRules(options: RawCaptureOptions, ctx: z.RefinementCtx) {
   if (options.url !== undefined && options.html !== undefined) {
     issue(ctx, 'url', 'give exactly one of url or html, not both');
     issue(ctx, 'html', 'give exactly one of url or html, not both');
@@ -231,7 +231,7 @@ function checkCrossFieldRules(options: RawCaptureOptions, ctx: z.RefinementCtx) 
 }
 
 /** For pdf the service always captures the whole page with the default scroll (spec, "Format and output"). */
-function applyPdfOverrides<T extends RawCaptureOptions>(options: T): T {
+export function applyPdfOverrides<T extends RawCaptureOptions>(options: T): T {
   if (options.format !== 'pdf') return options;
   return { ...options, fullPage: true, fullPageScroll: true, fullPageScrollDuration: 1000 };
 }

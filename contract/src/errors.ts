@@ -24,6 +24,7 @@ export const ERROR_CODES = [
   'OPERATION_FAILED',
   'SERVICE_UNAVAILABLE',
   'CAPTURE_TIMEOUT',
+  'JOB_NOT_FINISHED',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

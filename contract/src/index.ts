@@ -2,6 +2,7 @@ export * from './capture.js';
 export * from './custom-headers.js';
 export * from './devices.js';
 export * from './errors.js';
+export * from './jobs.js';
 export * from './limits.js';
 export * from './openapi-meta.js';
 export * from './router.js';

@@ -2,6 +2,7 @@ import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
 import { CaptureBodySchema, CaptureQuerySchema, CaptureResultSchema } from './capture.js';
 import { ErrorBodySchema } from './errors.js';
+import { AsyncCaptureAcceptedSchema, AsyncCaptureBodySchema, CaptureJobSchema } from './jobs.js';
 import { UsageQuerySchema, UsageReportSchema } from './usage.js';
 
 const c = initContract();
@@ -71,5 +72,51 @@ export const usageContract = c.router({
   },
 });
 
-export const contract = c.router({ ...captureContract, ...usageContract }, { strictStatusCodes: true });
+/** Async captures (`POST /captures`): queued on BullMQ, rendered by any worker, reported by webhook. */
+export const jobsContract = c.router({
+  createCaptureJob: {
+    method: 'POST',
+    path: '/captures',
+    summary: 'Queue a capture; poll it or get a signed webhook when it ends',
+    description:
+      'Takes every capture parameter except returnFile as a JSON body, plus an optional webhookUrl. Validation, the rate limit and a credit check happen before the job is queued, with the same answers as /capture. Credits are charged when the job succeeds, never for a failed job. Needs REDIS_URL on the server (503 otherwise).',
+    body: AsyncCaptureBodySchema,
+    headers: captureHeaders,
+    responses: {
+      202: AsyncCaptureAcceptedSchema,
+      400: ErrorBodySchema,
+      401: ErrorBodySchema,
+      402: ErrorBodySchema,
+      429: ErrorBodySchema,
+      500: ErrorBodySchema,
+      503: ErrorBodySchema,
+    },
+  },
+  getCaptureJob: {
+    method: 'GET',
+    path: '/captures/:jobId',
+    summary: 'State of an async capture: queued, active, succeeded (with its result) or failed (with its error)',
+    pathParams: z.object({ jobId: z.string().describe('The jobId answered by POST /captures') }),
+    headers: authHeaders,
+    responses: { 200: CaptureJobSchema, 401: ErrorBodySchema, 404: ErrorBodySchema, 500: ErrorBodySchema, 503: ErrorBodySchema },
+  },
+  getCaptureJobFile: {
+    method: 'GET',
+    path: '/captures/:jobId/file',
+    summary: 'The file of a succeeded async capture, with the same headers as a binary /capture',
+    description: 'Kept for JOB_RESULT_TTL_SECONDS (default 24 hours). 409 JOB_NOT_FINISHED while the job is queued or active or when it failed.',
+    pathParams: z.object({ jobId: z.string().describe('The jobId answered by POST /captures') }),
+    headers: authHeaders,
+    responses: {
+      200: c.otherResponse({ contentType: 'application/octet-stream', body: c.type<Blob>() }),
+      401: ErrorBodySchema,
+      404: ErrorBodySchema,
+      409: ErrorBodySchema,
+      500: ErrorBodySchema,
+      503: ErrorBodySchema,
+    },
+  },
+});
+
+export const contract = c.router({ ...captureContract, ...usageContract, ...jobsContract }, { strictStatusCodes: true });
 export type Contract = typeof contract;

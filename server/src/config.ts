@@ -85,6 +85,19 @@ const ConfigSchema = z.object({
   CREDIT_SWEEP_INTERVAL_MS: integer('CREDIT_SWEEP_INTERVAL_MS', 500, 3_600_000, 10_000),
   /** V8 heap cap of each renderer (MiB): a page past it crashes alone instead of taking the host's memory. */
   RENDERER_MAX_HEAP_MB: integer('RENDERER_MAX_HEAP_MB', 64, 65_536, 512),
+  /** Async captures (POST /captures): jobs this process renders at once; 0 = API only (`serve`). */
+  CAPTURE_WORKERS: integer('CAPTURE_WORKERS', 0, 64, 2),
+  /** Port of a `rendershot worker` process's /health, /ready and /metrics. */
+  WORKER_PORT: integer('WORKER_PORT', 0, 65_535, 3001),
+  /** Key prefix of the BullMQ queues and the result store in Redis (several deployments may share one Redis). */
+  JOB_QUEUE_PREFIX: z.string().regex(/^[A-Za-z0-9_.:-]{1,64}$/, 'JOB_QUEUE_PREFIX must be 1-64 letters, digits or _ . : -').default('rendershot'),
+  /** How long finished jobs and their files stay available (GET /captures/{id} and /file). */
+  JOB_RESULT_TTL_SECONDS: integer('JOB_RESULT_TTL_SECONDS', 60, 30 * 86_400, 86_400),
+  /** A worker that stops renewing its job's lock this long (killed, frozen) loses the job to another worker. */
+  JOB_LOCK_MS: integer('JOB_LOCK_MS', 2_000, 600_000, 30_000),
+  /** Webhook deliveries: the first retry waits this long; later ones wait 5, 15, 30 and 60 times as long. */
+  WEBHOOK_RETRY_BASE_MS: integer('WEBHOOK_RETRY_BASE_MS', 10, 3_600_000, 60_000),
+  WEBHOOK_TIMEOUT_MS: integer('WEBHOOK_TIMEOUT_MS', 100, 120_000, 10_000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 

@@ -22,6 +22,7 @@ const STATUS_OF: Record<ErrorCode, number> = {
   OPERATION_FAILED: 500,
   SERVICE_UNAVAILABLE: 503,
   CAPTURE_TIMEOUT: 504,
+  JOB_NOT_FINISHED: 409,
 };
 
 /**

@@ -16,6 +16,9 @@ import { mountOpsRoutes } from './http/ops-routes.js';
 import { Metrics } from './ops/metrics.js';
 import { createHttpServer } from './http/http-server.js';
 import { startMetricsServer } from './http/metrics-server.js';
+import { createWorkerApp } from './http/worker-app.js';
+import { startJobs, type JobsRuntime, type ProcessRole } from './jobs/start-jobs.js';
+import type { SigningSecretLookup } from './jobs/webhook-delivery.js';
 import { CaptureRateLimiter, type RateLimitStore } from './http/rate-limit.js';
 import { maxCaptureBudgetMs } from '@rendershot/contract';
 import { createLogger } from './logger.js';
@@ -104,8 +107,19 @@ export interface Runtime extends DataLayer {
   pool: ContextPool;
   captures: CaptureService;
   cache: ResponseCache;
+  /** Async captures: the queue (serve) and the render worker (unless CAPTURE_WORKERS=0). */
+  jobs: JobsRuntime;
   url: string;
   stop(): Promise<void>;
+}
+
+export interface RuntimeOptions {
+  logger?: Logger;
+  resolver?: Resolver;
+  /** `serve` (default): API, dashboard and a worker; `worker`: a render worker with health and metrics only. */
+  role?: ProcessRole;
+  /** How webhooks find the signing secret of the key that queued a job. */
+  secretFor?: SigningSecretLookup;
 }
 
 function rateLimitStore(config: Config, data: DataLayer): { store: RateLimitStore; redis?: Redis } {
@@ -121,7 +135,8 @@ function rateLimitStore(config: Config, data: DataLayer): { store: RateLimitStor
 }
 
 /** Builds and starts the whole service: database, browser pool, HTTP server. */
-export async function startRuntime(config: Config, options: { logger?: Logger; resolver?: Resolver } = {}): Promise<Runtime> {
+export async function startRuntime(config: Config, options: RuntimeOptions = {}): Promise<Runtime> {
+  const role = options.role ?? 'serve';
   const logger = options.logger ?? createLogger(config.LOG_LEVEL);
   const data = await openDataLayer(config, options.resolver);
   // Every request Chromium makes goes through this proxy, which enforces the network policy.
@@ -176,7 +191,16 @@ export async function startRuntime(config: Config, options: { logger?: Logger; r
     },
     { creditsPerCapture: config.CREDITS_PER_CAPTURE, captureTimeoutMs: config.CAPTURE_TIMEOUT_MS },
   );
+  const jobs = startJobs(config, role, { data, captures, secretFor: options.secretFor ?? ((keyId) => data.signingSecrets.signingSecretFor(keyId)), logger });
   const { store, redis } = rateLimitStore(config, data);
+  // The limiter's client queues nothing while offline (fail closed): let it connect before the first request.
+  if (redis && redis.status !== 'ready') {
+    await new Promise<void>((resolve) => {
+      const done = () => resolve();
+      redis.once('ready', done);
+      setTimeout(() => { redis.off('ready', done); resolve(); }, 5_000).unref();
+    });
+  }
   const metrics = new Metrics();
   metrics.observeFairShare(() => scheduler.snapshot());
   const opsExtras = {
@@ -188,20 +212,15 @@ export async function startRuntime(config: Config, options: { logger?: Logger; r
   const shutdown = new AbortController();
   const inFlight = new InFlight();
   let accepting = true;
-  const app = createApp({
+  const mountOps = (expressApp: Express) => mountOpsRoutes(expressApp, { db: data.db, browser, pool, metrics, accepting: () => accepting, ...opsExtras });
+  const app = role === 'worker' ? createWorkerApp(mountOps) : createApp({
     metrics,
     shutdownSignal: shutdown.signal,
     inFlight,
     creditsPerCapture: config.CREDITS_PER_CAPTURE,
+    jobRoutes: { jobs: jobs.jobs, credits: data.credits, checkDestination: (field, url) => assertUrlAllowed(data.policy, data.resolve, field, url) },
     extraRoutes: (expressApp) => {
-      mountOpsRoutes(expressApp, {
-        db: data.db,
-        browser,
-        pool,
-        metrics,
-        accepting: () => accepting,
-        ...opsExtras,
-      });
+      mountOps(expressApp);
       mountDashboard(expressApp, { data, logger, config });
     },
     apiKeys: data.apiKeys,
@@ -215,7 +234,7 @@ export async function startRuntime(config: Config, options: { logger?: Logger; r
   const server = createHttpServer(app);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(config.PORT, config.HOST, () => resolve());
+    server.listen(role === 'worker' ? config.WORKER_PORT : config.PORT, config.HOST, () => resolve());
   });
   const metricsServer =
     config.METRICS_PORT !== undefined
@@ -235,6 +254,8 @@ export async function startRuntime(config: Config, options: { logger?: Logger; r
     (stopping ??= (async () => {
       accepting = false;
       await metricsServer?.close();
+      // Workers stop taking jobs now; the ones rendering get the same grace period as requests.
+      const jobsStopped = jobs.stop(config.SHUTDOWN_TIMEOUT_MS);
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       // Keep-alive connections become idle as their last response ends: close them as they do.
       const reaper = setInterval(() => server.closeIdleConnections(), 100);
@@ -242,6 +263,8 @@ export async function startRuntime(config: Config, options: { logger?: Logger; r
       const grace = new Promise<void>((resolve) => setTimeout(resolve, config.SHUTDOWN_TIMEOUT_MS).unref());
       await Promise.race([closed, grace]);
       clearInterval(reaper);
+      // Jobs still rendering after the grace period are left to other workers (stalled-job recovery).
+      await jobsStopped;
       shutdown.abort();
       // Aborted captures release their reservations and write their 503 before connections close.
       await Promise.race([inFlight.settled(), new Promise((resolve) => setTimeout(resolve, 5_000).unref())]);
@@ -254,5 +277,5 @@ export async function startRuntime(config: Config, options: { logger?: Logger; r
       redis?.disconnect();
       await data.db.close();
     })());
-  return { ...data, config, egress, logger, metrics, ...(metricsServer ? { metricsUrl: metricsServer.url } : {}), app, server, browser, pool, captures, cache, url, stop };
+  return { ...data, config, egress, logger, metrics, ...(metricsServer ? { metricsUrl: metricsServer.url } : {}), app, server, browser, pool, captures, cache, jobs, url, stop };
 }

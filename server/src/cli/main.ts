@@ -55,6 +55,24 @@ program
   });
 
 program
+  .command('worker')
+  .description('run a render worker only: takes async capture jobs from Redis (REDIS_URL); /health, /ready and /metrics on WORKER_PORT')
+  .action(async () => {
+    const config = loadConfig();
+    const runtime = await startRuntime(config, { role: 'worker' });
+    console.log(`Rendershot worker rendering up to ${Math.max(1, config.CAPTURE_WORKERS)} jobs at once (health: ${runtime.url}/health)`);
+    const shutdown = (signal: string) => {
+      runtime.logger.info({ signal }, 'shutting down');
+      runtime.stop().then(
+        () => process.exit(0),
+        () => process.exit(1),
+      );
+    };
+    process.once('SIGTERM', () => shutdown('SIGTERM'));
+    process.once('SIGINT', () => shutdown('SIGINT'));
+  });
+
+program
   .command('migrate')
   .description('create or update the database schema')
   .addOption(jsonOption())

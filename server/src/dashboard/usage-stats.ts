@@ -22,6 +22,8 @@ export interface LedgerRow {
   status: string;
   format: string;
   source: string;
+  /** `async` for a job of POST /captures. */
+  mode: 'sync' | 'async';
   targetHost: string | null;
   credits: number;
   processingMs: number | null;
@@ -41,6 +43,7 @@ export async function latestCaptures(credits: CreditRepository, organizationId: 
     status: row.status,
     format: row.format,
     source: row.source,
+    mode: row.mode === 'async' ? 'async' : 'sync',
     targetHost: row.target_host,
     credits: Number(row.credits),
     processingMs: numberOrNull(row.processing_ms),

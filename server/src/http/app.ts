@@ -18,6 +18,7 @@ import { errorResponder, sendError } from './error-responder.js';
 import { rateLimit, type CaptureRateLimiter } from './rate-limit.js';
 import { rejectRepeatedParameters } from './repeated-parameters.js';
 import { usageHandler } from './usage-routes.js';
+import { jobHandlers, type JobRouteDependencies } from './job-routes.js';
 
 export interface AppDependencies {
   metrics: Metrics;
@@ -32,6 +33,8 @@ export interface AppDependencies {
   logger: Logger;
   trustProxy: boolean;
   requireHttps: boolean;
+  /** Async captures (POST /captures); `jobs` is undefined without REDIS_URL. */
+  jobRoutes: Omit<JobRouteDependencies, 'captures' | 'creditsPerCapture'>;
   /** Extra routes (health, metrics, dashboard) mounted before the API. */
   extraRoutes?: (app: Express) => void;
 }
@@ -68,12 +71,19 @@ export function createApp(deps: AppDependencies): Express {
   // Order of the spec's pipeline: authenticate, throttle, then the contract's validation.
   app.use('/capture', captureMetrics(deps.metrics, deps.creditsPerCapture), rejectRepeatedParameters(), captureAuth, throttle);
   app.use('/usage', rejectRepeatedParameters(), auth);
+  app.use('/captures', rejectRepeatedParameters(), auth);
+  // Queuing a job counts against the organization's capture rate limit; polling does not.
+  app.post('/captures', throttle);
+  const jobs = jobHandlers({ ...deps.jobRoutes, captures: deps.captures, creditsPerCapture: deps.creditsPerCapture });
   const providerKey = (headers: { 'x-openai-api-key'?: string | undefined }) =>
     headers['x-openai-api-key'] ? { providerKeyHeader: headers['x-openai-api-key'] } : {};
   const router = s.router(contract, {
     capture: ({ query, headers, res }) => capture({ options: query, ...providerKey(headers), res }),
     captureWithBody: ({ body, headers, res }) => capture({ options: body, ...providerKey(headers), res }),
     usage: usageHandler(deps.usage),
+    createCaptureJob: ({ body, headers, req, res }) => jobs.create({ body, ...providerKey(headers), req, res }),
+    getCaptureJob: ({ params, res }) => jobs.get({ jobId: params.jobId, res }),
+    getCaptureJobFile: ({ params, res }) => jobs.file({ jobId: params.jobId, res }),
   });
   createExpressEndpoints(contract, router, app, {
     logInitialization: false,

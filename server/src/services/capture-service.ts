@@ -24,6 +24,8 @@ export interface CaptureCommand {
   providerKeyHeader?: string;
   /** Aborted when the client disconnects. */
   signal: AbortSignal;
+  /** `async` for a job of POST /captures (marked in the ledger). */
+  mode?: 'sync' | 'async';
 }
 
 export interface CaptureFile {
@@ -35,6 +37,8 @@ export interface CaptureFile {
   timings: Record<string, number>;
   /** Where the file was uploaded, when storage was used. */
   storageUrl?: string;
+  /** The organization's storage configuration and object key, when the file was uploaded there. */
+  storedIn?: { configName: string; key: string };
   aiResult?: AiResult;
   /** Set only when the request had cacheEnabled. */
   cache?: 'HIT' | 'MISS';
@@ -80,6 +84,7 @@ interface Job {
 /** What the per-request steps after rendering add to the answer. */
 interface Delivery {
   storageUrl?: string;
+  storedIn?: CaptureFile['storedIn'];
   aiResult?: AiResult;
 }
 
@@ -135,14 +140,25 @@ export class CaptureService {
 
   private readonly checkDestination: CaptureServiceDependencies['checkDestination'];
 
-  async capture(command: CaptureCommand): Promise<CaptureFile> {
-    const started = Date.now();
-    const organizationId = requireOrganization(command.key);
+  /**
+   * The checks that need more than the contract (the provider key from either transport, the egress
+   * policy): a clean 400 before any work. Async captures run them before a job is queued.
+   */
+  async precheck(command: Pick<CaptureCommand, 'key' | 'options' | 'providerKeyHeader'>): Promise<void> {
+    requireOrganization(command.key);
     const { options } = command;
-    const providerKey = checkProviderKeyRule(options, command.providerKeyHeader);
+    checkProviderKeyRule(options, command.providerKeyHeader);
     // A clean 400 before any work for what is known to be refused; the egress proxy is the boundary.
     if (options.url !== undefined) await this.checkDestination('url', options.url);
     if (options.proxyUrl !== undefined) await this.checkDestination('proxyUrl', options.proxyUrl);
+  }
+
+  async capture(command: CaptureCommand): Promise<CaptureFile> {
+    const started = Date.now();
+    await this.precheck(command);
+    const organizationId = requireOrganization(command.key);
+    const { options } = command;
+    const providerKey = command.providerKeyHeader ?? options.openaiApiKey;
 
     const job: Job = {
       command,
@@ -156,6 +172,7 @@ export class CaptureService {
         source: options.url !== undefined ? 'url' : 'html',
         targetHost: options.url !== undefined ? new URL(options.url).host : null,
         userAgent: options.userAgent ?? null,
+        ...(command.mode ? { mode: command.mode } : {}),
       },
       ...(options.openaiPrompt !== undefined ? { analysis: { prompt: options.openaiPrompt, providerKey: providerKey! } } : {}),
     };
@@ -353,6 +370,7 @@ export class CaptureService {
         signal: command.signal,
       });
       delivery.storageUrl = uploaded.url;
+      if (job.storage.source.kind === 'organization') delivery.storedIn = { configName: job.storage.source.name, key: uploaded.key };
       timings.storage = Date.now() - started;
     }
     return delivery;

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Agent as HttpAgent, type AgentOptions } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
-import { DeleteObjectCommand, HeadBucketCommand, PutObjectCommand, S3Client, S3ServiceException } from '@aws-sdk/client-s3';
+import { DeleteObjectCommand, GetObjectCommand, HeadBucketCommand, PutObjectCommand, S3Client, S3ServiceException } from '@aws-sdk/client-s3';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { ApiError } from '../errors.js';
 import { isPublicAddress, type AddressPolicy } from '../security/address-policy.js';
@@ -84,9 +84,10 @@ const S3_ERROR_HINTS: Record<string, (target: StorageTarget) => string> = {
 const endpointPort = (url: URL) => (url.port ? Number(url.port) : url.protocol === 'https:' ? 443 : 80);
 
 /** What was being done when a storage call failed, and how the message reads for it. */
-type FailurePurpose = 'upload' | 'probe' | 'probe-delete';
+type FailurePurpose = 'download' | 'upload' | 'probe' | 'probe-delete';
 const FAILURE_MESSAGES: Record<FailurePurpose, (reason: string, storage: string) => string> = {
   upload: (reason, storage) => `Upload to storage failed: ${reason} (${storage}); nothing was charged`,
+  download: (reason, storage) => `Reading the file from storage failed: ${reason} (${storage})`,
   probe: (reason, storage) => `Connection test failed: ${reason} (${storage})`,
   'probe-delete': (reason, storage) => `Connection test failed: the test object was written but could not be deleted: ${reason} (${storage})`,
 };
@@ -154,6 +155,22 @@ export class StorageUploader {
       ),
     );
     return { url: StorageUploader.objectUrl(target, key), key };
+  }
+
+  /** Reads an object back (the file of an async capture that was stored in the organization's storage). */
+  async download(target: StorageTarget, key: string): Promise<Buffer> {
+    await this.checkDestination(target);
+    let body: Buffer | undefined;
+    await this.send(
+      target,
+      undefined,
+      async (client, abortSignal) => {
+        const object = await client.send(new GetObjectCommand({ Bucket: target.bucket, Key: key }), { abortSignal });
+        body = Buffer.from(await object.Body!.transformToByteArray());
+      },
+      'download',
+    );
+    return body!;
   }
 
   /** The dashboard's "connection test": the bucket exists and the credentials are accepted. */

@@ -22,6 +22,8 @@ export interface LedgerEntry {
   source: 'url' | 'html';
   targetHost: string | null;
   userAgent: string | null;
+  /** `async` for a job of POST /captures. */
+  mode?: 'sync' | 'async';
 }
 
 export type ReserveOutcome = { reserved: true } | { reserved: false; remaining: number };
@@ -126,6 +128,7 @@ export class CreditRepository {
         target_host: entry.targetHost,
         credits: cost,
         user_agent: entry.userAgent?.slice(0, 1024) ?? null,
+        mode: entry.mode ?? 'sync',
         created_at: Date.now(),
       });
       return { reserved: true as const };

@@ -170,11 +170,24 @@ const issue17SigningSecrets: Knex.Migration = {
   },
 };
 
+/** Async captures (POST /captures) are marked in the ledger so the dashboard can list them as jobs. */
+const ledgerMode: Knex.Migration = {
+  async up(knex) {
+    await knex.schema.alterTable('capture_ledger', (t) => {
+      t.string('mode', 10).notNullable().defaultTo('sync'); // sync | async
+    });
+  },
+  async down(knex) {
+    await knex.schema.alterTable('capture_ledger', (t) => t.dropColumn('mode'));
+  },
+};
+
 const MIGRATIONS: Record<string, Knex.Migration> = {
   '0001_initial': initial,
   '0002_storage_configs': storageConfigs,
   '0003_dashboard_sessions': dashboardSessions,
   '0004_issue17_signing_secrets': issue17SigningSecrets,
+  '0004_issue18_ledger_mode': ledgerMode,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

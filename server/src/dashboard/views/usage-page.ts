@@ -129,7 +129,7 @@ function latestTable(view: UsageView): SafeHtml {
       const status = STATUS[row.status] ?? { kind: 'neutral' as const, label: row.status };
       return html`<tr data-request-id="${row.requestId}">
         <td>${time(row.createdAt)}</td>
-        <td><span class="format">${row.format.toUpperCase()}</span></td>
+        <td><span class="format">${row.format.toUpperCase()}</span>${row.mode === 'async' ? html` <span class="muted" title="async capture (POST /captures)">job</span>` : ''}</td>
         <td>${badge(status.kind, status.label)}${row.errorCode ? html` <code class="error-code">${row.errorCode}</code>` : ''}</td>
         <td class="num">${formatDuration(row.processingMs)}</td>
         <td class="num">${formatBytes(row.fileSize)}</td>

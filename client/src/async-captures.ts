@@ -1,0 +1,34 @@
+import type { AsyncCaptureAccepted, CaptureJobData } from '@rendershot/contract';
+import type { CaptureRequest } from './capture-request.js';
+import { toCaptureBody } from './capture-request.js';
+
+/** Options of `captureAsync()`: those of `capture()` plus the webhook to call when the job ends. */
+export type AsyncCaptureRequest = CaptureRequest & { webhookUrl?: string };
+
+export interface WaitOptions {
+  /** Between two polls; default 1000 ms. */
+  intervalMs?: number;
+  /** Gives up (throws) after this long; default 5 minutes. */
+  timeoutMs?: number;
+}
+
+/** The JSON body and headers of `POST /captures` (the provider key travels as a header). */
+export function toAsyncCaptureBody(request: AsyncCaptureRequest): { body: string; headers: Record<string, string> } {
+  const { body, headers } = toCaptureBody(request, true);
+  delete body.returnFile;
+  return { body: JSON.stringify(body), headers: { ...headers, 'content-type': 'application/json' } };
+}
+
+/** Polls until the job has succeeded or failed, and returns its final state. */
+export async function pollUntilDone(getCapture: (jobId: string) => Promise<CaptureJobData>, jobId: string, options: WaitOptions = {}): Promise<CaptureJobData> {
+  const interval = options.intervalMs ?? 1_000;
+  const deadline = Date.now() + (options.timeoutMs ?? 300_000);
+  for (;;) {
+    const job = await getCapture(jobId);
+    if (job.status === 'succeeded' || job.status === 'failed') return job;
+    if (Date.now() + interval > deadline) throw new Error(`Capture job ${jobId} did not finish in time (status ${job.status})`);
+    await new Promise((resolve) => setTimeout(resolve, interval));
+  }
+}
+
+export type { AsyncCaptureAccepted, CaptureJobData };

@@ -1,0 +1,28 @@
+import type { CaptureWebhookEvent } from '@rendershot/contract';
+import { Webhook } from 'standardwebhooks';
+
+/** Headers as Node (`req.headers`), fetch (`Headers`) or a plain object give them. */
+export type WebhookHeaders = Headers | Record<string, string | string[] | undefined>;
+
+function headerRecord(headers: WebhookHeaders): Record<string, string> {
+  const record: Record<string, string> = {};
+  if (typeof (headers as Headers).forEach === 'function' && typeof (headers as Headers).get === 'function') {
+    (headers as Headers).forEach((value, name) => (record[name.toLowerCase()] = value));
+    return record;
+  }
+  for (const [name, value] of Object.entries(headers as Record<string, string | string[] | undefined>)) {
+    if (value !== undefined) record[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return record;
+}
+
+/**
+ * Verifies a Rendershot webhook (Standard Webhooks: `webhook-id`, `webhook-timestamp`,
+ * `webhook-signature`) with the signing secret of the API key that queued the job, and returns the
+ * event. Throws when the signature is wrong or the timestamp is more than 5 minutes away (replays).
+ * Pass the body exactly as received (the raw text), not a re-serialized object.
+ */
+export function verifyWebhook(signingSecret: string, body: string | Uint8Array, headers: WebhookHeaders): CaptureWebhookEvent {
+  const payload = typeof body === 'string' ? body : new TextDecoder().decode(body);
+  return new Webhook(signingSecret, { format: 'raw' }).verify(payload, headerRecord(headers)) as CaptureWebhookEvent;
+}

@@ -1,0 +1,88 @@
+import type { AsyncCaptureOptions } from '@rendershot/contract';
+import type { Request, Response } from 'express';
+import { Readable } from 'node:stream';
+import { ApiError } from '../errors.js';
+import type { CaptureJobs } from '../jobs/capture-jobs.js';
+import { statusPath } from '../jobs/capture-jobs.js';
+import type { CaptureService } from '../services/capture-service.js';
+import type { CreditRepository } from '../store/credit-repository.js';
+import { contextOf } from './request-context.js';
+
+export interface JobRouteDependencies {
+  /** Undefined without REDIS_URL: async captures then answer 503. */
+  jobs: CaptureJobs | undefined;
+  captures: CaptureService;
+  credits: CreditRepository;
+  creditsPerCapture: number;
+  checkDestination: (field: string, url: string) => Promise<void>;
+}
+
+function requireJobs(jobs: CaptureJobs | undefined): CaptureJobs {
+  if (!jobs) {
+    throw new ApiError('SERVICE_UNAVAILABLE', 'Async captures need a Redis server: this server runs without REDIS_URL. Use GET /capture, or ask the operator to set REDIS_URL.');
+  }
+  return jobs;
+}
+
+function organizationOf(res: Response): { organizationId: string; keyId: string } {
+  const auth = contextOf(res).auth!;
+  if (!auth.organizationId) throw new ApiError('NO_ORGANIZATION_CONTEXT', 'This API key belongs to no organization');
+  return { organizationId: auth.organizationId, keyId: auth.keyId };
+}
+
+/** The address the caller used, so statusUrl and fileUrl work from where the job was sent. */
+function baseUrlOf(req: Request): string {
+  return `${req.protocol}://${req.get('host') ?? 'localhost'}`;
+}
+
+/** `POST /captures`, `GET /captures/{jobId}` and `GET /captures/{jobId}/file`. */
+export function jobHandlers(deps: JobRouteDependencies) {
+  return {
+    async create({ body, providerKeyHeader, req, res }: { body: AsyncCaptureOptions; providerKeyHeader?: string; req: Request; res: Response }) {
+      const jobs = requireJobs(deps.jobs);
+      const { organizationId, keyId } = organizationOf(res);
+      const { webhookUrl, ...options } = body;
+      const key = contextOf(res).auth!;
+      // The same early answers as /capture (provider key, refused destinations), before anything is queued.
+      await deps.captures.precheck({ key, options, ...(providerKeyHeader ? { providerKeyHeader } : {}) });
+      if (webhookUrl !== undefined) await deps.checkDestination('webhookUrl', webhookUrl);
+      // The credit check only: credits are reserved and charged when a worker runs the job.
+      const balance = await deps.credits.rollOverIfDue(organizationId).catch((error: unknown) => {
+        throw new ApiError('SERVICE_UNAVAILABLE', 'Service temporarily unavailable: the database cannot be reached; nothing was queued. Retry shortly.', { logDetail: error, retryAfterSeconds: 5 });
+      });
+      const remaining = balance?.remaining ?? 0;
+      if (remaining < deps.creditsPerCapture) {
+        throw new ApiError('INSUFFICIENT_CREDITS', `Not enough credits: this capture costs ${deps.creditsPerCapture}, ${remaining} remaining in the current period`);
+      }
+      const baseUrl = baseUrlOf(req);
+      const jobId = await jobs.enqueue({
+        organizationId,
+        keyId,
+        options,
+        baseUrl,
+        ...(providerKeyHeader ? { providerKeyHeader } : {}),
+        ...(webhookUrl !== undefined ? { webhookUrl } : {}),
+      });
+      res.setHeader('Location', statusPath(jobId));
+      return { status: 202 as const, body: { success: true as const, data: { jobId, status: 'queued' as const, statusUrl: `${baseUrl}${statusPath(jobId)}` } } };
+    },
+
+    async get({ jobId, res }: { jobId: string; res: Response }) {
+      const jobs = requireJobs(deps.jobs);
+      const { organizationId } = organizationOf(res);
+      return { status: 200 as const, body: { success: true as const, data: await jobs.view(jobId, organizationId) } };
+    },
+
+    async file({ jobId, res }: { jobId: string; res: Response }) {
+      const jobs = requireJobs(deps.jobs);
+      const { organizationId } = organizationOf(res);
+      const file = await jobs.file(jobId, organizationId);
+      // The headers of a binary /capture; X-Request-Id names the request that rendered the file.
+      res.setHeader('Content-Type', file.mime);
+      res.setHeader('Content-Disposition', `inline; filename="${file.fileName}"`);
+      res.setHeader('Content-Length', String(file.buffer.length));
+      res.setHeader('X-Capture-Request-Id', file.requestId);
+      return { status: 200 as const, body: Readable.from([file.buffer]) as unknown as Blob };
+    },
+  };
+}

@@ -1,0 +1,15 @@
+import express, { type Express } from 'express';
+import { ApiError } from '../errors.js';
+import { sendError } from './error-responder.js';
+
+/**
+ * The HTTP side of a `rendershot worker` process: only /health, /ready and /metrics (mounted by
+ * the caller), on a port of its own. No API, no dashboard, no docs: workers take work from the queue.
+ */
+export function createWorkerApp(mountOps: (app: Express) => void): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  mountOps(app);
+  app.use((req, res) => sendError(res, new ApiError('NOT_FOUND', `No route for ${req.method} ${req.path}: this is a render worker (health, ready and metrics only)`)));
+  return app;
+}

@@ -1,0 +1,125 @@
+import { request as httpRequest, type RequestOptions } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import type { AddressPolicy } from '../security/address-policy.js';
+import type { Resolver } from '../security/resolver.js';
+import { guardedLookup } from '../security/target-policy.js';
+import { webhookHeaders } from '../security/webhook-signature.js';
+import { WEBHOOK_QUEUE, type WebhookDelivery } from './job-types.js';
+
+/**
+ * Waits before each retry, as multiples of WEBHOOK_RETRY_BASE_MS: with the default base of one
+ * minute, retries after 1, 5, 15, 30 and 60 minutes: 6 attempts over 111 minutes.
+ */
+export const WEBHOOK_RETRY_FACTORS = [1, 5, 15, 30, 60] as const;
+export const WEBHOOK_ATTEMPTS = WEBHOOK_RETRY_FACTORS.length + 1;
+
+/** Looks up (and decrypts) the signing secret of an API key; undefined when the key is gone. */
+export type SigningSecretLookup = (keyId: string) => Promise<string | undefined>;
+
+export interface WebhookOptions {
+  prefix: string;
+  retryBaseMs: number;
+  timeoutMs: number;
+  retentionSeconds: number;
+}
+
+export class WebhookQueue {
+  readonly queue: Queue<WebhookDelivery>;
+
+  constructor(connection: Redis, private readonly options: WebhookOptions) {
+    this.queue = new Queue(WEBHOOK_QUEUE, { connection, prefix: options.prefix });
+  }
+
+  async enqueue(delivery: WebhookDelivery): Promise<void> {
+    const age = this.options.retentionSeconds;
+    // The message id is the job id: an event queued twice is delivered once.
+    await this.queue.add('deliver', delivery, {
+      jobId: delivery.messageId,
+      attempts: WEBHOOK_ATTEMPTS,
+      backoff: { type: 'schedule' },
+      removeOnComplete: { age },
+      removeOnFail: { age },
+    });
+  }
+
+  close(): Promise<void> {
+    return this.queue.close();
+  }
+}
+
+class WebhookRefusedError extends Error {}
+
+/** POSTs one delivery; resolves with the status. Connects only where the egress policy allows. */
+function post(url: URL, body: string, headers: Record<string, string>, timeoutMs: number, lookup: RequestOptions['lookup']): Promise<number> {
+  const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+  return new Promise((resolve, reject) => {
+    const req = send(
+      url,
+      {
+        method: 'POST',
+        headers: { ...headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), 'user-agent': 'Rendershot-Webhooks/1' },
+        timeout: timeoutMs,
+        ...(lookup ? { lookup } : {}),
+      },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+        res.on('error', reject);
+      },
+    );
+    req.on('timeout', () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)));
+    req.on('error', (error: NodeJS.ErrnoException) =>
+      reject(error.code === 'EDESTINATIONREFUSED' ? new WebhookRefusedError('the destination is not allowed') : error),
+    );
+    req.end(body);
+  });
+}
+
+/**
+ * Delivers webhooks: signed with the key's signing secret (Standard Webhooks), retried on a
+ * non-2xx answer, a timeout or a refused connection per WEBHOOK_RETRY_FACTORS. Redirects are not
+ * followed (a 3xx is a failed attempt), so a receiver cannot bounce a delivery into the internal network.
+ */
+export class WebhookWorker {
+  private readonly worker: Worker<WebhookDelivery>;
+
+  constructor(
+    connection: Redis,
+    private readonly deps: { secretFor: SigningSecretLookup; policy: AddressPolicy; resolve: Resolver; logger: Logger },
+    private readonly options: WebhookOptions,
+  ) {
+    this.worker = new Worker<WebhookDelivery>(WEBHOOK_QUEUE, (job) => this.deliver(job), {
+      connection,
+      prefix: options.prefix,
+      concurrency: 8,
+      settings: {
+        backoffStrategy: (attemptsMade: number) =>
+          options.retryBaseMs * WEBHOOK_RETRY_FACTORS[Math.min(attemptsMade, WEBHOOK_RETRY_FACTORS.length) - 1]!,
+      },
+    });
+    this.worker.on('failed', (job, error) =>
+      deps.logger.warn({ messageId: job?.id, attempt: job?.attemptsMade, err: error.message }, 'webhook delivery failed'),
+    );
+    this.worker.on('error', (error) => deps.logger.error({ err: error }, 'webhook worker error'));
+  }
+
+  private async deliver(job: Job<WebhookDelivery>): Promise<void> {
+    const { url, keyId, messageId, body } = job.data;
+    const secret = await this.deps.secretFor(keyId);
+    if (!secret) throw new UnrecoverableError('the API key that queued the job has no signing secret any more (revoked or deleted)');
+    const target = new URL(url);
+    const port = target.port ? Number(target.port) : target.protocol === 'https:' ? 443 : 80;
+    const lookup = this.deps.policy.allowPrivateNetwork ? undefined : (guardedLookup(this.deps.policy, this.deps.resolve, port) as RequestOptions['lookup']);
+    // A fresh timestamp per attempt: receivers reject old ones (replay protection).
+    const status = await post(target, body, webhookHeaders(secret, messageId, body), this.options.timeoutMs, lookup);
+    if (status < 200 || status >= 300) throw new Error(`the receiver answered ${status}`);
+    this.deps.logger.info({ messageId, status, attempt: job.attemptsMade + 1 }, 'webhook delivered');
+  }
+
+  async close(): Promise<void> {
+    await this.worker.close();
+  }
+}
