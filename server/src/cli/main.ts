@@ -1,6 +1,6 @@
 import { Command, Option } from 'commander';
 import { loadConfig, ConfigError } from '../config.js';
-import { openDataLayer, startRuntime, type DataLayer } from '../runtime.js';
+import { openDataLayer, startRuntime, type DataLayer, type Runtime } from '../runtime.js';
 import { hashPassword } from '../services/passwords.js';
 import { bootstrapDemo, defaultPlan, requireOrganization, requirePlan, requireUser } from './admin.js';
 import { writeDemoKeyFile } from './demo-key-file.js';
@@ -25,6 +25,19 @@ async function withData<T>(fn: (data: DataLayer) => Promise<T>): Promise<T> {
 
 const iso = (ms: number | null | undefined) => (ms === null || ms === undefined ? null : new Date(Number(ms)).toISOString());
 
+/** SIGTERM/SIGINT: graceful shutdown (runtime.stop), then exit 0, or 1 when stopping failed. */
+function stopOnSignals(runtime: Runtime) {
+  const shutdown = (signal: string) => {
+    runtime.logger.info({ signal }, 'shutting down');
+    runtime.stop().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  };
+  process.once('SIGTERM', () => shutdown('SIGTERM'));
+  process.once('SIGINT', () => shutdown('SIGINT'));
+}
+
 const program = new Command('rendershot').description('Rendershot: screenshot and PDF capture API').showHelpAfterError();
 const jsonOption = () => new Option('--json', 'machine-readable output');
 
@@ -43,15 +56,7 @@ program
       console.log(`Try: curl -o shot.png -H "X-API-Key: $(cat ${keyFile})" "${runtime.url}/capture?url=https://example.com"`);
       console.log(`Its key id, for signed links: ${demo.key.id} (create its signing secret with: rendershot key rotate-secret --id ${demo.key.id})`);
     }
-    const shutdown = (signal: string) => {
-      runtime.logger.info({ signal }, 'shutting down');
-      runtime.stop().then(
-        () => process.exit(0),
-        () => process.exit(1),
-      );
-    };
-    process.once('SIGTERM', () => shutdown('SIGTERM'));
-    process.once('SIGINT', () => shutdown('SIGINT'));
+    stopOnSignals(runtime);
   });
 
 program
@@ -61,15 +66,7 @@ program
     const config = loadConfig();
     const runtime = await startRuntime(config, { role: 'worker' });
     console.log(`Rendershot worker rendering up to ${Math.max(1, config.CAPTURE_WORKERS)} jobs at once (health: ${runtime.url}/health)`);
-    const shutdown = (signal: string) => {
-      runtime.logger.info({ signal }, 'shutting down');
-      runtime.stop().then(
-        () => process.exit(0),
-        () => process.exit(1),
-      );
-    };
-    process.once('SIGTERM', () => shutdown('SIGTERM'));
-    process.once('SIGINT', () => shutdown('SIGINT'));
+    stopOnSignals(runtime);
   });
 
 program
