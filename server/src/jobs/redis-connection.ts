@@ -8,7 +8,11 @@ export function jobConnection(redisUrl: string): Redis {
   return new Redis(redisUrl, { maxRetriesPerRequest: null });
 }
 
-/** A connection for the API's short commands (enqueue, status, result reads): fails fast when Redis is down. */
+/**
+ * A connection for short commands (result files, status reads): a command sent while it is still
+ * connecting waits for it (a worker's first job can end before that), and one sent while Redis is
+ * down fails after one reconnection attempt instead of hanging.
+ */
 export function commandConnection(redisUrl: string): Redis {
-  return new Redis(redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false });
+  return new Redis(redisUrl, { maxRetriesPerRequest: 1 });
 }
