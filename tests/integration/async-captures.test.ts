@@ -124,10 +124,14 @@ describe('async captures (POST /captures) with an in-process worker', () => {
       const { jobId } = accepted.body.data;
 
       const client = createClient({ baseUrl: service.url, apiKey });
-      const done = await client.waitForCapture(jobId, { intervalMs: 100, timeoutMs: 30_000 });
+      await client.waitForCapture(jobId, { intervalMs: 100, timeoutMs: 30_000 });
+      // The finish time can land a moment after the state: poll until the record is complete.
+      const done = await until(async () => {
+        const job = await client.getCapture(jobId);
+        return job.finishedAt ? job : undefined;
+      }, 5_000, 'finishedAt');
       expect(done.status).toBe('succeeded');
       expect(done.startedAt).toBeDefined();
-      expect(done.finishedAt).toBeDefined();
       expect(done.result).toMatchObject({ mime: 'image/png', fileUrl: `${service.url}/captures/${jobId}/file` });
 
       const file = await client.getCaptureFile(jobId);

@@ -48,7 +48,7 @@ describe('Swagger UI at /docs', () => {
 
     // Open GET /capture, Try it out, fill only html, Execute.
     await page.click('#operations-capture-capture .opblock-summary');
-    await page.click('#operations-capture-capture .try-out__btn');
+    await (await page.waitForSelector('#operations-capture-capture .try-out__btn'))!.click();
     const html = await page.waitForSelector('#operations-capture-capture tr[data-param-name="html"] input');
     await html!.type('<body style="margin:0;background:rgb(0,150,80)"><h1>docs</h1></body>');
     await page.click('#operations-capture-capture .execute');

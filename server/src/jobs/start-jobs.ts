@@ -72,10 +72,14 @@ export function startJobs(
     ...(jobs ? { jobs } : {}),
     ...(worker ? { worker } : {}),
     async stop(graceMs: number) {
-      await worker?.close(graceMs);
-      await webhookWorker?.close();
-      await webhooks?.close();
-      await jobs?.close();
+      // Bounded: with Redis unreachable BullMQ's close would wait for a connection forever.
+      const closing = (async () => {
+        await worker?.close(graceMs);
+        await webhookWorker?.close();
+        await webhooks?.close();
+        await jobs?.close();
+      })().catch((error: unknown) => logger.warn({ err: error }, 'closing the job queues failed'));
+      await Promise.race([closing, new Promise((resolve) => setTimeout(resolve, graceMs + 2_000).unref())]);
       resultsConnection.disconnect();
       for (const connection of connections) connection.disconnect();
     },
