@@ -28,7 +28,7 @@ describe('database outage mid-capture (a private MariaDB killed by pid)', () => 
     service = await startTestService({
       databaseUrl: url,
       credits: 5,
-      env: { CAPTURE_TIMEOUT_MS: String(CAPTURE_TIMEOUT_MS), STALE_RESERVATION_MARGIN_MS: '1000', CREDIT_SWEEP_INTERVAL_MS: '1000', RATE_LIMIT_MAX: '1000' },
+      env: { MAX_ORG_SHARE_PERCENT: '100', CAPTURE_TIMEOUT_MS: String(CAPTURE_TIMEOUT_MS), STALE_RESERVATION_MARGIN_MS: '1000', CREDIT_SWEEP_INTERVAL_MS: '1000', RATE_LIMIT_MAX: '1000' },
     });
   }, 180_000);
   afterAll(async () => {

@@ -8,7 +8,7 @@ import { openDatabase } from '../../server/src/store/database.js';
 const OK_PAGE = '<body style="margin:0;background:rgb(40,160,110)"></body>';
 /** Short deadlines so that stale reservations age quickly. */
 const CAPTURE_TIMEOUT_MS = 4_000;
-const SWEEP_ENV = { CAPTURE_TIMEOUT_MS: String(CAPTURE_TIMEOUT_MS), STALE_RESERVATION_MARGIN_MS: '1000', CREDIT_SWEEP_INTERVAL_MS: '1000', RATE_LIMIT_MAX: '1000' };
+const SWEEP_ENV = { MAX_ORG_SHARE_PERCENT: '100', CAPTURE_TIMEOUT_MS: String(CAPTURE_TIMEOUT_MS), STALE_RESERVATION_MARGIN_MS: '1000', CREDIT_SWEEP_INTERVAL_MS: '1000', RATE_LIMIT_MAX: '1000' };
 /** The issue's bound: /usage right again within the capture deadline plus 30 s of a crash. */
 const RECOVERY_BOUND_MS = CAPTURE_TIMEOUT_MS + 30_000;
 
@@ -126,8 +126,8 @@ describe('fault recovery: SIGKILL with captures in flight, shutdown past grace',
   });
 
   it('sweeps concurrently from several instances without double-releasing a row', async () => {
-    const a = await startTestService({ database: 'mysql', credits: 0, env: SWEEP_ENV });
-    const b = await startTestService({ databaseUrl: a.database.url, env: SWEEP_ENV });
+    const a = await startTestService({ database: 'mysql', credits: 0, env: { ...SWEEP_ENV, CREDIT_SWEEP_INTERVAL_MS: '3600000' } });
+    const b = await startTestService({ databaseUrl: a.database.url, env: { ...SWEEP_ENV, CREDIT_SWEEP_INTERVAL_MS: '3600000' } });
     try {
       await a.runtime.credits.grant(a.organizationId, 20);
       for (let i = 0; i < 20; i++) {
@@ -145,7 +145,7 @@ describe('fault recovery: SIGKILL with captures in flight, shutdown past grace',
   });
 
   it('shutdown past its grace period answers 503 SERVICE_UNAVAILABLE with Retry-After to each in-flight capture', async () => {
-    const service = await startTestService({ env: { SHUTDOWN_TIMEOUT_MS: '300', MAX_CONCURRENCY: '3', RATE_LIMIT_MAX: '1000' } });
+    const service = await startTestService({ env: { SHUTDOWN_TIMEOUT_MS: '300', MAX_CONCURRENCY: '3', RATE_LIMIT_MAX: '1000', MAX_ORG_SHARE_PERCENT: '100' } });
     const responses = [1, 2, 3].map(() =>
       capture(service.url, service.apiKey, { url: `${fixtures.url}/hang` }).then(async (r) => ({ status: r.status, retryAfter: r.headers.get('retry-after'), body: await r.json() })),
     );
