@@ -145,7 +145,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
   // A reservation older than the deadline plus a margin (for the upload and the commit) belongs to
   // no live capture on any instance: each instance sweeps them at start-up and then on a timer.
   const sweeper = new CreditSweeper(data.credits, {
-    staleAfterMs: maxCaptureBudgetMs(config.CAPTURE_TIMEOUT_MS) + config.STALE_RESERVATION_MARGIN_MS,
+    staleAfterMs: config.CAPTURE_TIMEOUT_MS + config.STALE_RESERVATION_MARGIN_MS,
     intervalMs: config.CREDIT_SWEEP_INTERVAL_MS,
     logger,
   });
