@@ -20,7 +20,6 @@ import { createWorkerApp } from './http/worker-app.js';
 import { startJobs, type JobsRuntime, type ProcessRole } from './jobs/start-jobs.js';
 import type { SigningSecretLookup } from './jobs/webhook-delivery.js';
 import { CaptureRateLimiter, type RateLimitStore } from './http/rate-limit.js';
-import { maxCaptureBudgetMs } from '@rendershot/contract';
 import { createLogger } from './logger.js';
 import { EgressAllowList, type AddressPolicy } from './security/address-policy.js';
 import { EgressProxy } from './security/egress-proxy.js';
