@@ -142,23 +142,25 @@ export class CaptureService {
 
   /**
    * The checks that need more than the contract (the provider key from either transport, the egress
-   * policy): a clean 400 before any work. Async captures run them before a job is queued.
+   * policy): a clean 400 before any work. Async captures run them before a job is queued. Returns
+   * the provider key the rule chose (header first).
    */
-  async precheck(command: Pick<CaptureCommand, 'key' | 'options' | 'providerKeyHeader'>): Promise<void> {
+  async precheck(command: Pick<CaptureCommand, 'key' | 'options' | 'providerKeyHeader'>): Promise<string | undefined> {
     requireOrganization(command.key);
     const { options } = command;
-    checkProviderKeyRule(options, command.providerKeyHeader);
+    const providerKey = checkProviderKeyRule(options, command.providerKeyHeader);
     // A clean 400 before any work for what is known to be refused; the egress proxy is the boundary.
     if (options.url !== undefined) await this.checkDestination('url', options.url);
     if (options.proxyUrl !== undefined) await this.checkDestination('proxyUrl', options.proxyUrl);
+    return providerKey;
   }
 
   async capture(command: CaptureCommand): Promise<CaptureFile> {
     const started = Date.now();
-    await this.precheck(command);
+    // The provider key the rule chose (header first), for the AI analysis.
+    const providerKey = await this.precheck(command);
     const organizationId = requireOrganization(command.key);
     const { options } = command;
-    const providerKey = command.providerKeyHeader ?? options.openaiApiKey;
 
     const job: Job = {
       command,
