@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { Express } from 'express';
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
+import { maxCaptureBudgetMs } from '@rendershot/contract';
 import type { Config } from './config.js';
 import { BrowserManager } from './capture/browser-manager.js';
 import { ContentFilters } from './capture/content-filters/index.js';
@@ -144,7 +145,8 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
   // A reservation older than the deadline plus a margin (for the upload and the commit) belongs to
   // no live capture on any instance: each instance sweeps them at start-up and then on a timer.
   const sweeper = new CreditSweeper(data.credits, {
-    staleAfterMs: config.CAPTURE_TIMEOUT_MS + config.STALE_RESERVATION_MARGIN_MS,
+    marginMs: config.STALE_RESERVATION_MARGIN_MS,
+    staleAfterMs: maxCaptureBudgetMs(config.CAPTURE_TIMEOUT_MS) + config.STALE_RESERVATION_MARGIN_MS,
     intervalMs: config.CREDIT_SWEEP_INTERVAL_MS,
     logger,
   });

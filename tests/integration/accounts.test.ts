@@ -42,11 +42,27 @@ describe.each(DATABASE_KINDS)('credits under concurrency (%s)', (database) => {
     expect(reserved.reserved).toBe(true);
     // Age the row as if its process had died long ago, then run the start-up reconciliation.
     await service.runtime.db.knex('capture_ledger').where('request_id', requestId).update({ created_at: Date.now() - 3_600_000 });
-    expect(await service.runtime.credits.releaseStaleReservations(60_000)).toBe(1);
-    expect(await service.runtime.credits.releaseStaleReservations(60_000)).toBe(0);
+    expect(await service.runtime.credits.releaseStaleReservations({ marginMs: 15_000, olderThanMs: 60_000 })).toBe(1);
+    expect(await service.runtime.credits.releaseStaleReservations({ marginMs: 15_000, olderThanMs: 60_000 })).toBe(0);
     expect(await service.runtime.credits.commit(requestId, { processingMs: 1, fileSize: 1 })).toBe(false);
     const balance = await service.runtime.credits.balance(service.organizationId);
     expect(balance).toMatchObject({ remaining: 5, reserved: 0, used: 1 });
+  });
+
+  it('sweeps a reservation by its own capture deadline: a long delay keeps its credits reserved, a passed deadline frees them', async () => {
+    await service.runtime.credits.grant(service.organizationId, 2);
+    const entry = { organizationId: service.organizationId, apiKeyId: null, format: 'png', source: 'html' as const, targetHost: null, userAgent: null };
+    const longAgo = Date.now() - 3_600_000;
+    const stillRunning = '00000000-0000-4000-8000-0000000000a1';
+    const crashed = '00000000-0000-4000-8000-0000000000a2';
+    // Both started an hour ago; one asked for a deadline still ahead (a capture with a long wait), one's deadline ended.
+    await service.runtime.credits.reserve({ ...entry, requestId: stillRunning, deadline: Date.now() + 60_000 }, 1);
+    await service.runtime.credits.reserve({ ...entry, requestId: crashed, deadline: Date.now() - 20_000 }, 1);
+    await service.runtime.db.knex('capture_ledger').whereIn('request_id', [stillRunning, crashed]).update({ created_at: longAgo });
+    expect(await service.runtime.credits.releaseStaleReservations({ marginMs: 15_000, olderThanMs: 60_000 })).toBe(1);
+    const rows = await service.runtime.db.knex('capture_ledger').whereIn('request_id', [stillRunning, crashed]).select('request_id', 'status');
+    expect(Object.fromEntries(rows.map((row) => [row.request_id, row.status]))).toEqual({ [stillRunning]: 'reserved', [crashed]: 'released' });
+    expect(await service.runtime.credits.commit(stillRunning, { processingMs: 1, fileSize: 1 })).toBe(true);
   });
 });
 

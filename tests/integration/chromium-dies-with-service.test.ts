@@ -1,5 +1,7 @@
 import { spawn } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import pino from 'pino';
+import { BrowserManager } from '../../server/src/capture/browser-manager.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 
@@ -21,7 +23,7 @@ function processesUsing(profile: string): number[] {
 }
 
 describe('Chromium cannot outlive the service', () => {
-  it('SIGKILL of the process that launched Chromium leaves none of its Chromium processes alive', async () => {
+  it('SIGKILL of the process that launched Chromium leaves none of its Chromium processes alive, and the next start removes its profile', async () => {
     const child = spawn('npx', ['tsx', 'tests/fixtures/launch-browser-child.ts'], { stdio: ['ignore', 'pipe', 'inherit'] });
     const profile = await new Promise<string>((resolve, reject) => {
       let out = '';
@@ -53,5 +55,18 @@ describe('Chromium cannot outlive the service', () => {
     }
     child.kill('SIGKILL');
     expect(alive).toEqual([]);
+
+    // The killed process could not remove its profile; the next start of a service does.
+    expect(existsSync(profile)).toBe(true);
+    const next = new BrowserManager({ executablePath: '/usr/bin/chromium', recycleAfter: 100, protocolTimeoutMs: 20_000, logger: pino({ level: 'silent' }) });
+    try {
+      const browser = await next.get();
+      expect(existsSync(profile)).toBe(false);
+      // Its own profile, and those of live instances (this test run's other services), are left alone.
+      const ownProfile = (browser.process()?.spawnargs ?? []).find((a) => a.startsWith('--user-data-dir='))?.slice('--user-data-dir='.length);
+      expect(ownProfile && existsSync(ownProfile)).toBe(true);
+    } finally {
+      await next.close();
+    }
   }, 90_000);
 });

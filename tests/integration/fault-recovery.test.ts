@@ -135,7 +135,7 @@ describe('fault recovery: SIGKILL with captures in flight, shutdown past grace',
         await a.runtime.credits.reserve({ requestId, organizationId: a.organizationId, apiKeyId: null, format: 'png', source: 'html', targetHost: null, userAgent: null }, 1);
       }
       await a.runtime.db.knex('capture_ledger').where('status', 'reserved').update({ created_at: Date.now() - 3_600_000 });
-      const released = await Promise.all([a, b, a, b].map((s) => s.runtime.credits.releaseStaleReservations(60_000)));
+      const released = await Promise.all([a, b, a, b].map((s) => s.runtime.credits.releaseStaleReservations({ marginMs: 15_000, olderThanMs: 60_000 })));
       expect(released.reduce((sum, n) => sum + n, 0)).toBe(20);
       expect(await a.runtime.credits.balance(a.organizationId)).toMatchObject({ remaining: 20, reserved: 0, used: 0 });
     } finally {

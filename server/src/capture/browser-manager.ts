@@ -1,7 +1,7 @@
 import { rmSync } from 'node:fs';
 import puppeteer, { type Browser } from 'puppeteer';
 import type { Logger } from 'pino';
-import { makeChromiumProfile, sandboxedLaunchOptions } from './chromium-launch.js';
+import { makeChromiumProfile, removeDeadInstancesProfiles, sandboxedLaunchOptions } from './chromium-launch.js';
 
 /**
  * Flags verified on these machines (known-traps): without the networking ones Chromium floods a
@@ -53,6 +53,7 @@ export class BrowserManager {
   private userDataDir: string | undefined;
   private capturesSinceLaunch = 0;
   private closed = false;
+  private sweptDeadProfiles = false;
   /** Bumped on every (re)launch; pooled contexts of an older generation are discarded. */
   generation = 0;
   restarts = 0;
@@ -70,6 +71,12 @@ export class BrowserManager {
   }
 
   private async launch(): Promise<Browser> {
+    if (!this.sweptDeadProfiles) {
+      // Once per process: profiles of instances killed without a chance to clean up (issue #13).
+      this.sweptDeadProfiles = true;
+      const removed = removeDeadInstancesProfiles();
+      if (removed.length > 0) this.options.logger.warn({ removed: removed.length }, 'removed Chromium profile folders left by dead instances');
+    }
     // Each launch has a profile of its own, removed when that Chromium exits: a retired browser
     // still finishing captures keeps its profile while the new one starts.
     const userDataDir = makeChromiumProfile();

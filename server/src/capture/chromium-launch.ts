@@ -3,6 +3,7 @@ import { chownSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { ownerTag, removeDeadOwnersProfiles } from './profile-owner.js';
 
 /** The unprivileged system user Chromium runs as when the service runs as root (scripts/setup.sh). */
 export const CHROMIUM_USER = 'rendershot-chromium';
@@ -15,12 +16,16 @@ function realBinary(executablePath: string): string {
   return executablePath === '/usr/bin/chromium' ? '/usr/lib/chromium/chromium' : executablePath;
 }
 
+/** Prefix of the service's Chromium profile folders in the temp directory. */
+export const SERVICE_PROFILE_PREFIX = 'rendershot-chromium-';
+
 /**
  * A fresh profile folder (mode 700) owned by the user Chromium will run as, so that only Chromium
- * and root can read it.
+ * and root can read it. Its name carries this process's identity (profile-owner.ts), so a later
+ * start can tell it was left behind by a process that died.
  */
-export function makeChromiumProfile(prefix = 'rendershot-chromium-'): string {
-  const dir = mkdtempSync(join(tmpdir(), prefix));
+export function makeChromiumProfile(prefix = SERVICE_PROFILE_PREFIX): string {
+  const dir = mkdtempSync(join(tmpdir(), `${prefix}${ownerTag()}`));
   if (process.getuid?.() === 0) {
     const uid = Number(execFileSync('id', ['-u', CHROMIUM_USER]).toString().trim());
     const gid = Number(execFileSync('id', ['-g', CHROMIUM_USER]).toString().trim());
@@ -43,4 +48,9 @@ export function sandboxedLaunchOptions(executablePath: string, userDataDir: stri
       RENDERSHOT_CHROMIUM_HOME: userDataDir,
     },
   };
+}
+
+/** Removes the service profile folders of processes that died without removing them (SIGKILL). */
+export function removeDeadInstancesProfiles(): string[] {
+  return removeDeadOwnersProfiles(tmpdir(), SERVICE_PROFILE_PREFIX);
 }

@@ -261,7 +261,7 @@ export class CaptureService {
     const { options, requestId } = command;
     const cost = this.options.creditsPerCapture;
     // A database failure is the repository's 503.
-    const reservation = await this.credits.reserve(entry, cost);
+    const reservation = await this.credits.reserve({ ...entry, deadline: job.started + captureBudgetMs(this.options.captureTimeoutMs, options) }, cost);
     if (!reservation.reserved) throw errors.insufficientCredits(reservation.remaining, cost);
 
     try {

@@ -2,7 +2,9 @@ import type { Logger } from 'pino';
 import type { CreditRepository } from '../store/credit-repository.js';
 
 export interface CreditSweeperOptions {
-  /** Reservations older than this belong to no live capture on any instance. */
+  /** A reservation whose capture deadline ended longer ago than this belongs to no live capture. */
+  marginMs: number;
+  /** For rows written before deadlines were recorded: older than this (the longest deadline plus the margin). */
   staleAfterMs: number;
   /** How often this instance sweeps. */
   intervalMs: number;
@@ -26,7 +28,7 @@ export class CreditSweeper {
   /** One sweep; errors are logged (the rows stay reserved and the next sweep retries them). */
   sweep(): Promise<void> {
     this.running ??= this.credits
-      .releaseStaleReservations(this.options.staleAfterMs)
+      .releaseStaleReservations({ marginMs: this.options.marginMs, olderThanMs: this.options.staleAfterMs })
       .then(
         (released) => {
           if (released > 0) this.options.logger.warn({ released }, 'released stale credit reservations (a crash or a failed release)');

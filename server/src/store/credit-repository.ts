@@ -24,6 +24,8 @@ export interface LedgerEntry {
   userAgent: string | null;
   /** `async` for a job of POST /captures. */
   mode?: 'sync' | 'async';
+  /** Epoch ms at which the capture's own deadline ends; the sweeper leaves the row alone until then. */
+  deadline?: number;
 }
 
 export type ReserveOutcome = { reserved: true } | { reserved: false; remaining: number };
@@ -129,6 +131,7 @@ export class CreditRepository {
         credits: cost,
         user_agent: entry.userAgent?.slice(0, 1024) ?? null,
         mode: entry.mode ?? 'sync',
+        deadline_at: entry.deadline ?? null,
         created_at: Date.now(),
       });
       return { reserved: true as const };
@@ -185,17 +188,22 @@ export class CreditRepository {
 
   /**
    * Releases reservations left by a process that died between reserve and commit, or whose own
-   * release failed (a database outage). Only rows older than `olderThanMs` are touched, so captures
-   * still running on any instance are left alone. Safe with many instances sweeping at once: each
+   * release failed (a database outage): rows whose capture deadline ended more than `marginMs`
+   * ago (rows from before deadlines were recorded: older than `olderThanMs`), so captures still
+   * allowed to run on any instance are left alone. Safe with many instances sweeping at once: each
    * row moves from `reserved` in one conditional UPDATE inside its transaction, so exactly one
    * sweeper (or the capture itself) settles it and the balance changes once. A row whose release
    * fails stays `reserved` and is retried by the next sweep.
    */
-  async releaseStaleReservations(olderThanMs: number, limit = 500): Promise<number> {
-    const cutoff = Date.now() - olderThanMs;
+  async releaseStaleReservations(options: { marginMs: number; olderThanMs: number }, limit = 500): Promise<number> {
+    const now = Date.now();
     const stale = await this.knex('capture_ledger')
       .where('status', 'reserved')
-      .andWhere('created_at', '<', cutoff)
+      .andWhere((rows) =>
+        rows
+          .where('deadline_at', '<', now - options.marginMs)
+          .orWhere((legacy) => legacy.whereNull('deadline_at').andWhere('created_at', '<', now - options.olderThanMs)),
+      )
       .orderBy('created_at')
       .limit(limit)
       .select('request_id');

@@ -182,12 +182,29 @@ const ledgerMode: Knex.Migration = {
   },
 };
 
+/**
+ * Each reservation carries the end of its own capture's deadline, so the sweeper releases a crashed
+ * capture's credits soon after that deadline, and never those of a capture still allowed to run
+ * (a long `delay` lengthens the deadline; issue #13).
+ */
+const reservationDeadline: Knex.Migration = {
+  async up(knex) {
+    await knex.schema.alterTable('capture_ledger', (t) => {
+      t.bigInteger('deadline_at').nullable(); // epoch ms; null for rows written before this migration
+    });
+  },
+  async down(knex) {
+    await knex.schema.alterTable('capture_ledger', (t) => t.dropColumn('deadline_at'));
+  },
+};
+
 const MIGRATIONS: Record<string, Knex.Migration> = {
   '0001_initial': initial,
   '0002_storage_configs': storageConfigs,
   '0003_dashboard_sessions': dashboardSessions,
   '0004_issue17_signing_secrets': issue17SigningSecrets,
   '0004_issue18_ledger_mode': ledgerMode,
+  '0005_issue13_reservation_deadline': reservationDeadline,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {
