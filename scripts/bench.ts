@@ -17,6 +17,9 @@
  *   BENCH_QUICK=1               skip the long memory run
  *   BENCH_BASELINES_ONLY=1      measure the baselines only (no service)
  *   BENCH_NO_FILTERS=1          skip the removeAds/removeCookieBanners section (BENCH_FILTERS_N=10 per page and options)
+ *   BENCH_NO_FULLPAGE=1         skip the full-page section: 16 000, 30 000, 100 000 px pages in png and jpeg
+ *                               (BENCH_FULLPAGE_N=2 per case; alone: npx tsx scripts/bench/full-page.ts)
+ *   BENCH_NO_ORGS=1             skip the sandbox / four-organizations section (BENCH_ORGS_N=30 sequential captures)
  *   BENCH_SERVICE_BIN=path      the service's CLI entry point (default server/bin/rendershot.js)
  *
  * Exit status: 0 when every target passed (or, with BENCH_BASELINES_ONLY, when the baselines ran),
@@ -30,6 +33,8 @@ import { captureWebsiteOnce, launchRaw, rawCapture, rawScrollCapture, VIEWPORT, 
 import { lazyImagesRequested, startFixtureServer, type FixtureServer } from './bench/fixture-server.js';
 import { buildFixtures, LAZY_COUNT, lazyColour, REALISTIC_RESOURCES, REPO_ROOT } from './bench/make-fixtures.js';
 import { measureContentFilters } from './bench/content-filters.js';
+import { measureFullPage } from './bench/full-page.js';
+import { measureOrganizations } from './bench/organizations.js';
 import { treeCpuSeconds } from './bench/proc-cpu.js';
 import { PssSampler, settledPss, treePss } from './bench/proc-mem.js';
 import { DEFAULT_BIN, startService, timedGet, type HttpResult, type ServiceHandle } from './bench/service.js';
@@ -855,10 +860,19 @@ async function main(): Promise<number> {
   const lazyUrl = `${fixtures.origin}/lazy.html`;
   log(`fixture server at ${fixtures.origin}`);
 
+  let organizationsMd = '';
   try {
     await measureRawFloor(fixtures, results, realisticUrl, lazyUrl);
     await measureCaptureWebsite(fixtures, results, realisticUrl);
     if (!SETTINGS.baselinesOnly) await measureService(fixtures, results, realisticUrl, lazyUrl);
+    // The cost of Chromium's sandbox and of one organization per renderer (issue #14), its own service.
+    if (!SETTINGS.baselinesOnly && !flagEnv('BENCH_NO_ORGS')) {
+      log('organizations: the sandbox and four organizations alternating');
+      const floorRate = results.rawFloor?.realistic?.throughputPerS ?? Number.NaN;
+      const organizations = await measureOrganizations(realisticUrl, floorRate).catch((e: unknown) => ({ markdown: `failed: ${String(e)}`, failures: 1 }));
+      organizationsMd = `\n## Chromium sandbox and one organization per renderer (issue #14)\n\n${organizations.markdown}\n`;
+      if (organizations.failures > 0) results.meta.notes.push(`organizations: ${organizations.failures} failed captures`);
+    }
   } finally {
     await runCleanups();
   }
@@ -871,15 +885,25 @@ async function main(): Promise<number> {
     if (filters.failures > 0) results.meta.notes.push(`content filters: ${filters.failures} failed captures`);
   }
 
+  // Full-page captures of tall pages: time, file size, peak PSS (its own service).
+  let fullPageMd = '';
+  let fullPageFailed = false;
+  if (!SETTINGS.baselinesOnly && !flagEnv('BENCH_NO_FULLPAGE')) {
+    log('full page: 16 000, 30 000 and 100 000 px pages in png and jpeg');
+    const fullPage = await measureFullPage().catch((e: unknown) => ({ markdown: `full-page section failed: ${String(e)}`, failures: 1 }));
+    fullPageMd = `\n## Full-page captures of tall pages (BENCH_FULLPAGE_N per case)\n\n${fullPage.markdown}\n`;
+    fullPageFailed = fullPage.failures > 0;
+  }
+
   results.meta.loadAvgEnd = round(loadavg()[0] ?? Number.NaN, 2);
   results.rows = buildRows(results);
-  const md = markdown(results) + filtersMd;
+  const md = markdown(results) + organizationsMd + filtersMd + fullPageMd;
   process.stdout.write(`\n${md}\n`);
   await writeFile(join(OUT_DIR, 'results.md'), md);
   await writeFile(join(OUT_DIR, 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
   log(`wrote ${join(OUT_DIR, 'results.md')} and results.json`);
 
-  const failed = results.rows.some((row) => row.status === 'FAIL');
+  const failed = fullPageFailed || results.rows.some((row) => row.status === 'FAIL');
   return failed ? 1 : 0;
 }
 

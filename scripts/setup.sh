@@ -8,8 +8,8 @@ cd "$(dirname "$0")/.."
 SUDO=""
 if [ "$(id -u)" != "0" ]; then SUDO="sudo"; fi
 
-# Chromium for rendering; fonts for Latin, CJK and emoji text.
-APT_PACKAGES=(chromium fonts-liberation fonts-noto-core fonts-noto-cjk fonts-noto-color-emoji)
+# Chromium for rendering; fonts for Latin, CJK and emoji text; poppler-utils (pdftotext, pdftoppm) for the pdf tests.
+APT_PACKAGES=(chromium fonts-liberation fonts-noto-core fonts-noto-cjk fonts-noto-color-emoji poppler-utils)
 missing=()
 for pkg in "${APT_PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")

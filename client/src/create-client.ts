@@ -31,6 +31,12 @@ export interface CaptureFile {
   fileName: string;
   /** Response headers, lower-cased names: `x-ratelimit-*`, `x-service-ai-result`, … */
   headers: Record<string, string>;
+  /** HTTP status the target's main document answered (`X-Target-Status`); null for html captures and job files. */
+  targetStatus: number | null;
+  /** The target's URL after redirects (`X-Final-Url`); null for html captures and job files. */
+  finalUrl: string | null;
+  /** True when the image was cut to the full-page budget (`X-Capture-Truncated`). */
+  truncated: boolean;
 }
 
 interface RawClientArgs {
@@ -137,11 +143,15 @@ export function createClient(options: ClientOptions): RendershotClient {
     const mime = contentType.split(';')[0]?.trim() ?? contentType;
     const fileName =
       parseContentDispositionFileName(response.headers.get('content-disposition')) ?? `capture.${EXTENSION_BY_MIME.get(mime) ?? 'bin'}`;
+    const status = response.headers.get('x-target-status');
     return {
       bytes: new Uint8Array(await response.arrayBuffer()),
       contentType,
       fileName,
       headers: headersToRecord(response.headers),
+      targetStatus: status !== null && /^\d{3}$/.test(status) ? Number(status) : null,
+      finalUrl: response.headers.get('x-final-url'),
+      truncated: response.headers.get('x-capture-truncated') === 'true',
     };
   }
 

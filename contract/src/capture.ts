@@ -2,6 +2,8 @@ import { z } from 'zod';
 import { customHeadersParam } from './custom-headers.js';
 import { DEVICE_NAMES, resolveDevice } from './devices.js';
 import { LIMITS } from './limits.js';
+import { pageActionFields } from './page-actions.js';
+import { PAGINATED_ONLY_PDF_FIELDS, pdfFields } from './pdf-options.js';
 import { withOpenApi } from './openapi-meta.js';
 import { booleanParam, enumParam, listParam, numberParam, optionalNumberParam, stringParam } from './params.js';
 
@@ -73,7 +75,8 @@ export const captureFields = {
 
   format: enumParam('format', FORMATS, 'png', 'Output format.'),
   pdfPageLayout: enumParam('pdfPageLayout', PDF_PAGE_LAYOUTS, 'paginated',
-    'paginated: multi-page A4 with margins; single: one continuous page sized to the document height (viewport height when not full page). Ignored unless format is pdf.'),
+    'paginated: multi-page A4 with margins (pdfFormat, pdfMargin and the other pdf* options change that); single: one continuous page sized to the document height (viewport height when not full page). Ignored unless format is pdf.'),
+  ...pdfFields,
   returnFile: booleanParam('returnFile', true, 'true: binary file; false: JSON with base64 data.'),
   imageQuality: numberParam('imageQuality', { min: LIMITS.imageQualityMin, max: LIMITS.imageQualityMax }, 90, 'Quality 1 to 100; for jpeg and webp.'),
   scaleFactor: optionalNumberParam('scaleFactor', { min: LIMITS.scaleFactorMin, max: LIMITS.scaleFactorMax },
@@ -124,6 +127,8 @@ export const captureFields = {
     .describe('Emulated CSS media type: screen or print. Default: none (the page\'s own, screen for images).'),
   reducedMotion: booleanParam('reducedMotion', false,
     'true: the page sees prefers-reduced-motion: reduce, and CSS animations and transitions jump to their end before capture.'),
+
+  ...pageActionFields,
 
   failOnHttpError: booleanParam('failOnHttpError', false,
     'true: when the main document answers 4xx or 5xx, the capture fails with 502 TARGET_HTTP_ERROR (details.status) and nothing is charged.'),
@@ -219,6 +224,15 @@ export function checkCrossFieldRules(options: RawCaptureOptions, ctx: z.Refineme
   if (options.omitBackground && options.format !== 'png' && options.format !== 'webp') {
     issue(ctx, 'omitBackground', 'omitBackground needs format png or webp');
   }
+  if (options.format === 'pdf' && options.pdfPageLayout === 'single') {
+    for (const field of PAGINATED_ONLY_PDF_FIELDS) {
+      if (options[field] !== undefined) issue(ctx, field, `${field} applies to the paginated pdf layout; leave it out or use pdfPageLayout=paginated`);
+    }
+  }
+  if (options.scrollIntoView !== undefined && (options.fullPage || options.format === 'pdf')) {
+    // A full-page capture shows the whole document whatever the scroll position.
+    issue(ctx, 'scrollIntoView', 'scrollIntoView applies to viewport captures: leave out fullPage (and format pdf, which is always full page) or scrollIntoView');
+  }
   const preset = resolveDevice(options.device);
   const width = options.viewportWidth ?? preset.width;
   const height = options.viewportHeight ?? preset.height;
@@ -252,6 +266,20 @@ export const AiResultSchema = z.object({
   model: z.string().describe('The model name'),
 });
 
+/** What the capture saw (issue #12); also in the headers X-Target-Status, X-Final-Url and X-Capture-Truncated. */
+export const PageReportSchema = withOpenApi(
+  z.object({
+    status: z.number().int().nullable().describe('HTTP status of the main document (after redirects); null in html mode'),
+    finalUrl: z.string().nullable().describe('URL of the captured document after redirects (credentials removed); null in html mode'),
+    title: z.string().describe('document.title when the capture was taken'),
+    width: z.number().int().describe('Width in CSS pixels of what was captured: the whole document for fullPage and pdf, the element for clipSelector, the viewport otherwise'),
+    height: z.number().int().describe('Height in CSS pixels of what was captured (the whole document for fullPage and pdf, also when the image was cut)'),
+    truncated: z.boolean().describe('True when the image was cut to the full-page budget (as X-Capture-Truncated)'),
+  }),
+  { title: 'PageReport' },
+);
+export type PageReport = z.infer<typeof PageReportSchema>;
+
 export const CaptureResultSchema = withOpenApi(
   z.object({
     success: z.literal(true),
@@ -263,6 +291,7 @@ export const CaptureResultSchema = withOpenApi(
       url: z.string().url().optional().describe('Storage URL; present when storage is configured'),
       imageData: z.string().optional().describe('Data URI with base64 image data (data:<mime>;base64,<data>); not for pdf'),
       aiResult: AiResultSchema.optional().describe('Present when openaiPrompt was given'),
+      page: PageReportSchema.describe('What the capture saw: target status, final URL, title, captured size, truncation'),
     }),
   }),
   { title: 'CaptureResult' },

@@ -8,3 +8,5 @@ export * from './openapi-meta.js';
 export * from './router.js';
 export * from './usage.js';
 export * from './capture-budget.js';
+export * from './pdf-options.js';
+export * from './page-actions.js';

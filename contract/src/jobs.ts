@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AiResultSchema, applyPdfOverrides, captureFields, checkCrossFieldRules } from './capture.js';
+import { AiResultSchema, applyPdfOverrides, captureFields, checkCrossFieldRules, PageReportSchema } from './capture.js';
 import { LIMITS } from './limits.js';
 import { withOpenApi } from './openapi-meta.js';
 
@@ -58,7 +58,7 @@ export const CaptureJobResultSchema = withOpenApi(
     fileUrl: z.string().describe('Where to download the file: GET /captures/{jobId}/file (same key)'),
     url: z.string().optional().describe('Storage URL; present when storage was used'),
     aiResult: AiResultSchema.optional().describe('Present when openaiPrompt was given'),
-    page: z.record(z.unknown()).optional().describe('What the capture saw (status, final URL, size), as the capture reports it'),
+    page: PageReportSchema.optional().describe('What the capture saw: target status, final URL, title, captured size, truncation'),
   }),
   { title: 'CaptureJobResult' },
 );

@@ -23,6 +23,8 @@ export const LIMITS = {
   selectorMaxLength: 1_024,
   listMaxEntries: 50,
   openaiPromptMaxLength: 4_000,
+  /** Characters of `scripts` (GET or POST), as for `styles`. */
+  scriptMaxLength: 100_000,
 } as const;
 
 /** Header names a caller may not set (spec, "Custom request"). Compared case-insensitively. */

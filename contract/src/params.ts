@@ -27,6 +27,19 @@ export function booleanParam(field: string, defaultValue: boolean, description: 
     .describe(`${description} Default: ${defaultValue}.`);
 }
 
+/**
+ * A boolean whose absence matters (a rule refuses it where it cannot apply), so the parsed value
+ * stays undefined when absent; the documented default is applied by the code that uses it.
+ */
+export function optionalBooleanParam(field: string, documentedDefault: boolean, description: string) {
+  const message = `${field} must be true or false`;
+  const schema = z
+    .preprocess(toBoolean, z.boolean({ errorMap: () => ({ message }) }))
+    .optional()
+    .describe(`${description} Default: ${documentedDefault}.`);
+  return withOpenApi(schema, { default: documentedDefault });
+}
+
 interface NumberRange {
   min: number;
   max: number;

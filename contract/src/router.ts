@@ -27,6 +27,8 @@ const captureResponses = {
   403: ErrorBodySchema,
   429: ErrorBodySchema,
   500: ErrorBodySchema,
+  // TARGET_HTTP_ERROR: failOnHttpError and a 4xx/5xx target.
+  502: ErrorBodySchema,
   503: ErrorBodySchema,
   504: ErrorBodySchema,
 };

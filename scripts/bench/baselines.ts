@@ -23,11 +23,12 @@ export interface RawBrowser {
   close(): Promise<void>;
 }
 
-export async function launchRaw(): Promise<RawBrowser> {
+/** `extraArgs`: e.g. --no-sandbox, to measure what Chromium's sandbox costs (issue #14). */
+export async function launchRaw(extraArgs: readonly string[] = []): Promise<RawBrowser> {
   const userDataDir = makeChromiumProfile('bench-raw-');
   let browser: Browser | undefined;
   try {
-    browser = await puppeteer.launch({ ...sandboxedLaunchOptions(CHROME_PATH, userDataDir), headless: true, args: [...CHROME_ARGS] });
+    browser = await puppeteer.launch({ ...sandboxedLaunchOptions(CHROME_PATH, userDataDir), headless: true, args: [...CHROME_ARGS, ...extraArgs] });
     const page = await browser.newPage();
     await page.setViewport(VIEWPORT);
     const version = await browser.version();
@@ -105,14 +106,21 @@ export async function rawScrollCapture(
  * 1920×1080 pixels as the others (its default is 2); its own wait (networkidle2) is kept.
  */
 export async function captureWebsiteOnce(url: string): Promise<{ ms: number; png: Uint8Array }> {
+  // Through the same sandboxing wrapper as every Chromium here (issue #14): as root, Chromium
+  // refuses to start with its sandbox on, and --no-sandbox is not used anywhere.
+  const userDataDir = makeChromiumProfile('bench-cw-');
   const start = nowMs();
-  const png = await captureWebsite.buffer(url, {
-    width: VIEWPORT.width,
-    height: VIEWPORT.height,
-    scaleFactor: 1,
-    type: 'png',
-    blockAds: false,
-    launchOptions: { executablePath: CHROME_PATH, headless: true, args: [...CHROME_ARGS] },
-  });
-  return { ms: nowMs() - start, png };
+  try {
+    const png = await captureWebsite.buffer(url, {
+      width: VIEWPORT.width,
+      height: VIEWPORT.height,
+      scaleFactor: 1,
+      type: 'png',
+      blockAds: false,
+      launchOptions: { ...sandboxedLaunchOptions(CHROME_PATH, userDataDir), headless: true, args: [...CHROME_ARGS] },
+    });
+    return { ms: nowMs() - start, png };
+  } finally {
+    await rm(userDataDir, { recursive: true, force: true });
+  }
 }

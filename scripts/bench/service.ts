@@ -10,6 +10,7 @@
 import { spawn, execFile, type ChildProcess } from 'node:child_process';
 import { createServer, connect } from 'node:net';
 import type { AddressInfo } from 'node:net';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { processTree, stillRunning, type ProcInfo } from './proc-mem.js';
 import { nowMs, sleep } from './stats.js';
@@ -24,6 +25,8 @@ export interface ServiceOptions {
   dataDir: string;
   credits: number;
   readyTimeoutMs?: number;
+  /** Settings of this service on top of the bench's own (e.g. a longer CAPTURE_TIMEOUT_MS). */
+  env?: Record<string, string>;
   /** Called with every output line (for --verbose style logging). */
   onLine?: (stream: 'stdout' | 'stderr', line: string) => void;
 }
@@ -32,7 +35,9 @@ export interface ServiceHandle {
   pid: number;
   origin: string;
   apiKey: string;
-  keySource: 'demo key on stdout' | 'CLI';
+  keySource: 'demo key file' | 'CLI';
+  /** A key of a new organization with `credits`, made with the CLI on the service's database. */
+  createKey(credits: number, organizationName: string): Promise<string>;
   /** The last lines of output, for error messages. */
   outputTail(): string;
   /** Pids of descendants that were still alive after the service exited and had to be killed. */
@@ -73,6 +78,8 @@ function serviceEnv(port: number, dataDir: string, credits: number): NodeJS.Proc
     LOG_LEVEL: 'warn',
     RATE_LIMIT_MAX: '1000000',
     DEMO_CREDITS: String(credits),
+    // Beside the bench's own database, never the checkout's data folder.
+    DEMO_KEY_FILE: join(dataDir, 'demo-api-key.txt'),
   };
   // The service's default concurrency is what is measured.
   delete env.MAX_CONCURRENCY;
@@ -121,9 +128,9 @@ function parseJsonOutput(stdout: string): unknown {
   throw new Error(`no JSON in output: ${trimmed.slice(0, 500)}`);
 }
 
-export async function createKeyWithCli(repoRoot: string, bin: string, env: NodeJS.ProcessEnv, credits: number): Promise<string> {
+export async function createKeyWithCli(repoRoot: string, bin: string, env: NodeJS.ProcessEnv, credits: number, name = 'bench'): Promise<string> {
   const org = parseJsonOutput(
-    await runCli(repoRoot, bin, env, ['org', 'create', '--name', 'bench', '--credits', String(credits), '--json']),
+    await runCli(repoRoot, bin, env, ['org', 'create', '--name', name, '--credits', String(credits), '--json']),
   );
   const orgId = findString(org, 'id');
   if (!orgId) throw new Error(`org create printed no id: ${JSON.stringify(org)}`);
@@ -151,7 +158,7 @@ function waitExit(child: ChildProcess, timeoutMs: number): Promise<boolean> {
 
 export async function startService(options: ServiceOptions): Promise<ServiceHandle> {
   const port = await freePort();
-  const env = serviceEnv(port, options.dataDir, options.credits);
+  const env = { ...serviceEnv(port, options.dataDir, options.credits), ...options.env };
   const bin = options.bin ?? DEFAULT_BIN;
   const child = spawn(process.execPath, [bin, 'serve'], {
     cwd: options.repoRoot,
@@ -160,7 +167,6 @@ export async function startService(options: ServiceOptions): Promise<ServiceHand
   });
   const pid = child.pid;
   const tail: string[] = [];
-  let stdoutText = '';
   let listening = false;
   let exited: string | undefined;
   let spawnError: Error | undefined;
@@ -172,7 +178,6 @@ export async function startService(options: ServiceOptions): Promise<ServiceHand
       const lines = text.split('\n');
       partial = lines.pop() ?? '';
       for (const line of lines) {
-        if (stream === 'stdout' && stdoutText.length < 1 << 20) stdoutText += `${line}\n`;
         if (/listening/i.test(line)) listening = true;
         tail.push(`[${stream}] ${line}`);
         if (tail.length > 200) tail.shift();
@@ -233,21 +238,25 @@ export async function startService(options: ServiceOptions): Promise<ServiceHand
     }
     if (!listening && !portReady) throw new Error(`the service did not print "listening" within ${timeoutMs} ms\n${outputTail()}`);
     // The demo key line may come just after the listening line.
-    let demo = API_KEY_PATTERN.exec(stdoutText)?.[0];
+    // The demo key is written to DEMO_KEY_FILE (issue #15), just after the listening line.
+    const keyFile = env.DEMO_KEY_FILE!;
+    const readKeyFile = () => readFile(keyFile, 'utf8').then((text) => API_KEY_PATTERN.exec(text)?.[0], () => undefined);
+    let demo = await readKeyFile();
     for (let i = 0; i < 20 && !demo; i++) {
       await sleep(100);
-      demo = API_KEY_PATTERN.exec(stdoutText)?.[0] ?? API_KEY_PATTERN.exec(tail.join('\n'))?.[0];
+      demo = await readKeyFile();
     }
     let apiKey: string;
     let keySource: ServiceHandle['keySource'];
     if (demo) {
       apiKey = demo;
-      keySource = 'demo key on stdout';
+      keySource = 'demo key file';
     } else {
       apiKey = await createKeyWithCli(options.repoRoot, bin, env, options.credits);
       keySource = 'CLI';
     }
-    return { pid, origin: `http://127.0.0.1:${port}`, apiKey, keySource, outputTail, stop };
+    const createKey = (credits: number, organizationName: string) => createKeyWithCli(options.repoRoot, bin, env, credits, organizationName);
+    return { pid, origin: `http://127.0.0.1:${port}`, apiKey, keySource, createKey, outputTail, stop };
   } catch (e) {
     await stop();
     throw e;

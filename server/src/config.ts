@@ -41,8 +41,13 @@ const ConfigSchema = z.object({
   // Share of the capture slots one organization may hold while others wait (issue #15); 100 turns it off.
   MAX_ORG_SHARE_PERCENT: integer('MAX_ORG_SHARE_PERCENT', 1, 100, 50),
   CAPTURE_TIMEOUT_MS: integer('CAPTURE_TIMEOUT_MS', 1_000, 600_000, 30_000),
+  // The full-page budget (issue #12): png/jpeg full pages and clipSelector elements past it are cut and say X-Capture-Truncated: true.
+  FULL_PAGE_MAX_HEIGHT_PX: integer('FULL_PAGE_MAX_HEIGHT_PX', 1_000, 1_000_000, 100_000),
+  FULL_PAGE_MAX_PIXELS: integer('FULL_PAGE_MAX_PIXELS', 1_000_000, 2_000_000_000, 192_000_000),
   BROWSER_RECYCLE_AFTER: integer('BROWSER_RECYCLE_AFTER', 1, 1_000_000, 500),
   CONTEXT_REUSE_LIMIT: integer('CONTEXT_REUSE_LIMIT', 1, 10_000, 50),
+  // Fresh contexts kept ready for a capture whose slot served another organization (issue #14).
+  SPARE_CONTEXTS: integer('SPARE_CONTEXTS', 0, 64, 1),
   ALLOW_PRIVATE_NETWORK: booleanFlag('ALLOW_PRIVATE_NETWORK'),
   EGRESS_ALLOW_LIST: z
     .string()
@@ -85,6 +90,8 @@ const ConfigSchema = z.object({
   CREDIT_SWEEP_INTERVAL_MS: integer('CREDIT_SWEEP_INTERVAL_MS', 500, 3_600_000, 10_000),
   /** V8 heap cap of each renderer (MiB): a page past it crashes alone instead of taking the host's memory. */
   RENDERER_MAX_HEAP_MB: integer('RENDERER_MAX_HEAP_MB', 64, 65_536, 512),
+  // Opt-out of Chromium's sandbox where the kernel forbids user namespaces (issue #14); logged at every start, shown in /ready.
+  ALLOW_UNSANDBOXED_CHROMIUM: booleanFlag('ALLOW_UNSANDBOXED_CHROMIUM'),
   /** Async captures (POST /captures): jobs this process renders at once; 0 = API only (`serve`). */
   CAPTURE_WORKERS: integer('CAPTURE_WORKERS', 0, 64, 2),
   /** Port of a `rendershot worker` process's /health, /ready and /metrics. */

@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import { maxCaptureBudgetMs } from '@rendershot/contract';
 import type { Config } from './config.js';
 import { BrowserManager } from './capture/browser-manager.js';
+import { checkSandbox, sandboxFlags } from './capture/sandbox-check.js';
 import { ContentFilters } from './capture/content-filters/index.js';
 import { ContextPool } from './capture/context-pool.js';
 import { FairScheduler } from './capture/fair-scheduler.js';
@@ -22,77 +23,16 @@ import { startJobs, type JobsRuntime, type ProcessRole } from './jobs/start-jobs
 import type { SigningSecretLookup } from './jobs/webhook-delivery.js';
 import { CaptureRateLimiter, type RateLimitStore } from './http/rate-limit.js';
 import { createLogger } from './logger.js';
-import { EgressAllowList, type AddressPolicy } from './security/address-policy.js';
 import { EgressProxy } from './security/egress-proxy.js';
 import { assertUrlAllowed } from './security/target-policy.js';
-import { systemResolver, type Resolver } from './security/resolver.js';
+import type { Resolver } from './security/resolver.js';
 import { AiAnalyzer } from './services/ai-analysis.js';
-import { ApiKeyService } from './services/api-keys.js';
 import { CaptureService } from './services/capture-service.js';
 import { CreditSweeper } from './services/credit-sweeper.js';
 import { ResponseCache } from './services/response-cache.js';
-import { SecretBox } from './services/storage-secrets.js';
-import { SigningSecrets } from './services/signing-secrets.js';
-import { loadServerKey } from './security/server-key.js';
-import { StorageUploader } from './services/storage.js';
-import { PlanLookup, UsageService } from './services/usage-service.js';
-import { AccountsRepository } from './store/accounts-repository.js';
-import { ApiKeyRepository } from './store/api-key-repository.js';
-import { CreditRepository } from './store/credit-repository.js';
-import { StorageConfigRepository } from './store/storage-config-repository.js';
-import { migrate, openDatabase, type Database } from './store/database.js';
+import { egressPolicy, openDataLayer, type DataLayer } from './data-layer.js';
 
-/** Everything that needs the database but not the browser (the CLI uses only this part). */
-export interface DataLayer {
-  db: Database;
-  accounts: AccountsRepository;
-  credits: CreditRepository;
-  apiKeys: ApiKeyService;
-  /** API keys' signing secrets (signed links; webhook signatures): `signingSecretFor(keyId)`. */
-  signingSecrets: SigningSecrets;
-  plans: PlanLookup;
-  usage: UsageService;
-  /** Storage configurations; creating one needs STORAGE_ENCRYPTION_KEY. */
-  storageConfigs: StorageConfigRepository;
-  /** Uploads and the configurations' connection test. */
-  storage: StorageUploader;
-  /** The network policy shared by the egress proxy, the up-front checks and the storage client. */
-  policy: AddressPolicy;
-  resolve: Resolver;
-}
-
-/** The network policy for everything the service connects to on a caller's behalf (targets, storage endpoints). */
-export function egressPolicy(config: Config): AddressPolicy {
-  return { allowPrivateNetwork: config.ALLOW_PRIVATE_NETWORK, allowList: new EgressAllowList(config.EGRESS_ALLOW_LIST) };
-}
-
-export async function openDataLayer(config: Config, resolve: Resolver = systemResolver): Promise<DataLayer> {
-  const policy = egressPolicy(config);
-  const db = openDatabase(config.DATABASE_URL);
-  await migrate(db);
-  const credits = new CreditRepository(db);
-  const plans = new PlanLookup(db, config);
-  const keyRows = new ApiKeyRepository(db);
-  const signingSecrets = new SigningSecrets(keyRows, loadServerKey(config.SIGNING_SECRETS_KEY, config.DATABASE_URL));
-  return {
-    db,
-    accounts: new AccountsRepository(db),
-    credits,
-    apiKeys: new ApiKeyService(keyRows, signingSecrets),
-    signingSecrets,
-    plans,
-    usage: new UsageService(credits, plans),
-    storageConfigs: new StorageConfigRepository(db, SecretBox.fromSetting(config.STORAGE_ENCRYPTION_KEY)),
-    storage: new StorageUploader({
-      connectTimeoutMs: config.STORAGE_CONNECT_TIMEOUT_MS,
-      requestTimeoutMs: config.STORAGE_REQUEST_TIMEOUT_MS,
-      policy,
-      resolve,
-    }),
-    policy,
-    resolve,
-  };
-}
+export { egressPolicy, openDataLayer, type DataLayer };
 
 export interface Runtime extends DataLayer {
   config: Config;
@@ -153,6 +93,10 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
   await sweeper.sweep();
   sweeper.start();
 
+  // Before anything of Chromium starts: refuse to run it unsandboxed unless the operator said so.
+  const sandbox = checkSandbox({ allowUnsandboxed: config.ALLOW_UNSANDBOXED_CHROMIUM });
+  if (sandbox.mode === 'off') logger.warn({ sandbox }, 'Chromium runs WITHOUT its sandbox (ALLOW_UNSANDBOXED_CHROMIUM=true)');
+  else if (config.ALLOW_UNSANDBOXED_CHROMIUM) logger.info('ALLOW_UNSANDBOXED_CHROMIUM is set, but user namespaces work here: Chromium runs sandboxed');
   const browser = new BrowserManager({
     executablePath: config.CHROME_PATH,
     recycleAfter: config.BROWSER_RECYCLE_AFTER,
@@ -160,19 +104,24 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
     // `<-loopback>` removes Chromium's implicit bypass: loopback goes through the policy too.
     // The V8 heap cap of every renderer: a page that allocates without end crashes its own renderer
     // (noticed at once, answered 500, nothing charged) instead of growing to the host's memory.
-    extraArgs: [`--proxy-server=${egress.url}`, '--proxy-bypass-list=<-loopback>', `--js-flags=--max-old-space-size=${config.RENDERER_MAX_HEAP_MB}`],
+    extraArgs: [...sandboxFlags(sandbox), `--proxy-server=${egress.url}`, '--proxy-bypass-list=<-loopback>', `--js-flags=--max-old-space-size=${config.RENDERER_MAX_HEAP_MB}`],
     logger,
   });
   const pool = new ContextPool(browser, {
     size: config.MAX_CONCURRENCY,
     maxQueue: config.MAX_QUEUE,
     reuseLimit: config.CONTEXT_REUSE_LIMIT,
+    spares: config.SPARE_CONTEXTS,
     logger,
   });
   await pool.warm();
   // Same concurrency as the pool, so the pool's own queue stays empty and the order is the scheduler's.
   const scheduler = new FairScheduler({ concurrency: config.MAX_CONCURRENCY, maxQueue: config.MAX_QUEUE, maxOrgShare: config.MAX_ORG_SHARE_PERCENT / 100 });
-  const renderer = new Renderer(pool, browser, { openProxyChain: (upstream) => egress.openChain(upstream), wasRefused: (url) => egress.refusedRecently(url) });
+  const renderer = new Renderer(pool, browser, {
+    openProxyChain: (upstream) => egress.openChain(upstream),
+    wasRefused: (url) => egress.refusedRecently(url),
+    fullPageBudget: { maxHeightPx: config.FULL_PAGE_MAX_HEIGHT_PX, maxPixels: config.FULL_PAGE_MAX_PIXELS },
+  });
   // The filter engines load in the background (from their cache when the lists are unchanged): start-up does not wait.
   const contentFilters = new ContentFilters({ logger });
   void contentFilters.warm();
@@ -213,7 +162,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
   const shutdown = new AbortController();
   const inFlight = new InFlight();
   let accepting = true;
-  const mountOps = (expressApp: Express) => mountOpsRoutes(expressApp, { db: data.db, browser, pool, metrics, accepting: () => accepting, ...opsExtras });
+  const mountOps = (expressApp: Express) => mountOpsRoutes(expressApp, { db: data.db, browser, pool, metrics, sandbox, accepting: () => accepting, ...opsExtras });
   const app = role === 'worker' ? createWorkerApp(mountOps) : createApp({
     metrics,
     shutdownSignal: shutdown.signal,

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RendershotError } from '../../client/src/index.js';
 import { MAX_OUTPUT_HEIGHT_PX, MAX_OUTPUT_WIDTH_PX, MAX_SINGLE_PDF_HEIGHT_PX } from '../../server/src/capture/renderer.js';
 import { FixtureServer } from '../helpers/fixture-server.js';
-import { decodePng, near, pdfPages, webpSize } from '../helpers/images.js';
+import { decodePng, near, pdfPages } from '../helpers/images.js';
 import sharp from 'sharp';
 import { startTestService, type TestService } from '../helpers/test-service.js';
 
@@ -108,6 +108,19 @@ describe('full-page captures, lazy content, clipping and pdf layouts', () => {
     for (let y = 100; y < 20_000; y += 250) expect(near(image.pixel(200, y), [40, 40, 200]), `y=${y}`).toBe(true);
   });
 
+  it('paints the fixed header at the top even when the page opened at an anchor with smooth scrolling', async () => {
+    // Found by helper-14's stitching tests: the page still glides to #deep after load, so one
+    // scroll to the top was undone and the header was painted mid-page.
+    fixtures.page(
+      '/anchored.html',
+      '<html style="scroll-behavior:smooth"><body style="margin:0;background:rgb(40,40,200)"><div style="position:fixed;top:0;left:0;right:0;height:50px;background:rgb(200,40,40)"></div><div style="height:20000px"></div><a id="deep" style="position:absolute;top:15000px">deep</a></body></html>',
+    );
+    const image = decodePng((await service.client.capture({ url: `${fixtures.url}/anchored.html#deep`, viewportWidth: 400, viewportHeight: 600, fullPage: true })).bytes);
+    expect([image.width, image.height]).toEqual([400, 20_000]);
+    expect(near(image.pixel(200, 10), [200, 40, 40])).toBe(true);
+    for (let y = 100; y < 20_000; y += 250) expect(near(image.pixel(300, y), [40, 40, 200]), `y=${y}`).toBe(true);
+  });
+
   it('cuts a page past the 100 000 px budget and says so with X-Capture-Truncated', async () => {
     const small = await service.get(`/capture?html=${encodeURIComponent('<body>hi</body>')}&viewportWidth=120&viewportHeight=100&apiKey=${service.apiKey}`);
     expect(small.status).toBe(200);
@@ -121,10 +134,16 @@ describe('full-page captures, lazy content, clipping and pdf layouts', () => {
     expect(near(image.pixel(50, 99_990), [40, 200, 40])).toBe(true);
   });
 
-  it(`keeps every output within ${MAX_OUTPUT_WIDTH_PX}×${MAX_OUTPUT_HEIGHT_PX} px, never an empty WebP`, async () => {
+  it(`keeps every output within ${MAX_OUTPUT_WIDTH_PX}×${MAX_OUTPUT_HEIGHT_PX} px per frame: png cut and said so, a WebP past it refused, never shortened`, async () => {
     // A viewport wider than the limit at this scale, a document wider than it, an element taller than it.
-    const wideViewport = await service.client.capture({ html: '<body style="margin:0;background:rgb(200,40,40)"></body>', format: 'webp', viewportWidth: 6000, viewportHeight: 200, scaleFactor: 3 });
-    expect(webpSize(wideViewport.bytes)).toEqual({ width: MAX_OUTPUT_WIDTH_PX, height: 600 });
+    const wide = { html: '<body style="margin:0;background:rgb(200,40,40)"></body>', viewportWidth: 6000, viewportHeight: 200, scaleFactor: 3 };
+    // png: cut to one frame and said so; webp: refused, never shortened (issue #12).
+    const wideViewport = await service.client.capture({ ...wide, format: 'png' });
+    expect([decodePng(wideViewport.bytes).width, decodePng(wideViewport.bytes).height]).toEqual([MAX_OUTPUT_WIDTH_PX, 600]);
+    expect(wideViewport.truncated).toBe(true);
+    const wideWebp = await failure(service.client.capture({ ...wide, format: 'webp' }));
+    expect([wideWebp.status, wideWebp.code]).toEqual([400, 'INVALID_INPUT']);
+    expect(wideWebp.message).toContain('18000×600');
     // A full page past the WebP limit is refused by name, with the page's size, and charges nothing.
     const before = (await service.client.usage()).credits.usedThisPeriod;
     const refused = await failure(
@@ -142,14 +161,19 @@ describe('full-page captures, lazy content, clipping and pdf layouts', () => {
     expect(refused.message).toContain('20000×500');
     expect(refused.message).toContain('png or jpeg');
     expect((await service.client.usage()).credits.usedThisPeriod).toBe(before);
-    const tallElement = await service.client.capture({
-      html: '<body style="margin:0"><div id="tall" style="width:100px;height:20000px;background:rgb(40,200,40)"></div></body>',
-      format: 'webp',
-      clipSelector: '#tall',
-      viewportWidth: 400,
-      viewportHeight: 300,
-    });
-    expect(webpSize(tallElement.bytes)).toEqual({ width: 100, height: MAX_OUTPUT_HEIGHT_PX });
+    const tallElement = await failure(
+      service.client.capture({
+        html: '<body style="margin:0"><div id="tall" style="width:100px;height:20000px;background:rgb(40,200,40)"></div></body>',
+        format: 'webp',
+        clipSelector: '#tall',
+        viewportWidth: 400,
+        viewportHeight: 300,
+      }),
+    );
+    expect([tallElement.status, tallElement.code]).toEqual([400, 'INVALID_INPUT']);
+    expect(tallElement.message).toContain('100×20000');
+    expect(tallElement.message).toContain('clipSelector');
+    expect((await service.client.usage()).credits.usedThisPeriod).toBe(before);
   });
 
   it('captures only the element of clipSelector, and names the selector when nothing matches', async () => {

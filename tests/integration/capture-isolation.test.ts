@@ -51,7 +51,8 @@ describe('capture isolation on a reused context, dialogs, popups and downloads',
     fixtures.route('/isolation/download.bin', (_req, res) => {
       res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-disposition': 'attachment; filename="rendershot-fixture-attachment.bin"' }).end('rendershot fixture download');
     });
-    service = await startTestService({ env: { MAX_CONCURRENCY: '1', RATE_LIMIT_MAX: '1000' } });
+    // No spare context: the checks below count the pool's contexts and pages.
+    service = await startTestService({ env: { MAX_CONCURRENCY: '1', RATE_LIMIT_MAX: '1000', SPARE_CONTEXTS: '0' } });
   });
   afterAll(async () => {
     await service?.stop();

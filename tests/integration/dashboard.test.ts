@@ -391,6 +391,29 @@ describe('the dashboard in a real browser', () => {
     expect(await text(page, '#pg-result .alert-error')).toContain('401 INVALID_API_KEY. Invalid API key');
   });
 
+  it('playground: offers the page actions and, for pdf only, the pdf options, and puts them in the snippets', async () => {
+    await page.goto(`${base}/playground`, { waitUntil: 'domcontentloaded' });
+    expect(await page.$eval('#pdfFormat', (el) => (el.closest('[data-format]') as HTMLElement).hidden)).toBe(true);
+    await page.type('#click', '#load-more');
+    await page.type('#scripts', 'window.ready = true');
+    await page.select('#format', 'pdf');
+    expect(await page.$eval('#pdfFormat', (el) => (el.closest('[data-format]') as HTMLElement).hidden)).toBe(false);
+    await page.select('#pdfFormat', 'Letter');
+    await page.click('#pdfLandscape');
+    await page.type('#pdfPageRanges', '1-2');
+    await page.type('#pdfFooterTemplate', '<span class="pageNumber"></span>');
+    const curl = await text(page, '#pg-curl');
+    for (const part of ['-d format=pdf', '-d pdfFormat=Letter', '-d pdfLandscape=true', '-d pdfPageRanges=1-2', `--data-urlencode 'click=#load-more'`,
+      `--data-urlencode 'scripts=window.ready = true'`, `--data-urlencode 'pdfFooterTemplate=<span class="pageNumber"></span>'`]) {
+      expect(curl).toContain(part);
+    }
+    // The single layout takes none of the paginated options.
+    await page.select('#pdfPageLayout', 'single');
+    const single = await text(page, '#pg-curl');
+    expect(single).toContain('-d pdfPageLayout=single');
+    expect(single).not.toContain('pdfFormat');
+  });
+
   it('signed links: shows the signing secret once with a copy button, rotates it, and sets require-signed-links', async () => {
     const signedCapture = (keyId: string, secret: string) => {
       const query = new URLSearchParams({ html: PAGE_HTML, viewportWidth: '300', viewportHeight: '100', keyId }).toString();

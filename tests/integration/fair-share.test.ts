@@ -35,6 +35,11 @@ describe('fair share between organizations (MAX_CONCURRENCY=2, default MAX_ORG_S
     const metrics = await (await service.get('/metrics')).text();
     expect(metrics).toMatch(/rendershot_waiting_organizations 1/);
     expect(metrics).toMatch(/rendershot_longest_organization_queue [1-9]/);
+    // Alone, the hostile organization runs on both slots (above its share of one) with two more waiting.
+    expect(metrics).toMatch(/rendershot_organizations_by_queue_depth\{depth="2-4"\} 1\b/);
+    expect(metrics).toMatch(/rendershot_organizations_by_queue_depth\{depth="1"\} 0\b/);
+    expect(metrics).toMatch(/rendershot_organizations_by_queue_depth\{depth="5\+"\} 0\b/);
+    expect(metrics).toMatch(/rendershot_organizations_over_share 1\b/);
     expect(metrics).not.toContain(service.organizationId);
 
     const started = Date.now();

@@ -46,8 +46,10 @@ describe('operations', () => {
     expect(ready.status).toBe(200);
     const body = (await ready.json()) as { status: string; checks: Record<string, { ok: boolean }> };
     expect(body.status).toBe('ready');
-    expect(Object.keys(body.checks).sort()).toEqual(['browser', 'database', 'queue', 'shutdown']);
+    expect(Object.keys(body.checks).sort()).toEqual(['browser', 'database', 'queue', 'sandbox', 'shutdown']);
     for (const check of Object.values(body.checks)) expect(check.ok).toBe(true);
+    // Chromium's own sandbox is on here (issue #14); an operator's opt-out would show mode "off".
+    expect(body.checks.sandbox).toEqual({ ok: true, mode: 'on' });
   });
 
   it('returns one request id in the header, the JSON result and the logs; Server-Timing has the stages', async () => {

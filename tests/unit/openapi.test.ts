@@ -14,7 +14,9 @@ const SPEC_PARAMETERS = `url html apiKey format pdfPageLayout returnFile imageQu
   requestStorageSecretAccessKey requestStorageBucket requestStorageRegion`.split(/\s+/);
 
 /** Parameters beyond the spec's tables that extend it in its style (issue #19: page control). */
-const EXTENSION_PARAMETERS = ['hideSelectors', 'styles', 'timezone', 'locale', 'mediaType', 'reducedMotion', 'failOnHttpError', 'omitBackground'];
+const EXTENSION_PARAMETERS = ['hideSelectors', 'styles', 'timezone', 'locale', 'mediaType', 'reducedMotion', 'failOnHttpError', 'omitBackground',
+  'scripts', 'click', 'scrollIntoView', 'pdfFormat', 'pdfLandscape', 'pdfMargin', 'pdfMarginTop', 'pdfMarginRight', 'pdfMarginBottom',
+  'pdfMarginLeft', 'pdfPrintBackground', 'pdfScale', 'pdfPageRanges', 'pdfHeaderTemplate', 'pdfFooterTemplate', 'pdfPreferCssPageSize'];
 
 interface Operation {
   parameters: Array<{ name: string; in: string; description?: string; schema?: { type?: string }; example?: unknown }>;
@@ -85,7 +87,7 @@ describe('openapi.json', () => {
 
   it('declares every status each operation can answer', () => {
     const statuses = (path: string, method: string) => Object.keys(operation(path, method).responses).sort();
-    const capture = ['200', '400', '401', '402', '403', '429', '500', '503', '504'];
+    const capture = ['200', '400', '401', '402', '403', '429', '500', '502', '503', '504'];
     expect(statuses('/capture', 'get')).toEqual(capture);
     expect(statuses('/capture', 'post')).toEqual(capture);
     expect(statuses('/usage', 'get')).toEqual(['200', '400', '401', '403', '500', '503']);

@@ -1,117 +1,23 @@
 import genericPool, { type Pool } from 'generic-pool';
-import type { Browser, BrowserContext, CDPSession, HTTPRequest, Page } from 'puppeteer';
 import type { Logger } from 'pino';
 import type { BrowserManager } from './browser-manager.js';
+import { openSlot, resetSlot, usable, type Slot } from './pool-slot.js';
 
-/** A warm incognito context with one open page, ready for the next capture. */
-export interface Slot {
-  browser: Browser;
-  context: BrowserContext;
-  page: Page;
-  session: CDPSession;
-  generation: number;
-  uses: number;
-  /** Origins the page talked to: their storage is cleared before the slot is reused. */
-  origins: Set<string>;
-  /** Set when anything went wrong: the slot is destroyed instead of reused. */
-  doubtful: boolean;
-  /** One-off contexts (a request with its own proxy) are never pooled. */
-  dedicated: boolean;
-  /** The organization whose pages this context's renderer has loaded: it serves no other (issue #14). */
-  organizationId?: string;
-  /** The pooled slot a dedicated one holds on to, so that it counts against the concurrency limit. */
-  borrowed?: Slot;
-}
+export type { Slot } from './pool-slot.js';
 
 export interface ContextPoolOptions {
   size: number;
   maxQueue: number;
   reuseLimit: number;
+  /**
+   * Fresh contexts kept open beside the pool (SPARE_CONTEXTS): a capture whose slot last served
+   * another organization takes one at once instead of waiting for a new context (issue #14).
+   */
+  spares?: number;
   logger: Logger;
 }
 
 export class PoolSaturatedError extends Error {}
-
-const BLANK = 'about:blank';
-
-/**
- * Runs in every document before its own scripts: a capture never opens windows. It also defines
- * `__name`, which tsx (esbuild keepNames) wraps around functions we pass to page.evaluate.
- */
-const PAGE_GUARDS = `(() => {
-  try { Object.defineProperty(window, 'open', { value: () => null, configurable: false, writable: false }); } catch {}
-  try { if (!('__name' in globalThis)) Object.defineProperty(globalThis, '__name', { value: (fn) => fn, enumerable: false }); } catch {}
-})();`;
-
-async function openSlot(manager: BrowserManager, proxyServer?: string): Promise<Slot> {
-  const browser = await manager.get();
-  const generation = manager.generation;
-  const context = await browser.createBrowserContext({
-    downloadBehavior: { policy: 'deny' },
-    // With a proxy, everything goes through it: Chromium would otherwise bypass it for loopback.
-    ...(proxyServer ? { proxyServer, proxyBypassList: ['<-loopback>'] } : {}),
-  });
-  try {
-    const page = await context.newPage();
-    const session = await page.createCDPSession();
-    const slot: Slot = { browser, context, page, session, generation, uses: 0, origins: new Set(), doubtful: false, dedicated: Boolean(proxyServer) };
-    await page.evaluateOnNewDocument(PAGE_GUARDS);
-    // A new document, so that the guards exist before the first capture (html mode writes into it).
-    await page.goto(BLANK);
-    page.on('dialog', (dialog) => void dialog.dismiss().catch(() => undefined));
-    // A renderer that dies while the slot is idle (out of memory, killed): the next borrower gets a fresh page.
-    page.on('error', () => (slot.doubtful = true));
-    page.on('request', (request: HTTPRequest) => {
-      const origin = originOf(request.url());
-      if (origin) slot.origins.add(origin);
-    });
-    // Popups from target=_blank links or scripts are closed the moment they appear.
-    context.on('targetcreated', (target) => {
-      if (target.type() === 'page') void target.page().then((popup) => (popup && popup !== page ? popup.close() : undefined)).catch(() => undefined);
-    });
-    return slot;
-  } catch (error) {
-    await context.close().catch(() => undefined);
-    throw error;
-  }
-}
-
-function originOf(url: string): string | undefined {
-  if (!url.startsWith('http:') && !url.startsWith('https:')) return undefined;
-  try {
-    return new URL(url).origin;
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * Clears everything a capture could leave behind in a kept context: cookies, every kind of origin
- * storage (local/session storage, IndexedDB, Cache Storage, service workers), the HTTP cache,
- * permission overrides, and what lives in the tab itself: its history (history.back() would
- * return to the previous capture's URL) and window.name (it survives navigations). Per-page
- * emulation (viewport, UA, media, geolocation, headers) is set anew by every capture. Returns
- * false when the reset could not be completed: the slot is then dropped.
- */
-async function resetSlot(slot: Slot): Promise<boolean> {
-  try {
-    await slot.page.goto(BLANK, { timeout: 5_000 });
-    await slot.page.evaluate(() => {
-      window.name = '';
-    });
-    await slot.session.send('Page.resetNavigationHistory');
-    await slot.session.send('Network.clearBrowserCookies');
-    await slot.session.send('Network.clearBrowserCache');
-    for (const origin of slot.origins) {
-      await slot.session.send('Storage.clearDataForOrigin', { origin, storageTypes: 'all' });
-    }
-    slot.origins.clear();
-    await slot.context.clearPermissionOverrides();
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /**
  * A fixed number of warm contexts (the concurrency limit) with a bounded queue in front of them.
@@ -122,6 +28,10 @@ export class ContextPool {
   private readonly pool: Pool<Slot>;
   /** Waiting acquisitions whose capture was given up (deadline, client gone): they hold no queue place. */
   private abandoned = 0;
+  /** Fresh contexts that have served no organization yet, ready to replace another organization's. */
+  private readonly spares: Slot[] = [];
+  private sparesOpening = 0;
+  private closed = false;
 
   constructor(
     private readonly manager: BrowserManager,
@@ -131,7 +41,7 @@ export class ContextPool {
       {
         create: () => openSlot(manager),
         destroy: async (slot) => this.closeSlot(slot),
-        validate: async (slot) => slot.generation === manager.generation && slot.browser.connected && !slot.page.isClosed() && !slot.doubtful,
+        validate: async (slot) => usable(slot, manager.generation) && !slot.doubtful,
       },
       {
         max: options.size,
@@ -150,6 +60,49 @@ export class ContextPool {
     await this.manager.get();
     this.pool.start();
     await this.pool.ready();
+    await this.refillSpares();
+  }
+
+  /** Opens spare contexts up to the configured number; failures only leave fewer spares. */
+  private refillSpares(): Promise<void> {
+    const wanted = (this.options.spares ?? 0) - this.spares.length - this.sparesOpening;
+    const opening: Promise<void>[] = [];
+    for (let i = 0; i < wanted && !this.closed; i++) {
+      this.sparesOpening += 1;
+      opening.push(
+        openSlot(this.manager)
+          .then(async (spare) => {
+            if (this.closed) await this.closeSlot(spare);
+            else this.spares.push(spare);
+          })
+          .catch((error: unknown) => this.options.logger.warn({ err: error }, 'could not open a spare browser context'))
+          .finally(() => {
+            this.sparesOpening -= 1;
+          }),
+      );
+    }
+    return Promise.all(opening).then(() => undefined);
+  }
+
+  /** Spares of a retired browser would keep it open: they are closed and replaced. */
+  private dropStaleSpares(): void {
+    const stale = this.spares.filter((spare) => !usable(spare, this.manager.generation));
+    if (stale.length === 0) return;
+    for (const spare of stale) {
+      this.spares.splice(this.spares.indexOf(spare), 1);
+      void this.closeSlot(spare);
+    }
+    void this.refillSpares();
+  }
+
+  /** A live spare of the current browser, if one is ready; stale ones are closed on the way. */
+  private takeSpare(): Slot | undefined {
+    while (this.spares.length > 0) {
+      const spare = this.spares.shift()!;
+      if (usable(spare, this.manager.generation)) return spare;
+      void this.closeSlot(spare);
+    }
+    return undefined;
   }
 
   get waiting(): number {
@@ -176,8 +129,18 @@ export class ContextPool {
     }
     let pooled = await this.pool.acquire();
     // One organization per renderer: a warm context that served another organization is replaced
-    // by a fresh one (separate browser contexts never share a renderer process).
+    // by a fresh one (separate browser contexts never share a renderer process). A spare, opened
+    // in advance, takes its place in the same pool entry at once; the old context closes and a new
+    // spare opens in the background, off this capture's path.
     while (pooled.organizationId !== undefined && pooled.organizationId !== organizationId) {
+      const spare = this.takeSpare();
+      if (spare) {
+        const previous: Slot = { ...pooled };
+        Object.assign(pooled, spare, { organizationId: undefined, borrowed: undefined });
+        void this.closeSlot(previous);
+        void this.refillSpares();
+        break;
+      }
       await this.pool.destroy(pooled);
       pooled = await this.pool.acquire();
     }
@@ -219,6 +182,8 @@ export class ContextPool {
       return;
     }
     slot.uses += 1;
+    if (!usable(slot, slot.generation)) slot.doubtful = true;
+    this.dropStaleSpares();
     const keep = !slot.doubtful && slot.uses < this.options.reuseLimit && slot.generation === this.manager.generation && (await resetSlot(slot));
     if (keep) await this.pool.release(slot);
     else await this.pool.destroy(slot);
@@ -233,7 +198,9 @@ export class ContextPool {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
     await this.pool.drain().catch(() => undefined);
     await this.pool.clear().catch(() => undefined);
+    await Promise.all(this.spares.splice(0).map((spare) => this.closeSlot(spare)));
   }
 }

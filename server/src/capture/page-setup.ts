@@ -92,6 +92,9 @@ export async function preparePage(slot: Slot, options: CaptureOptions, extraBloc
   await page.setExtraHTTPHeaders(requestHeaders(options));
   await applyLocale(slot, options);
   await page.setJavaScriptEnabled(true);
+  // An opaque white background unless this capture asks for omitBackground: a transparent one
+  // must never carry over to the next capture on the page (seen once in CI).
+  if (!options.omitBackground) await session.send('Emulation.setDefaultBackgroundColorOverride', {});
 
   if (options.latitude !== undefined && options.longitude !== undefined) {
     // Granted for every origin of this context (the target may redirect); reset before reuse. Sent

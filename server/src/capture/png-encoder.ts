@@ -45,7 +45,7 @@ export async function compactPng(png: Buffer): Promise<Buffer> {
 }
 
 /** A render result with its PNG compacted (timed as `encode`); other formats pass through. */
-export async function compactRenderResult(result: RenderResult, timings?: Record<string, number>): Promise<RenderResult> {
+export async function compactRenderResult<T extends RenderResult>(result: T, timings?: Record<string, number>): Promise<T> {
   if (result.mime !== 'image/png') return result;
   const started = Date.now();
   const buffer = await compactPng(result.buffer);

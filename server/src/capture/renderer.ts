@@ -1,31 +1,26 @@
-import { MIME_TYPES, type CaptureOptions } from '@rendershot/contract';
+import type { CaptureOptions } from '@rendershot/contract';
 import type { HTTPRequest, HTTPResponse, Page } from 'puppeteer';
 import { ApiError } from '../errors.js';
 import type { BrowserManager } from './browser-manager.js';
 import { PoolSaturatedError, type ContextPool, type Slot } from './context-pool.js';
-import { captureFullPage, webpTooLarge } from './full-page.js';
-import { documentSize, invalidSelectors, removeElements, scrollThrough } from './page-actions.js';
+import { captureImage } from './capture-image.js';
+import { capturePdf } from './capture-pdf.js';
+import { invalidSelectors } from './page-actions.js';
 import { assertTargetStatus } from './fail-conditions.js';
-import { applyPageControl } from './page-control.js';
-import { effectiveViewport, emulateMedia, preparePage, type RequestFilter } from './page-setup.js';
+import { ScriptStillRunningError } from './page-interactions.js';
+import { preparePage, type RequestFilter } from './page-setup.js';
+import { pageReport, type PageReport } from './page-report.js';
+import type { FullPageBudget } from './full-page-plan.js';
 import { compactRenderResult } from './png-encoder.js';
 import { detectProtection } from './protection-detector.js';
 import { guard, watchPageCrash } from './stage-guard.js';
+import { remainingMs, waitAndClean } from './wait-and-clean.js';
 import { bareHost } from '../security/destination-check.js';
 import { REFUSED_HEADER, type UpstreamProxy } from '../security/egress-proxy.js';
 import { destinationNotAllowed } from '../security/target-policy.js';
 
-/**
- * Largest output, in device pixels, in each direction and for every format: Chromium returns empty
- * WebP images beyond 16 383 px (known-traps), and one limit for all formats keeps memory bounded.
- * Beyond it the capture is clipped to its top-left part.
- */
-export const MAX_OUTPUT_HEIGHT_PX = 16_383;
-export const MAX_OUTPUT_WIDTH_PX = 16_383;
-/** A single-page PDF taller than this (CSS px; PDF pages end at 200 in) falls back to paginated A4. */
-/** Rendered CSS pixels past which the slot's context is replaced after the capture (4 × a 1080p screen). */
-const LARGE_RENDER_PIXELS = 4 * 1920 * 1080;
-export const MAX_SINGLE_PDF_HEIGHT_PX = 19_000;
+export { MAX_OUTPUT_HEIGHT_PX, MAX_OUTPUT_WIDTH_PX } from './capture-image.js';
+export { MAX_SINGLE_PDF_HEIGHT_PX } from './capture-pdf.js';
 
 export interface RenderRequest {
   options: CaptureOptions;
@@ -59,6 +54,9 @@ export interface RenderResult {
   truncated?: boolean;
 }
 
+/** A finished capture: the file and what the page was (page-report.ts). */
+export type RenderedCapture = RenderResult & { page: PageReport };
+
 export { CaptureTimeoutError, ClientGoneError } from './stage-guard.js';
 
 /**
@@ -71,6 +69,8 @@ async function assertValidSelectors(page: Page, options: CaptureOptions): Promis
     ...(options.waitForSelector ? [['waitForSelector', options.waitForSelector] as [string, string]] : []),
     ...(options.removeSelectors ?? []).map((selector) => ['removeSelectors', selector] as [string, string]),
     ...(options.hideSelectors ?? []).map((selector) => ['hideSelectors', selector] as [string, string]),
+    ...(options.click ? [['click', options.click] as [string, string]] : []),
+    ...(options.scrollIntoView ? [['scrollIntoView', options.scrollIntoView] as [string, string]] : []),
   ];
   const invalid = new Set(await invalidSelectors(page, fields.map(([, selector]) => selector)));
   const problems = fields.filter(([, selector]) => invalid.has(selector));
@@ -104,7 +104,8 @@ const proxyCredentialsRefused = () =>
     'The proxy of proxyUrl refused the credentials (HTTP 407 Proxy Authentication Required): check proxyUsername and proxyPassword. Nothing was charged.',
   );
 
-const remainingMs = (request: RenderRequest, reserveMs = 0) => Math.max(1, request.deadline - Date.now() - reserveMs);
+/** Time kept between a tiled image's planned end and the deadline, for the answer (and png re-encoding) after it. */
+const STITCH_RESERVE_MS = 1_500;
 
 /** A loopback listener of the egress proxy that forwards one capture's traffic to the caller's proxy. */
 export interface ProxyChain {
@@ -124,6 +125,8 @@ export interface RendererOptions {
    * proxy only shows as a failed tunnel; this tells it apart from a site that is down.
    */
   wasRefused?: (url: string) => boolean;
+  /** Largest full-page or element image (FULL_PAGE_MAX_HEIGHT_PX, FULL_PAGE_MAX_PIXELS); past it the image is cut and says so. */
+  fullPageBudget?: FullPageBudget;
 }
 
 /** Renders one capture on a pooled page: set up, navigate, wait, clean, capture. */
@@ -135,11 +138,11 @@ export class Renderer {
   ) {}
 
   /** The PNG is re-encoded once the slot is back in the pool (png-encoder.ts), so the next capture renders meanwhile. */
-  async render(request: RenderRequest): Promise<RenderResult> {
+  async render(request: RenderRequest): Promise<RenderedCapture> {
     return compactRenderResult(await this.renderOnSlot(request), request.timings);
   }
 
-  private async renderOnSlot(request: RenderRequest): Promise<RenderResult> {
+  private async renderOnSlot(request: RenderRequest): Promise<RenderedCapture> {
     const { options } = request;
     const timings = request.timings ?? {};
     const mark = (stage: string, started: number) => (timings[stage] = Date.now() - started);
@@ -210,18 +213,24 @@ export class Renderer {
       }
 
       started = Date.now();
-      await this.waitAndClean(page, options, request);
+      await waitAndClean(page, options, request);
       if (request.afterLoad) await guard(request.afterLoad(page), request, 'cleaning the page');
       mark('wait', started);
 
       started = Date.now();
-      const result = await guard(this.capture(slot, options, request), request, 'capturing');
+      const file = await guard(
+        options.format === 'pdf' ? capturePdf(slot, options, remainingMs(request, 200)) : captureImage(slot, options, this.options.fullPageBudget, request.deadline - STITCH_RESERVE_MS),
+        request,
+        'capturing',
+      );
+      const result: RenderedCapture = { ...file, page: await guard(pageReport(page, options, response, file.truncated === true), request, 'capturing') };
       mark('capture', started);
       if (this.manager.noteCapture()) this.manager.retire();
       return result;
     } catch (error) {
       // Anything unexpected (timeout, crash, client gone) leaves the page in an unknown state.
-      if (!(error instanceof ApiError) || error.status >= 500) slot.doubtful = true;
+      // So does a caller's script still running: its page is busy.
+      if (!(error instanceof ApiError) || error.status >= 500 || error instanceof ScriptStillRunningError) slot.doubtful = true;
       throw error;
     } finally {
       crash.stop();
@@ -242,108 +251,6 @@ export class Renderer {
     const target = options.html !== undefined ? `data:text/html;charset=utf-8;base64,${Buffer.from(options.html, 'utf8').toString('base64')}` : options.url!;
     const response = await page.goto(target, { waitUntil: options.waitUntil, timeout });
     return options.html !== undefined ? null : response;
-  }
-
-  private async waitAndClean(page: Page, options: CaptureOptions, request: RenderRequest): Promise<void> {
-    if (options.waitForSelector) {
-      // Leave time to answer before the deadline: the caller gets a clear message, not a timeout.
-      const timeout = remainingMs(request, 1_500);
-      const found = await guard(
-        page.waitForSelector(options.waitForSelector, { timeout }).then(
-          () => true,
-          (error: unknown) => {
-            if (error instanceof Error && error.name === 'TimeoutError') return false;
-            throw error;
-          },
-        ),
-        request,
-        'waiting for waitForSelector',
-      );
-      if (!found) {
-        throw new ApiError('INVALID_INPUT', `waitForSelector: no element matched "${options.waitForSelector}" within ${timeout} ms; nothing was charged`);
-      }
-    }
-    if (options.fullPage && options.fullPageScroll) {
-      await guard(scrollThrough(page, options.fullPageScrollDuration, Math.min(5_000, remainingMs(request, 3_000))), request, 'scrolling the page');
-    }
-    if (options.removeSelectors?.length) {
-      const invalid = await guard(removeElements(page, options.removeSelectors), request, 'removing elements');
-      if (invalid.length) throw new ApiError('VALIDATION_ERROR', `removeSelectors: not valid CSS selectors: ${invalid.join(', ')}`, {
-        details: invalid.map((value) => ({ field: 'removeSelectors', message: 'not a valid CSS selector', value })),
-      });
-    }
-    await guard(applyPageControl(page, options), request, 'applying page options');
-    if (options.delay > 0) await guard(new Promise((r) => setTimeout(r, options.delay)), request, 'waiting for the delay');
-  }
-
-  private async capture(slot: Slot, options: CaptureOptions, request: RenderRequest): Promise<RenderResult> {
-    const { page } = slot;
-    if (options.format === 'pdf') return this.capturePdf(slot, options, request);
-    const type = options.format;
-    const quality = type === 'png' ? undefined : Math.round(options.imageQuality);
-    const base = { type, ...(quality !== undefined ? { quality } : {}), optimizeForSpeed: true, omitBackground: options.omitBackground } as const;
-    const viewport = effectiveViewport(options);
-    // The limits in CSS pixels at this scale.
-    const maxWidth = Math.floor(MAX_OUTPUT_WIDTH_PX / viewport.scale);
-    const maxHeight = Math.floor(MAX_OUTPUT_HEIGHT_PX / viewport.scale);
-    const tooLarge = (size: { width: number; height: number }) => size.width > maxWidth || size.height > maxHeight;
-    const clipped = (size: { width: number; height: number }) => ({ x: 0, y: 0, width: Math.min(size.width, maxWidth), height: Math.min(size.height, maxHeight) });
-    let buffer: Uint8Array;
-    let truncated = false;
-    if (options.clipSelector) {
-      // The selector is valid CSS (checked before navigation).
-      const element = await page.$(options.clipSelector);
-      if (!element) throw new ApiError('INVALID_INPUT', `clipSelector "${options.clipSelector}" matches no element on the page; nothing was charged`);
-      try {
-        const box = await element.boundingBox();
-        if (!box || box.width < 1 || box.height < 1) {
-          throw new ApiError('INVALID_INPUT', `clipSelector "${options.clipSelector}" matches an element that is not visible (no size); nothing was charged`);
-        }
-        // The clip of an element screenshot is relative to the element.
-        buffer = await element.screenshot(tooLarge(box) ? { ...base, clip: clipped(box) } : base);
-      } finally {
-        await element.dispose().catch(() => undefined);
-      }
-    } else if (options.fullPage) {
-      const size = await documentSize(page);
-      // A very tall render leaves large buffers in the kept renderer process: the context is
-      // replaced rather than reused, which returns that memory (PSS drift in npm run bench).
-      if (size.width * size.height > LARGE_RENDER_PIXELS) slot.doubtful = true;
-      if (type === 'webp' && tooLarge(size)) throw webpTooLarge(size, viewport.scale);
-      // Past one frame, png and jpeg are captured in tiles and stitched (full-page.ts).
-      if (tooLarge(size) && type !== 'webp') ({ buffer, plan: { truncated } } = await captureFullPage(page, size, viewport.scale, { type, quality }));
-      else buffer = tooLarge(size) ? await page.screenshot({ ...base, clip: clipped(size), captureBeyondViewport: true }) : await page.screenshot({ ...base, fullPage: true });
-    } else {
-      buffer = tooLarge(viewport) ? await page.screenshot({ ...base, clip: clipped(viewport) }) : await page.screenshot(base);
-    }
-    if (buffer.length === 0) {
-      // Never hand out (and charge for) an empty file.
-      throw new ApiError('OPERATION_FAILED', `The browser produced an empty ${type} image; nothing was charged. Try another format or a smaller capture.`);
-    }
-    return { buffer: Buffer.from(buffer), mime: MIME_TYPES[type], extension: type === 'jpeg' ? 'jpg' : type, truncated };
-  }
-
-  private async capturePdf(slot: Slot, options: CaptureOptions, request: RenderRequest): Promise<RenderResult> {
-    const { page } = slot;
-    const viewport = effectiveViewport(options);
-    const timeout = remainingMs(request, 200);
-    let buffer: Uint8Array | undefined;
-    if (options.pdfPageLayout === 'single') {
-      await emulateMedia(slot, options, 'screen');
-      const size = await documentSize(page);
-      const height = options.fullPage ? size.height : viewport.height;
-      if (height <= MAX_SINGLE_PDF_HEIGHT_PX) {
-        buffer = await page.pdf({ width: `${viewport.width}px`, height: `${height + 1}px`, printBackground: true, pageRanges: '1', timeout });
-      }
-      await emulateMedia(slot, options, '');
-    }
-    buffer ??= await page.pdf({
-      format: 'A4',
-      printBackground: true,
-      margin: { top: '12mm', bottom: '12mm', left: '10mm', right: '10mm' },
-      timeout,
-    });
-    return { buffer: Buffer.from(buffer), mime: MIME_TYPES.pdf, extension: 'pdf' };
   }
 
   /** A PNG of the current viewport, for AI analysis of a pdf capture. */

@@ -1,4 +1,4 @@
-import type { DataLayer } from '../runtime.js';
+import type { DataLayer } from '../data-layer.js';
 import type { PlanRow } from '../store/accounts-repository.js';
 
 export const DEFAULT_PLAN_NAME = 'Starter';
@@ -18,6 +18,22 @@ export async function requirePlan(data: DataLayer, idOrName: string) {
   const plan = await data.accounts.findPlan(idOrName);
   if (!plan) throw new Error(`No plan with id or name "${idOrName}"`);
   return plan;
+}
+
+/**
+ * `plan share` values: --max-share-percent is 1..100 or `default` (MAX_ORG_SHARE_PERCENT),
+ * --weight a whole number 1..100 (turns per round when several organizations wait).
+ */
+export function parsePlanShare(opts: { maxSharePercent?: string; weight?: string }): { maxSharePercent?: number | null; weight?: number } {
+  const whole = (flag: string, value: string) => {
+    if (!/^\d+$/.test(value) || Number(value) < 1 || Number(value) > 100) throw new Error(`${flag} must be a whole number from 1 to 100${flag === '--max-share-percent' ? ' or "default"' : ''}; got "${value}"`);
+    return Number(value);
+  };
+  if (opts.maxSharePercent === undefined && opts.weight === undefined) throw new Error('Give --max-share-percent and/or --weight');
+  return {
+    ...(opts.maxSharePercent !== undefined ? { maxSharePercent: opts.maxSharePercent === 'default' ? null : whole('--max-share-percent', opts.maxSharePercent) } : {}),
+    ...(opts.weight !== undefined ? { weight: whole('--weight', opts.weight) } : {}),
+  };
 }
 
 export async function requireUser(data: DataLayer, idOrEmail: string) {

@@ -1,29 +1,11 @@
-import { Command, Option } from 'commander';
+import { Command } from 'commander';
 import { loadConfig, ConfigError } from '../config.js';
-import { openDataLayer, startRuntime, type DataLayer, type Runtime } from '../runtime.js';
+import type { Runtime } from '../runtime.js';
 import { hashPassword } from '../services/passwords.js';
 import { bootstrapDemo, defaultPlan, requireOrganization, requirePlan, requireUser } from './admin.js';
+import { iso, jsonOption, print, withData } from './cli-output.js';
+import { registerPlanCommands } from './plan-commands.js';
 import { writeDemoKeyFile } from './demo-key-file.js';
-
-type Output = Record<string, unknown> | Record<string, unknown>[];
-
-/** Prints JSON with --json, else a short human line (or a table for lists). */
-function print(json: boolean, value: Output, human: string) {
-  if (json) console.log(JSON.stringify(value, null, 2));
-  else if (Array.isArray(value)) console.table(value);
-  else console.log(human);
-}
-
-async function withData<T>(fn: (data: DataLayer) => Promise<T>): Promise<T> {
-  const data = await openDataLayer(loadConfig());
-  try {
-    return await fn(data);
-  } finally {
-    await data.db.close();
-  }
-}
-
-const iso = (ms: number | null | undefined) => (ms === null || ms === undefined ? null : new Date(Number(ms)).toISOString());
 
 /** SIGTERM/SIGINT: graceful shutdown (runtime.stop), then exit 0, or 1 when stopping failed. */
 function stopOnSignals(runtime: Runtime) {
@@ -39,13 +21,14 @@ function stopOnSignals(runtime: Runtime) {
 }
 
 const program = new Command('rendershot').description('Rendershot: screenshot and PDF capture API').showHelpAfterError();
-const jsonOption = () => new Option('--json', 'machine-readable output');
 
 program
   .command('serve')
   .description('start the HTTP service (migrates the database first)')
   .action(async () => {
     const config = loadConfig();
+    // Loaded here: the browser, HTTP and queue modules are only for serve and worker, not the admin commands.
+    const { startRuntime } = await import('../runtime.js');
     const runtime = await startRuntime(config);
     const demo = config.DATABASE_URL.startsWith('sqlite:') ? await bootstrapDemo(runtime, config.DEMO_CREDITS) : undefined;
     console.log(`Rendershot listening on ${runtime.url} (docs: ${runtime.url}/docs)`);
@@ -64,6 +47,7 @@ program
   .description('run a render worker only: takes async capture jobs from Redis (REDIS_URL); /health, /ready and /metrics on WORKER_PORT')
   .action(async () => {
     const config = loadConfig();
+    const { startRuntime } = await import('../runtime.js');
     const runtime = await startRuntime(config, { role: 'worker' });
     console.log(`Rendershot worker rendering up to ${Math.max(1, config.CAPTURE_WORKERS)} jobs at once (health: ${runtime.url}/health)`);
     stopOnSignals(runtime);
@@ -108,52 +92,7 @@ org
     });
   });
 
-const plan = program.command('plan').description('plans');
-plan
-  .command('create')
-  .requiredOption('--name <name>')
-  .requiredOption('--credits <n>', 'credits per month')
-  .option('--tier <tier>', 'tier name', 'custom')
-  .option('--rollover', 'unused credits carry over to the next period')
-  .option('--rate-limit <n>', 'capture requests per window (default from RATE_LIMIT_MAX)')
-  .option('--rate-window-ms <ms>', 'rate-limit window in ms (default from RATE_LIMIT_WINDOW_MS)')
-  .addOption(jsonOption())
-  .action(async (opts: { name: string; credits: string; tier: string; rollover?: boolean; rateLimit?: string; rateWindowMs?: string; json?: boolean }) => {
-    await withData(async (data) => {
-      const created = await data.accounts.createPlan({
-        name: opts.name,
-        tier: opts.tier,
-        creditsPerMonth: Number(opts.credits),
-        rollover: Boolean(opts.rollover),
-        ...(opts.rateLimit ? { rateLimitMax: Number(opts.rateLimit) } : {}),
-        ...(opts.rateWindowMs ? { rateLimitWindowMs: Number(opts.rateWindowMs) } : {}),
-      });
-      print(Boolean(opts.json), { id: created.id, name: created.name, tier: created.tier, creditsPerMonth: created.credits_per_month, rollover: Boolean(created.rollover) },
-        `Created plan ${created.name} (${created.id}).`);
-    });
-  });
-plan
-  .command('assign')
-  .requiredOption('--org <org>')
-  .requiredOption('--plan <plan>')
-  .addOption(jsonOption())
-  .action(async (opts: { org: string; plan: string; json?: boolean }) => {
-    await withData(async (data) => {
-      const o = await requireOrganization(data, opts.org);
-      const p = await requirePlan(data, opts.plan);
-      await data.accounts.assignPlan(o.id, p.id);
-      print(Boolean(opts.json), { organizationId: o.id, planId: p.id }, `Organization ${o.name} is now on plan ${p.name} (from the next period).`);
-    });
-  });
-plan
-  .command('list')
-  .addOption(jsonOption())
-  .action(async (opts: { json?: boolean }) => {
-    await withData(async (data) => {
-      const rows = (await data.accounts.listPlans()).map((p) => ({ id: p.id, name: p.name, tier: p.tier, creditsPerMonth: p.credits_per_month, rollover: Boolean(p.rollover) }));
-      print(Boolean(opts.json), rows, '');
-    });
-  });
+registerPlanCommands(program);
 
 const user = program.command('user').description('users');
 user

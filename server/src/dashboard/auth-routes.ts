@@ -15,70 +15,8 @@ import {
   SIGN_IN_COOKIE,
 } from './session.js';
 import { messagePage, signInPage } from './views/auth-pages.js';
-
-const WINDOW_MS = 15 * 60_000;
-const MAX_FAILURES_PER_EMAIL = 10;
-const MAX_FAILURES_PER_ADDRESS = 50;
-const MAX_TRACKED = 10_000;
-
-/**
- * Slows down password guessing: after 10 failed sign-ins for one email (or 50 from one address)
- * in 15 minutes, further attempts are refused until the window has passed. Kept in memory, so
- * per instance; scrypt already makes every guess cost about 100 ms of CPU.
- */
-export class SignInThrottle {
-  private readonly failures = new Map<string, number[]>();
-
-  private recent(key: string, now: number): number[] {
-    const list = (this.failures.get(key) ?? []).filter((at) => now - at < WINDOW_MS);
-    if (list.length === 0) this.failures.delete(key);
-    else this.failures.set(key, list);
-    return list;
-  }
-
-  /** Milliseconds until the next attempt is allowed; 0 when allowed now. */
-  retryAfter(email: string, address: string, now = Date.now()): number {
-    const checks: [string, number][] = [
-      [`email:${email}`, MAX_FAILURES_PER_EMAIL],
-      [`address:${address}`, MAX_FAILURES_PER_ADDRESS],
-    ];
-    let wait = 0;
-    for (const [key, max] of checks) {
-      const list = this.recent(key, now);
-      if (list.length >= max) wait = Math.max(wait, list[list.length - max]! + WINDOW_MS - now);
-    }
-    return wait;
-  }
-
-  /**
-   * Keeps memory bounded without ever forgetting a locked email or address early (issue #15: a
-   * flood of junk failures used to clear everything): expired entries go first, then unlocked ones,
-   * oldest first. Locked entries stay until their window passes.
-   */
-  private prune(now: number): void {
-    for (const key of [...this.failures.keys()]) this.recent(key, now);
-    const target = Math.floor(MAX_TRACKED * 0.9);
-    for (const [key, list] of this.failures) {
-      if (this.failures.size <= target) break;
-      const max = key.startsWith('email:') ? MAX_FAILURES_PER_EMAIL : MAX_FAILURES_PER_ADDRESS;
-      if (list.length < max) this.failures.delete(key);
-    }
-  }
-
-  /** Entries tracked now (for tests of the bound). */
-  get size(): number {
-    return this.failures.size;
-  }
-
-  fail(email: string, address: string, now = Date.now()): void {
-    if (this.failures.size > MAX_TRACKED) this.prune(now);
-    for (const key of [`email:${email}`, `address:${address}`]) this.failures.set(key, [...this.recent(key, now), now]);
-  }
-
-  succeed(email: string): void {
-    this.failures.delete(`email:${email}`);
-  }
-}
+import { SignInThrottle } from './sign-in-throttle.js';
+import { SignInFailureRepository } from '../store/sign-in-failure-repository.js';
 
 const bodyText = (req: Request, name: string) => {
   const value = (req.body as Record<string, unknown> | undefined)?.[name];
@@ -87,7 +25,8 @@ const bodyText = (req: Request, name: string) => {
 
 export function mountAuthRoutes(router: Router, services: DashboardServices): void {
   const { data, sessions, assets } = services;
-  const throttle = new SignInThrottle();
+  // In the database, so that the lock holds across instances (issue #15).
+  const throttle = new SignInThrottle(new SignInFailureRepository(data.db));
   // Unknown emails are checked against this hash too, so a wrong email takes as long as a wrong password.
   let decoyHash: Promise<string> | undefined;
 
@@ -127,7 +66,7 @@ export function mountAuthRoutes(router: Router, services: DashboardServices): vo
       if (email === '' || password === '') return render(400, 'Enter your email and your password.');
       const normalized = email.toLowerCase();
       const address = req.ip ?? 'unknown';
-      const wait = throttle.retryAfter(normalized, address, services.now());
+      const wait = await throttle.retryAfter(normalized, address, services.now());
       if (wait > 0) {
         res.setHeader('Retry-After', String(Math.ceil(wait / 1000)));
         return render(429, `Too many failed sign-ins. Try again in ${Math.ceil(wait / 60_000)} minutes.`);
@@ -141,11 +80,11 @@ export function mountAuthRoutes(router: Router, services: DashboardServices): vo
         ? await verifyPassword(password, candidate.password_hash!)
         : await verifyPassword(password, await (decoyHash ??= hashPassword(newToken()))).then(() => false);
       if (!candidate || !passwordOk) {
-        throttle.fail(normalized, address, services.now());
+        await throttle.fail(normalized, address, services.now());
         services.logger.info({ email: normalized }, 'dashboard: sign-in failed');
         return render(401, 'Incorrect email or password.');
       }
-      throttle.succeed(normalized);
+      await throttle.succeed(normalized);
 
       const memberships = await sessions.memberships(candidate.id);
       const organization = memberships.find((m) => m.active) ?? memberships[0];

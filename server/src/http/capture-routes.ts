@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream';
-import type { CaptureOptions, CaptureResult } from '@rendershot/contract';
+import type { CaptureOptions, CaptureResult, PageReport } from '@rendershot/contract';
 import type { Response } from 'express';
 import { ApiError } from '../errors.js';
 import { aiResultHeader } from '../services/ai-analysis.js';
@@ -20,9 +20,29 @@ function disconnectSignal(res: Response, shutdown?: AbortSignal): AbortSignal {
   return controller.signal;
 }
 
+/** A URL as an HTTP header value: ASCII only (non-ASCII percent-encoded), never a line break. */
+function headerSafeUrl(url: string): string {
+  return encodeURI(decodeURIComponentSafe(url)).replace(/[\r\n]/g, '');
+}
+
+function decodeURIComponentSafe(url: string): string {
+  try {
+    return decodeURI(url);
+  } catch {
+    return url;
+  }
+}
+
+/** The page report as headers: X-Capture-Truncated always; the target's status and final URL for url captures only. */
+export function setPageHeaders(res: Response, page: PageReport): void {
+  res.setHeader('X-Capture-Truncated', String(page.truncated));
+  if (page.status !== null) res.setHeader('X-Target-Status', String(page.status));
+  if (page.finalUrl !== null) res.setHeader('X-Final-Url', headerSafeUrl(page.finalUrl));
+}
+
 function setCommonHeaders(res: Response, file: CaptureFile) {
   res.setHeader('X-Request-Id', file.requestId);
-  res.setHeader('X-Capture-Truncated', String(file.truncated === true));
+  setPageHeaders(res, file.page);
   if (file.cache) res.setHeader('X-Cache', file.cache);
   if (file.storageUrl) res.setHeader('X-Storage-Url', file.storageUrl);
   const timing = Object.entries(file.timings).map(([stage, ms]) => `${stage};dur=${ms}`);
@@ -40,6 +60,7 @@ export function toJsonResult(file: CaptureFile, format: CaptureOptions['format']
       ...(file.storageUrl ? { url: file.storageUrl } : {}),
       ...(format !== 'pdf' ? { imageData: `data:${file.mime};base64,${file.buffer.toString('base64')}` } : {}),
       ...(file.aiResult ? { aiResult: file.aiResult } : {}),
+      page: file.page,
     },
   };
 }

@@ -6,6 +6,7 @@ import type { CaptureJobs } from '../jobs/capture-jobs.js';
 import { statusPath } from '../jobs/capture-jobs.js';
 import type { CaptureService } from '../services/capture-service.js';
 import type { CreditRepository } from '../store/credit-repository.js';
+import { setPageHeaders } from './capture-routes.js';
 import { contextOf } from './request-context.js';
 
 export interface JobRouteDependencies {
@@ -60,6 +61,7 @@ export function jobHandlers(deps: JobRouteDependencies) {
         keyId,
         options,
         baseUrl,
+        ...(key.fairShare ? { fairShare: key.fairShare } : {}),
         ...(providerKeyHeader ? { providerKeyHeader } : {}),
         ...(webhookUrl !== undefined ? { webhookUrl } : {}),
       });
@@ -82,6 +84,8 @@ export function jobHandlers(deps: JobRouteDependencies) {
       res.setHeader('Content-Disposition', `inline; filename="${file.fileName}"`);
       res.setHeader('Content-Length', String(file.buffer.length));
       res.setHeader('X-Capture-Request-Id', file.requestId);
+      // The job's file repeats what its capture saw, as a binary /capture answer does.
+      if (file.page) setPageHeaders(res, file.page);
       return { status: 200 as const, body: Readable.from([file.buffer]) as unknown as Blob };
     },
   };

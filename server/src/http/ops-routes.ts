@@ -2,6 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Express, Request, Response } from 'express';
 import type { BrowserManager } from '../capture/browser-manager.js';
 import type { ContextPool } from '../capture/context-pool.js';
+import type { SandboxStatus } from '../capture/sandbox-check.js';
 import type { Metrics } from '../ops/metrics.js';
 import type { Database } from '../store/database.js';
 
@@ -10,6 +11,8 @@ export interface OpsDependencies {
   browser: BrowserManager;
   pool: ContextPool;
   metrics: Metrics;
+  /** How Chromium runs: sandboxed, or not by the operator's opt-out (issue #14). */
+  sandbox?: SandboxStatus;
   /** False once shutdown has begun: load balancers stop sending traffic. */
   accepting: () => boolean;
   /** Captures waiting in the fair scheduler, in front of the pool (issue #15). */
@@ -57,7 +60,9 @@ export function mountOpsRoutes(app: Express, deps: OpsDependencies): void {
     const queue = { ok: !saturated, waiting, busy: deps.pool.busy, slots: deps.pool.size };
     const shutdown = { ok: deps.accepting() };
     const ready = database.ok && browser.ok && queue.ok && shutdown.ok;
-    res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'unready', checks: { database, browser, queue, shutdown } });
+    // The sandbox does not change readiness; an operator's opt-out stays visible here (issue #14).
+    const sandbox = { ok: true, ...(deps.sandbox ?? { mode: 'on' as const }) };
+    res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'unready', checks: { database, browser, queue, shutdown, sandbox } });
   });
 
   // METRICS_PORT moves /metrics off the public port (issue #15).

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { CaptureJobData } from '@rendershot/contract';
+import type { CaptureJobData, PageReport } from '@rendershot/contract';
 import { Queue, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { ApiError, errors } from '../errors.js';
@@ -23,6 +23,8 @@ export interface JobFile {
   mime: string;
   fileName: string;
   requestId: string;
+  /** What the capture saw (absent for jobs finished before it was recorded): the headers of a binary /capture. */
+  page?: PageReport;
 }
 
 /**
@@ -100,7 +102,7 @@ export class CaptureJobs {
       });
     }
     if (!buffer) throw new ApiError('NOT_FOUND', `The file of capture job ${jobId} has expired (files are kept for ${this.options.resultTtlSeconds} s)`);
-    return { buffer, mime: outcome.mime, fileName: outcome.fileName, requestId: outcome.requestId };
+    return { buffer, mime: outcome.mime, fileName: outcome.fileName, requestId: outcome.requestId, ...(outcome.page ? { page: outcome.page } : {}) };
   }
 
   async close(): Promise<void> {

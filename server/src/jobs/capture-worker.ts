@@ -72,7 +72,7 @@ export class CaptureWorker {
     try {
       const file = await captures.capture({
         requestId,
-        key: { keyId: data.keyId, organizationId: data.organizationId, userId: null, membershipActive: true },
+        key: { keyId: data.keyId, organizationId: data.organizationId, userId: null, membershipActive: true, ...(data.fairShare ? { fairShare: data.fairShare } : {}) },
         options: data.options,
         ...(data.providerKeyHeader ? { providerKeyHeader: data.providerKeyHeader } : {}),
         signal: controller.signal,
@@ -94,6 +94,7 @@ export class CaptureWorker {
         mime: file.mime,
         ...(file.storageUrl ? { storageUrl: file.storageUrl } : {}),
         ...(file.aiResult ? { aiResult: file.aiResult } : {}),
+        page: file.page,
         file: stored,
       };
     } catch (error) {

@@ -1,5 +1,6 @@
 import type { AiResult } from '../services/ai-analysis.js';
-import type { CaptureOptions } from '@rendershot/contract';
+import type { CaptureOptions, PageReport } from '@rendershot/contract';
+import type { FairShare } from '../capture/fair-scheduler.js';
 
 export const CAPTURE_QUEUE = 'captures';
 export const WEBHOOK_QUEUE = 'webhooks';
@@ -9,6 +10,8 @@ export interface CaptureJobPayload {
   organizationId: string;
   keyId: string;
   options: CaptureOptions;
+  /** The plan's share of the browser when the job was sent, so workers schedule it as /capture would. */
+  fairShare?: FairShare;
   /** X-OpenAI-Api-Key of the request, preferred over openaiApiKey as for /capture. */
   providerKeyHeader?: string;
   webhookUrl?: string;
@@ -35,7 +38,7 @@ export interface CaptureJobOutcome {
   mime: string;
   storageUrl?: string;
   aiResult?: AiResult;
-  page?: Record<string, unknown>;
+  page?: PageReport;
   file: StoredFile;
 }
 

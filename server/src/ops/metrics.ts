@@ -1,4 +1,16 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { FairShareSnapshot } from '../capture/fair-scheduler.js';
+
+/** The buckets of rendershot_organizations_by_queue_depth; every bucket is always reported (0 when empty). */
+export function queueDepthBuckets(depths: number[]): Record<'1' | '2-4' | '5+', number> {
+  const counts = { '1': 0, '2-4': 0, '5+': 0 };
+  for (const depth of depths) {
+    if (depth >= 5) counts['5+'] += 1;
+    else if (depth >= 2) counts['2-4'] += 1;
+    else if (depth === 1) counts['1'] += 1;
+  }
+  return counts;
+}
 
 /**
  * Every metric of the service, on a registry of its own (several runtimes in one test process
@@ -45,7 +57,7 @@ export class Metrics {
   });
 
   /** Fair share (issue #15): per-organization queues shown without naming any organization. */
-  private fairShare: (() => { waitingOrganizations: number; longestOrganizationQueue: number }) | undefined;
+  private fairShare: (() => FairShareSnapshot) | undefined;
   readonly waitingOrganizations: Gauge = new Gauge({
     name: 'rendershot_waiting_organizations',
     help: 'Organizations with at least one capture waiting for a browser slot',
@@ -59,7 +71,25 @@ export class Metrics {
     collect: (): void => this.longestOrganizationQueue.set(this.fairShare?.().longestOrganizationQueue ?? 0),
   });
 
-  observeFairShare(snapshot: () => { waitingOrganizations: number; longestOrganizationQueue: number }): void {
+  /** Waiting organizations counted by the length of their queue: a distribution, never a name or an id. */
+  readonly organizationsByQueueDepth: Gauge<'depth'> = new Gauge({
+    name: 'rendershot_organizations_by_queue_depth',
+    help: 'Organizations with captures waiting for a browser slot, by how many wait (1, 2-4, 5+)',
+    labelNames: ['depth'] as const,
+    registers: [this.registry],
+    collect: (): void => {
+      const counts = queueDepthBuckets(this.fairShare?.().queueDepths ?? []);
+      for (const [depth, count] of Object.entries(counts)) this.organizationsByQueueDepth.set({ depth }, count);
+    },
+  });
+  readonly organizationsOverShare: Gauge = new Gauge({
+    name: 'rendershot_organizations_over_share',
+    help: "Organizations holding more browser slots than their plan's share (only while no one below their share waits)",
+    registers: [this.registry],
+    collect: (): void => this.organizationsOverShare.set(this.fairShare?.().organizationsOverShare ?? 0),
+  });
+
+  observeFairShare(snapshot: () => FairShareSnapshot): void {
     this.fairShare = snapshot;
   }
 

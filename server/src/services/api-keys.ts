@@ -2,6 +2,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { ApiError, errors } from '../errors.js';
 import type { ApiKeyRepository, ApiKeyRow, KeyLookup } from '../store/api-key-repository.js';
 import type { SigningSecrets } from './signing-secrets.js';
+import type { FairShare } from '../capture/fair-scheduler.js';
 
 const KEY_PREFIX = 'rs_';
 const VISIBLE_PREFIX_LENGTH = 10;
@@ -23,6 +24,8 @@ export interface AuthenticatedKey {
   membershipActive: boolean;
   /** The organization accepts only signed links and header keys (no `apiKey` in the query). */
   requireSignedLinks?: boolean;
+  /** The plan's share of the browser (issue #15), read with the key in the same query. */
+  fairShare?: FairShare;
 }
 
 export interface CreatedKey {
@@ -97,6 +100,10 @@ export class ApiKeyService {
       // Keys created for an organization without a user are service keys: no membership to check.
       membershipActive: row.user_id === null ? true : Boolean(row.membership_active),
       requireSignedLinks: Boolean(row.require_signed_links),
+      fairShare: {
+        maxSharePercent: row.plan_max_share_percent === null || row.plan_max_share_percent === undefined ? null : Number(row.plan_max_share_percent),
+        weight: Number(row.plan_fair_share_weight ?? 1),
+      },
     };
   }
 

@@ -4,47 +4,19 @@ import type { Page } from 'puppeteer';
 import { ApiError, errors } from '../errors.js';
 import type { ContentFilters } from '../capture/content-filters/index.js';
 import type { FairScheduler } from '../capture/fair-scheduler.js';
-import { CaptureTimeoutError, ClientGoneError, Renderer } from '../capture/renderer.js';
+import { ClientGoneError, Renderer } from '../capture/renderer.js';
+import { captureFailure } from './capture-failures.js';
 import type { CreditRepository, LedgerEntry } from '../store/credit-repository.js';
 import type { StorageConfigRepository } from '../store/storage-config-repository.js';
 import type { AiAnalyzer, AiResult } from './ai-analysis.js';
-import type { AuthenticatedKey } from './api-keys.js';
 import { ResponseCache, type CachedRender, type Flight } from './response-cache.js';
 import { StorageEncryptionError } from './storage-secrets.js';
 import type { StorageTarget, StorageUploader } from './storage.js';
 import { requireOrganization } from './usage-service.js';
 import { checkProviderKeyRule } from './provider-key-rule.js';
+import type { CaptureCommand, CaptureFile } from './capture-types.js';
 
-export interface CaptureCommand {
-  /** The request id of the HTTP request: one id in logs, headers, ledger and the JSON result. */
-  requestId: string;
-  key: AuthenticatedKey;
-  options: CaptureOptions;
-  /** X-OpenAI-Api-Key header, preferred over the openaiApiKey parameter. */
-  providerKeyHeader?: string;
-  /** Aborted when the client disconnects. */
-  signal: AbortSignal;
-  /** `async` for a job of POST /captures (marked in the ledger). */
-  mode?: 'sync' | 'async';
-}
-
-export interface CaptureFile {
-  requestId: string;
-  fileName: string;
-  mime: string;
-  buffer: Buffer;
-  processingTime: number;
-  timings: Record<string, number>;
-  /** Where the file was uploaded, when storage was used. */
-  storageUrl?: string;
-  /** The organization's storage configuration and object key, when the file was uploaded there. */
-  storedIn?: { configName: string; key: string };
-  aiResult?: AiResult;
-  /** Set only when the request had cacheEnabled. */
-  cache?: 'HIT' | 'MISS';
-  /** Whether the image was cut to the full-page budget (X-Capture-Truncated). */
-  truncated?: boolean;
-}
+export type { CaptureCommand, CaptureFile } from './capture-types.js';
 
 export interface CaptureServiceOptions {
   creditsPerCapture: number;
@@ -67,9 +39,6 @@ export interface CaptureServiceDependencies {
   contentFilters: ContentFilters;
 }
 
-/** Chromium's network errors carry a stable, safe code (net::ERR_…): the caller may see it. */
-const NET_ERROR = /net::ERR_[A-Z_]+/;
-const BROWSER_GONE = /Target closed|Session closed|Connection closed|Protocol error|detached|browser has disconnected|Navigating frame was detached/i;
 
 /** One capture request on its way through the pipeline. */
 interface Job {
@@ -276,7 +245,11 @@ export class CaptureService {
       );
       // Fair share (issue #15): the organization's turn comes before a pool slot is asked for.
       const renderFairly = (request: Parameters<Renderer['render']>[0]) =>
-        this.scheduler ? this.scheduler.run(job.entry.organizationId, request, () => this.renderer.render(request)) : this.renderer.render(request);
+        this.scheduler
+          ? this.scheduler.run(job.entry.organizationId, { ...request, ...(command.key.fairShare ? { share: command.key.fairShare } : {}) }, (signal) =>
+              this.renderer.render({ ...request, signal }),
+            )
+          : this.renderer.render(request);
       const result = await renderFairly({
           options,
           organizationId: requireOrganization(command.key),
@@ -298,7 +271,7 @@ export class CaptureService {
         extension: result.extension,
         fileName: `capture-${requestId}.${result.extension}`,
         ...(png ? { analysisPng: png } : {}),
-        truncated: result.truncated === true,
+        page: result.page,
         renderedAt: Date.now(),
       };
       const delivery = await this.deliver(job, render);
@@ -307,7 +280,7 @@ export class CaptureService {
       const committed = await this.credits.commit(requestId, { processingMs: processingTime, fileSize: render.buffer.length });
       if (!committed) throw new ApiError('CAPTURE_TIMEOUT', 'The capture outlived its credit reservation (released as stale); nothing was charged', { logDetail: { requestId } });
       onCharged?.(render);
-      return { requestId, fileName: render.fileName, mime: render.mime, buffer: render.buffer, truncated: render.truncated === true, processingTime, timings, ...delivery };
+      return { requestId, fileName: render.fileName, mime: render.mime, buffer: render.buffer, page: render.page, processingTime, timings, ...delivery };
     } catch (error) {
       const mapped = this.mapFailure(error, captureBudgetMs(this.options.captureTimeoutMs, options));
       await this.credits.release(requestId, mapped.code).catch((releaseError: unknown) =>
@@ -336,7 +309,7 @@ export class CaptureService {
       fileName: render.fileName,
       mime: render.mime,
       buffer: render.buffer,
-      truncated: render.truncated === true,
+      page: render.page,
       processingTime,
       timings: job.timings,
       ...delivery,
@@ -379,22 +352,6 @@ export class CaptureService {
   }
 
   private mapFailure(error: unknown, budgetMs = this.options.captureTimeoutMs): ApiError {
-    if (error instanceof ApiError) return error;
-    if (error instanceof ClientGoneError) return new ApiError('OPERATION_FAILED', 'The client disconnected before the capture finished');
-    if (error instanceof CaptureTimeoutError) {
-      return new ApiError('CAPTURE_TIMEOUT', `The capture did not finish within ${budgetMs} ms (${error.message}); nothing was charged`);
-    }
-    const message = error instanceof Error ? error.message : String(error);
-    if (error instanceof Error && error.name === 'TimeoutError') {
-      return new ApiError('CAPTURE_TIMEOUT', `The capture did not finish within ${budgetMs} ms while loading the page; nothing was charged`, {
-        logDetail: error,
-      });
-    }
-    const net = NET_ERROR.exec(message);
-    if (net) return new ApiError('OPERATION_FAILED', `The page could not be loaded (${net[0]}); nothing was charged`, { logDetail: error });
-    if (BROWSER_GONE.test(message)) {
-      return new ApiError('OPERATION_FAILED', 'The browser stopped during the capture; nothing was charged. Retry the request.', { logDetail: error });
-    }
-    return new ApiError('OPERATION_FAILED', 'The capture failed; nothing was charged', { logDetail: error });
+    return captureFailure(error, budgetMs);
   }
 }

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { CaptureOptions } from '@rendershot/contract';
+import { paginatedPdfSettings, type CaptureOptions, type PageReport } from '@rendershot/contract';
 import { LRUCache } from 'lru-cache';
 
 /**
@@ -31,8 +31,8 @@ export interface CachedRender {
   fileName: string;
   /** For pdf: a PNG of the same page, for AI analysis on later hits. */
   analysisPng?: Buffer;
-  /** Whether the image was cut to the full-page budget. */
-  truncated?: boolean;
+  /** What the first capture saw (status, final URL, size, truncation), repeated on hits. */
+  page: PageReport;
   /** Epoch ms of the render. */
   renderedAt: number;
 }
@@ -85,6 +85,12 @@ export class ResponseCache {
   static keyFor(organizationId: string, options: CaptureOptions): string {
     const relevant: Record<string, unknown> = { ...options };
     for (const field of CACHE_KEY_EXCLUDED_FIELDS) delete relevant[field];
+    // The pdf options count as the settings they resolve to (pdfFormat=A4 is the default A4), and only for pdf.
+    for (const field of Object.keys(relevant)) if (field.startsWith('pdf') && field !== 'pdfPageLayout') delete relevant[field];
+    if (options.format === 'pdf') {
+      relevant.pdfPrintBackground = options.pdfPrintBackground;
+      if (options.pdfPageLayout === 'paginated') relevant.pdfPaginated = paginatedPdfSettings(options);
+    }
     const digest = createHash('sha256')
       .update(organizationId)
       .update('\n')

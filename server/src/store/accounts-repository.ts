@@ -10,6 +10,10 @@ export interface PlanRow {
   rollover: number | boolean;
   rate_limit_max: number | null;
   rate_limit_window_ms: number | null;
+  /** Percent of the capture slots an organization may hold while others wait; null for MAX_ORG_SHARE_PERCENT. */
+  max_share_percent: number | null;
+  /** Turns per round when several organizations wait for a slot. */
+  fair_share_weight: number;
 }
 
 export interface OrganizationRow {
@@ -42,6 +46,8 @@ export class AccountsRepository {
       rollover: plan.rollover ?? false,
       rate_limit_max: plan.rateLimitMax ?? null,
       rate_limit_window_ms: plan.rateLimitWindowMs ?? null,
+      max_share_percent: null,
+      fair_share_weight: 1,
       created_at: Date.now(),
     };
     await this.db.knex('plans').insert(row);
@@ -50,6 +56,14 @@ export class AccountsRepository {
 
   async findPlan(idOrName: string): Promise<PlanRow | undefined> {
     return this.db.knex<PlanRow>('plans').where('id', idOrName).orWhere('name', idOrName).first();
+  }
+
+  /** The plan's fair share of the browser (issue #15): percent (null for the default) and weight. */
+  async setPlanShare(planId: string, share: { maxSharePercent?: number | null; weight?: number }): Promise<void> {
+    const update: Record<string, number | null> = {};
+    if (share.maxSharePercent !== undefined) update.max_share_percent = share.maxSharePercent;
+    if (share.weight !== undefined) update.fair_share_weight = share.weight;
+    if (Object.keys(update).length > 0) await this.db.knex('plans').where('id', planId).update(update);
   }
 
   async listPlans(): Promise<PlanRow[]> {

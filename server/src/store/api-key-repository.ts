@@ -22,6 +22,10 @@ export interface KeyLookup extends ApiKeyRow {
   membership_active: number | boolean | null;
   /** The organization refuses keys sent in the query string (signed links only). */
   require_signed_links: number | boolean | null;
+  /** The plan's share of the browser: null for the MAX_ORG_SHARE_PERCENT default (issue #15). */
+  plan_max_share_percent: number | null;
+  /** The plan's weight in the round-robin between waiting organizations (null without a subscription). */
+  plan_fair_share_weight: number | null;
 }
 
 export class ApiKeyRepository {
@@ -44,7 +48,9 @@ export class ApiKeyRepository {
       .leftJoin('memberships as m', function joinMembership() {
         this.on('m.user_id', '=', 'k.user_id').andOn('m.organization_id', '=', 'k.organization_id');
       })
-      .leftJoin('organizations as o', 'o.id', 'k.organization_id');
+      .leftJoin('organizations as o', 'o.id', 'k.organization_id')
+      .leftJoin('subscriptions as s', 's.organization_id', 'k.organization_id')
+      .leftJoin('plans as p', 'p.id', 's.plan_id');
   }
 
   private async lookupRow(query: ReturnType<ApiKeyRepository['lookup']>): Promise<KeyLookup | undefined> {
@@ -52,6 +58,8 @@ export class ApiKeyRepository {
       'k.*',
       'm.active as membership_active',
       'o.require_signed_links as require_signed_links',
+      'p.max_share_percent as plan_max_share_percent',
+      'p.fair_share_weight as plan_fair_share_weight',
       this.db.knex.raw(`${this.db.nowMs().toQuery()} as db_now`),
     );
     if (!row) return undefined;

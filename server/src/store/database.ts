@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import knex, { type Knex } from 'knex';
 import { migrationSource } from './migrations.js';
@@ -13,11 +13,25 @@ export interface Database {
   close(): Promise<void>;
 }
 
+/**
+ * The database file and its WAL/SHM companions are the service's alone (issue #14): Chromium runs
+ * as another user, who must not read them. Folders made here are 0700; the file is created 0600
+ * before SQLite opens it, so the WAL and SHM files SQLite makes take the same mode. Folders that
+ * already existed are left alone (they may be shared ones such as /var/lib).
+ */
+function keepPrivate(file: string): void {
+  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+  if (!existsSync(file)) closeSync(openSync(file, 'a', 0o600));
+  for (const path of [file, `${file}-wal`, `${file}-shm`]) {
+    if (existsSync(path)) chmodSync(path, 0o600);
+  }
+}
+
 /** Opens `sqlite:<path>` (embedded default) or `mysql://…` (MySQL/MariaDB). */
 export function openDatabase(url: string): Database {
   if (url.startsWith('sqlite:')) {
     const path = url.slice('sqlite:'.length);
-    if (path !== ':memory:') mkdirSync(dirname(resolve(path)), { recursive: true });
+    if (path !== ':memory:') keepPrivate(resolve(path));
     const instance = knex({
       client: 'better-sqlite3',
       connection: { filename: path },

@@ -198,6 +198,45 @@ const reservationDeadline: Knex.Migration = {
   },
 };
 
+/**
+ * Issue 15, fair share of the browser as a plan setting: the percent of the slots an organization
+ * of the plan may hold while others wait (null: MAX_ORG_SHARE_PERCENT) and its weight in the
+ * round-robin between waiting organizations.
+ */
+const planShare: Knex.Migration = {
+  async up(knex) {
+    await knex.schema.alterTable('plans', (t) => {
+      t.integer('max_share_percent').nullable();
+      t.integer('fair_share_weight').notNullable().defaultTo(1);
+    });
+  },
+  async down(knex) {
+    await knex.schema.alterTable('plans', (t) => {
+      t.dropColumn('max_share_percent');
+      t.dropColumn('fair_share_weight');
+    });
+  },
+};
+
+/**
+ * Issue 15, the dashboard's sign-in throttle in the shared database: one row per failed sign-in and
+ * subject (SHA-256 of the email or the client address), so every instance sees the same lock.
+ */
+const signInFailures: Knex.Migration = {
+  async up(knex) {
+    await knex.schema.createTable('sign_in_failures', (t) => {
+      t.bigIncrements('id');
+      t.string('subject', 64).notNullable();
+      t.bigInteger('failed_at').notNullable();
+      t.index(['subject', 'failed_at']);
+      t.index(['failed_at']);
+    });
+  },
+  async down(knex) {
+    await knex.schema.dropTableIfExists('sign_in_failures');
+  },
+};
+
 const MIGRATIONS: Record<string, Knex.Migration> = {
   '0001_initial': initial,
   '0002_storage_configs': storageConfigs,
@@ -205,6 +244,8 @@ const MIGRATIONS: Record<string, Knex.Migration> = {
   '0004_issue17_signing_secrets': issue17SigningSecrets,
   '0004_issue18_ledger_mode': ledgerMode,
   '0005_issue13_reservation_deadline': reservationDeadline,
+  '0006_issue15_plan_share': planShare,
+  '0007_issue15_sign_in_failures': signInFailures,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

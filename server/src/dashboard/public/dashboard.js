@@ -199,11 +199,32 @@
         var value = $('#' + name).value.trim();
         if (value) list.push([name, value]);
       });
+      ['scripts', 'click', 'scrollIntoView'].forEach(function (name) {
+        var value = $('#' + name).value.trim();
+        if (value) list.push([name, value]);
+      });
+      if (format === 'pdf') pdfOptions(list);
       if ($('#reducedMotion').checked) list.push(['reducedMotion', true]);
       if ($('#failOnHttpError').checked) list.push(['failOnHttpError', true]);
       if ($('#removeCookieBanners').checked) list.push(['removeCookieBanners', true]);
       if ($('#removeAds').checked) list.push(['removeAds', true]);
       return list;
+    }
+
+    /** The pdf options that differ from their defaults (the server refuses the paginated ones with the single layout). */
+    function pdfOptions(list) {
+      var single = $('#pdfPageLayout').value === 'single';
+      if (single) list.push(['pdfPageLayout', 'single']);
+      if (!$('#pdfPrintBackground').checked) list.push(['pdfPrintBackground', false]);
+      if (single) return;
+      if ($('#pdfFormat').value !== 'A4') list.push(['pdfFormat', $('#pdfFormat').value]);
+      if ($('#pdfLandscape').checked) list.push(['pdfLandscape', true]);
+      if ($('#pdfScale').value !== '' && Number($('#pdfScale').value) !== 1) list.push(['pdfScale', Number($('#pdfScale').value)]);
+      ['pdfMargin', 'pdfPageRanges', 'pdfHeaderTemplate', 'pdfFooterTemplate'].forEach(function (name) {
+        var value = $('#' + name).value.trim();
+        if (value) list.push([name, value]);
+      });
+      if ($('#pdfPreferCssPageSize').checked) list.push(['pdfPreferCssPageSize', true]);
     }
 
     function shellQuote(text) {

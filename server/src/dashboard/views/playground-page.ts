@@ -1,4 +1,4 @@
-import { DEVICE_PRESETS, FORMATS, LIMITS, MEDIA_TYPES, THEMES, WAIT_UNTIL, type DeviceGroup } from '@rendershot/contract';
+import { DEVICE_PRESETS, FORMATS, LIMITS, MEDIA_TYPES, PDF_FORMATS, PDF_PAGE_LAYOUTS, THEMES, WAIT_UNTIL, type DeviceGroup } from '@rendershot/contract';
 import { html, type SafeHtml } from '../html.js';
 import { DASHBOARD_PATH, type DashboardContext } from '../session.js';
 import type { ApiKeyRow } from '../../store/api-key-repository.js';
@@ -75,6 +75,23 @@ export function playgroundPage(ctx: DashboardContext, assets: Assets, hasActiveK
           <div class="field"><label for="viewportHeight">Viewport height</label>
             <input id="viewportHeight" name="viewportHeight" type="number" min="${LIMITS.viewportMin}" max="${LIMITS.viewportMax}" placeholder="device"></div>
         </div>
+        <div class="stack" data-format="pdf">
+          <div class="field-row">
+            <div class="field"><label for="pdfPageLayout">PDF layout</label>${select('pdfPageLayout', PDF_PAGE_LAYOUTS, 'paginated')}</div>
+            <div class="field"><label for="pdfFormat">Paper</label>${select('pdfFormat', PDF_FORMATS, 'A4')}</div>
+            <div class="field"><label for="pdfScale">Scale</label><input id="pdfScale" name="pdfScale" type="number" min="0.1" max="2" step="0.1" placeholder="1"></div>
+          </div>
+          <div class="field-row">
+            <div class="field"><label for="pdfMargin">Margin</label><input id="pdfMargin" name="pdfMargin" type="text" class="mono" placeholder="12mm / 10mm"></div>
+            <div class="field"><label for="pdfPageRanges">Pages</label><input id="pdfPageRanges" name="pdfPageRanges" type="text" class="mono" placeholder="1-3,5"></div>
+          </div>
+          <div class="field"><label for="pdfHeaderTemplate">Header template (HTML)</label><input id="pdfHeaderTemplate" name="pdfHeaderTemplate" type="text" class="mono" placeholder='&lt;div style="font-size:9px"&gt;&lt;span class="title"&gt;&lt;/span&gt;&lt;/div&gt;'></div>
+          <div class="field"><label for="pdfFooterTemplate">Footer template (HTML)</label><input id="pdfFooterTemplate" name="pdfFooterTemplate" type="text" class="mono" placeholder='&lt;div style="font-size:9px"&gt;&lt;span class="pageNumber"&gt;&lt;/span&gt;/&lt;span class="totalPages"&gt;&lt;/span&gt;&lt;/div&gt;'></div>
+          <p class="hint">Header and footer templates cannot load anything: inline fonts and images. Only the background option applies to the single layout.</p>
+          <div class="field field-check"><input id="pdfLandscape" name="pdfLandscape" type="checkbox"><label for="pdfLandscape">Landscape</label></div>
+          <div class="field field-check"><input id="pdfPrintBackground" name="pdfPrintBackground" type="checkbox" checked><label for="pdfPrintBackground">Print backgrounds</label></div>
+          <div class="field field-check"><input id="pdfPreferCssPageSize" name="pdfPreferCssPageSize" type="checkbox"><label for="pdfPreferCssPageSize">Prefer the page's CSS @page size</label></div>
+        </div>
         <div class="field field-check"><input id="fullPage" name="fullPage" type="checkbox"><label for="fullPage">Full page <span class="hint-inline">(the whole page, not just the viewport)</span></label></div>
         <div class="field-row">
           <div class="field"><label for="theme">Theme</label>${select('theme', THEMES, 'auto')}</div>
@@ -87,6 +104,11 @@ export function playgroundPage(ctx: DashboardContext, assets: Assets, hasActiveK
         <div class="field-row">
           <div class="field"><label for="hideSelectors">Hide selectors</label><input id="hideSelectors" name="hideSelectors" type="text" class="mono" placeholder=".chat-widget, #promo"></div>
           <div class="field"><label for="styles">Styles (CSS)</label><input id="styles" name="styles" type="text" class="mono" placeholder="body { font-size: 18px }"></div>
+        </div>
+        <div class="field"><label for="scripts">Script (JavaScript, run before capture)</label><input id="scripts" name="scripts" type="text" class="mono" placeholder="document.body.classList.add('print')"></div>
+        <div class="field-row">
+          <div class="field"><label for="click">Click selector</label><input id="click" name="click" type="text" class="mono" placeholder="#load-more"></div>
+          <div class="field"><label for="scrollIntoView">Scroll into view</label><input id="scrollIntoView" name="scrollIntoView" type="text" class="mono" placeholder="#pricing"></div>
         </div>
         <div class="field-row">
           <div class="field"><label for="timezone">Time zone</label><input id="timezone" name="timezone" type="text" class="mono" placeholder="Europe/Paris"></div>

@@ -1,0 +1,54 @@
+import type { CaptureOptions, PageReport } from '@rendershot/contract';
+import type { HTTPResponse, Page } from 'puppeteer';
+import { documentSize } from './page-actions.js';
+import { effectiveViewport } from './page-setup.js';
+
+export type { PageReport } from '@rendershot/contract';
+
+/**
+ * What a capture saw (issue #12): the main document's HTTP status and final URL (url mode), its
+ * title, the CSS size of what was captured and whether the image was cut to the budget. Sent as
+ * X-Target-Status / X-Final-Url / X-Capture-Truncated and as `data.page` in JSON mode.
+ */
+export async function pageReport(page: Page, options: CaptureOptions, response: HTTPResponse | null, truncated: boolean): Promise<PageReport> {
+  const isUrl = options.html === undefined;
+  return {
+    status: isUrl && response ? response.status() : null,
+    finalUrl: isUrl ? withoutCredentials(page.url()) : null,
+    title: await page.title().catch(() => ''),
+    ...(await capturedSize(page, options)),
+    truncated,
+  };
+}
+
+/**
+ * CSS px of what was captured: the whole document for full page and pdf (also when the image was
+ * cut: `truncated` says so), the element for clipSelector, the viewport otherwise.
+ */
+async function capturedSize(page: Page, options: CaptureOptions): Promise<{ width: number; height: number }> {
+  if (options.clipSelector) {
+    const element = await page.$(options.clipSelector);
+    const box = await element?.boundingBox();
+    await element?.dispose().catch(() => undefined);
+    if (box) return { width: Math.round(box.width), height: Math.round(box.height) };
+  }
+  if (options.fullPage || options.format === 'pdf') {
+    const size = await documentSize(page);
+    return { width: Math.round(size.width), height: Math.round(size.height) };
+  }
+  const viewport = effectiveViewport(options);
+  return { width: viewport.width, height: viewport.height };
+}
+
+/** A URL's user name and password never leave the service (issue #15), nor in a header. */
+function withoutCredentials(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (!parsed.username && !parsed.password) return url;
+    parsed.username = '';
+    parsed.password = '';
+    return parsed.toString();
+  } catch {
+    return url;
+  }
+}

@@ -1,0 +1,27 @@
+import { Option } from 'commander';
+import { loadConfig } from '../config.js';
+import { openDataLayer, type DataLayer } from '../data-layer.js';
+
+/** What every CLI command shares: --json, printing, and a data layer opened for one command. */
+export type Output = Record<string, unknown> | Record<string, unknown>[];
+
+/** Prints JSON with --json, else a short human line (or a table for lists). */
+export function print(json: boolean, value: Output, human: string) {
+  if (json) console.log(JSON.stringify(value, null, 2));
+  else if (Array.isArray(value)) console.table(value);
+  else console.log(human);
+}
+
+export async function withData<T>(fn: (data: DataLayer) => Promise<T>): Promise<T> {
+  const data = await openDataLayer(loadConfig());
+  try {
+    return await fn(data);
+  } finally {
+    await data.db.close();
+  }
+}
+
+export const iso = (ms: number | null | undefined) => (ms === null || ms === undefined ? null : new Date(Number(ms)).toISOString());
+
+
+export const jsonOption = () => new Option('--json', 'machine-readable output');
