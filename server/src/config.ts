@@ -48,6 +48,8 @@ const ConfigSchema = z.object({
   CONTEXT_REUSE_LIMIT: integer('CONTEXT_REUSE_LIMIT', 1, 10_000, 50),
   // Fresh contexts kept ready for a capture whose slot served another organization (issue #14).
   SPARE_CONTEXTS: integer('SPARE_CONTEXTS', 0, 64, 1),
+  // Warm contexts kept for the organizations that used them last, busy ones included (issue #14).
+  WARM_CONTEXTS: integer('WARM_CONTEXTS', 1, 256, 4),
   ALLOW_PRIVATE_NETWORK: booleanFlag('ALLOW_PRIVATE_NETWORK'),
   EGRESS_ALLOW_LIST: z
     .string()

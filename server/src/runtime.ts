@@ -112,6 +112,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
     maxQueue: config.MAX_QUEUE,
     reuseLimit: config.CONTEXT_REUSE_LIMIT,
     spares: config.SPARE_CONTEXTS,
+    warmContexts: config.WARM_CONTEXTS,
     logger,
   });
   await pool.warm();

@@ -114,8 +114,10 @@ describe('capture robustness: browser crash, full queue, client disconnect', () 
     await fixtures.waitForRequest('/slow');
     const controller = new AbortController();
     const queued = service.get(query({ html: OK_PAGE, viewportWidth: '200', viewportHeight: '150' }), { signal: controller.signal });
-    for (let i = 0; i < 100 && service.runtime.pool.waiting === 0; i++) await new Promise((r) => setTimeout(r, 20));
-    expect(service.runtime.pool.waiting).toBe(1);
+    // Queued in front of the pool (the fair-share queue), as /ready reports it.
+    const queuedNow = async () => ((await (await fetch(`${service.url}/ready`)).json()) as { checks: { queue: { waiting: number } } }).checks.queue.waiting;
+    for (let i = 0; i < 100 && (await queuedNow()) === 0; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(await queuedNow()).toBe(1);
     controller.abort();
     await expect(queued).rejects.toThrow();
     expect((await running).status).toBe(200);

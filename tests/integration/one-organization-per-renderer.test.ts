@@ -81,34 +81,58 @@ describe('one organization per renderer', () => {
     await fixtures.stop();
   }, 90_000);
 
-  it('with a spare context, another organization gets one opened in advance, and the spare is replaced', async () => {
-    const sparePool = new ContextPool(manager, { size: 1, maxQueue: 4, reuseLimit: 50, spares: 1, logger });
+  it('keeps the renderer process of a warm context for the next capture of the same organization and site', async () => {
+    const fixtures = await new FixtureServer().start();
+    fixtures.route('/same', (req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(`<p>${req.url}</p>`));
+    const pids: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      const slot = await pool.acquire('org-same');
+      await slot.page.goto(`${fixtures.url}/same?${i}`);
+      pids.push(await rendererPid(slot.page));
+      await pool.release(slot);
+    }
+    // The reset unloads the page without a browser-initiated navigation, which would start a new renderer.
+    expect(new Set(pids).size).toBe(1);
+    await fixtures.stop();
+  }, 90_000);
+
+  it('takes a spare opened in advance for an organization without a warm context, and keeps each organization its own', async () => {
+    const sparePool = new ContextPool(manager, { size: 1, maxQueue: 4, reuseLimit: 50, spares: 1, warmContexts: 3, logger });
+    const waitFor = async (condition: () => boolean) => {
+      for (let i = 0; i < 100 && !condition(); i++) await new Promise((r) => setTimeout(r, 50));
+      return condition();
+    };
     try {
       await sparePool.warm();
       const browser = await manager.get();
-      const first = await sparePool.acquire('org-a');
-      await first.page.setContent('<p>a</p>');
-      const contextA = first.context;
-      await sparePool.release(first);
-
-      const openBefore = new Set(browser.browserContexts());
-      const other = await sparePool.acquire('org-b');
-      // Not a context made for this request: the spare that was open before it.
-      expect(openBefore.has(other.context)).toBe(true);
-      expect(other.context).not.toBe(contextA);
-      expect(other.organizationId).toBe('org-b');
-      await sparePool.release(other);
-      // org-a's old context is closed, and a new spare opens in the background.
-      for (let i = 0; i < 100 && browser.browserContexts().includes(contextA); i++) await new Promise((r) => setTimeout(r, 50));
-      expect(browser.browserContexts()).not.toContain(contextA);
-      const spareReady = () => browser.browserContexts().filter((context) => !openBefore.has(context)).length === 1;
-      for (let i = 0; i < 100 && !spareReady(); i++) await new Promise((r) => setTimeout(r, 50));
-      expect(spareReady()).toBe(true);
-
-      const back = await sparePool.acquire('org-a');
-      expect(back.context).not.toBe(other.context);
-      expect(back.context).not.toBe(contextA);
-      await sparePool.release(back);
+      const contextOf = new Map<string, unknown>();
+      for (const organizationId of ['org-a', 'org-b', 'org-c']) {
+        const openBefore = new Set(browser.browserContexts());
+        const slot = await sparePool.acquire(organizationId);
+        // Not a context made for this request: one that was open before it.
+        expect(openBefore.has(slot.context), `${organizationId}: a context opened before the request`).toBe(true);
+        expect([...contextOf.values()]).not.toContain(slot.context);
+        contextOf.set(organizationId, slot.context);
+        await slot.page.setContent(`<p>${organizationId}</p>`);
+        await sparePool.release(slot);
+        // A new spare opens in the background.
+        expect(await waitFor(() => sparePool.spareCount === 1)).toBe(true);
+        expect(browser.browserContexts().filter((context) => !openBefore.has(context))).toHaveLength(1);
+      }
+      // Each organization finds its own context again, whatever order they come in.
+      for (const organizationId of ['org-b', 'org-a', 'org-c', 'org-a']) {
+        const slot = await sparePool.acquire(organizationId);
+        expect(slot.context).toBe(contextOf.get(organizationId));
+        await sparePool.release(slot);
+      }
+      // A fourth organization passes WARM_CONTEXTS (3): the least recently used one (org-b) is closed.
+      const fourth = await sparePool.acquire('org-d');
+      await sparePool.release(fourth);
+      expect(await waitFor(() => !browser.browserContexts().includes(contextOf.get('org-b') as never))).toBe(true);
+      expect(browser.browserContexts()).toContain(contextOf.get('org-a'));
+      const again = await sparePool.acquire('org-b');
+      expect(again.context).not.toBe(contextOf.get('org-b'));
+      await sparePool.release(again);
     } finally {
       await sparePool.close();
     }

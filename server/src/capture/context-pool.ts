@@ -1,4 +1,3 @@
-import genericPool, { type Pool } from 'generic-pool';
 import type { Logger } from 'pino';
 import type { BrowserManager } from './browser-manager.js';
 import { openSlot, resetSlot, usable, type Slot } from './pool-slot.js';
@@ -6,66 +5,86 @@ import { openSlot, resetSlot, usable, type Slot } from './pool-slot.js';
 export type { Slot } from './pool-slot.js';
 
 export interface ContextPoolOptions {
+  /** Captures rendering at once (MAX_CONCURRENCY). */
   size: number;
   maxQueue: number;
   reuseLimit: number;
   /**
-   * Fresh contexts kept open beside the pool (SPARE_CONTEXTS): a capture whose slot last served
-   * another organization takes one at once instead of waiting for a new context (issue #14).
+   * Fresh contexts kept open for organizations that have no warm context of their own
+   * (SPARE_CONTEXTS): such a capture takes one at once instead of waiting for a new context.
    */
   spares?: number;
+  /**
+   * Warm contexts kept for the organizations that used them last (WARM_CONTEXTS), busy ones
+   * included; past it the least recently used idle one is closed.
+   */
+  warmContexts?: number;
   logger: Logger;
 }
 
 export class PoolSaturatedError extends Error {}
 
+const keyOf = (slot: Slot) => slot.organizationId ?? NO_ORGANIZATION;
+
+interface Waiter {
+  grant: () => void;
+  cancel: (error: Error) => void;
+}
+
+/** The key of captures made without an organization (direct use of the renderer). */
+const NO_ORGANIZATION = '';
+
 /**
- * A fixed number of warm contexts (the concurrency limit) with a bounded queue in front of them.
- * Contexts are reused after a full reset (~0.35 CPU-s per capture instead of ~1.1 for a new one)
- * and replaced after `reuseLimit` captures, after any error, or when the browser was relaunched.
+ * Warm browser contexts, each serving one organization only (issue #14), with a concurrency limit
+ * and a bounded queue in front of them.
+ *
+ * A context is reused for its own organization after a reset that keeps its renderer process
+ * (pool-slot.ts), so a warm capture costs what a capture on a kept puppeteer page costs (~0.35
+ * CPU-s, against ~1.1 for a new context and renderer). Contexts are therefore kept per
+ * organization, up to `warmContexts`, rather than per slot: with a few organizations taking turns,
+ * each finds its own context waiting. An organization with none takes a spare, opened in advance,
+ * and a new spare opens in the background. Contexts are replaced after `reuseLimit` captures, after
+ * any error, or when the browser was relaunched.
  */
 export class ContextPool {
-  private readonly pool: Pool<Slot>;
-  /** Waiting acquisitions whose capture was given up (deadline, client gone): they hold no queue place. */
-  private abandoned = 0;
-  /** Fresh contexts that have served no organization yet, ready to replace another organization's. */
+  /** Captures holding a context now. */
+  private borrowed = 0;
+  private readonly waiters: Waiter[] = [];
+  /** The waiter of each acquire() still in the queue, so that abandon() can take it out. */
+  private readonly queued = new Map<Promise<Slot>, Waiter>();
+  /** Warm contexts of organizations, idle, least recently used first. */
+  private readonly idle: Slot[] = [];
+  /** Contexts being reset after a capture, by organization: its next capture waits for one rather than take a spare. */
+  private readonly resetting = new Map<string, Set<Promise<Slot | undefined>>>();
+  /** Fresh contexts that have served no organization yet. */
   private readonly spares: Slot[] = [];
   private sparesOpening = 0;
+  /** The spares being opened now: a capture with no spare ready waits for one rather than open another. */
+  private refilling: Promise<void> = Promise.resolve();
   private closed = false;
 
   constructor(
     private readonly manager: BrowserManager,
     private readonly options: ContextPoolOptions,
-  ) {
-    this.pool = genericPool.createPool<Slot>(
-      {
-        create: () => openSlot(manager),
-        destroy: async (slot) => this.closeSlot(slot),
-        validate: async (slot) => usable(slot, manager.generation) && !slot.doubtful,
-      },
-      {
-        max: options.size,
-        min: options.size,
-        // The queue bound is enforced in acquire(), where given-up waiters do not count.
-        testOnBorrow: true,
-        autostart: false,
-      },
-    );
-    // generic-pool retries failed creations itself; log them rather than crash.
-    this.pool.on('factoryCreateError', (error) => options.logger.warn({ err: error }, 'could not open a browser context'));
+  ) {}
+
+  private get spareTarget(): number {
+    return this.options.spares ?? 1;
   }
 
-  /** Opens the warm contexts now, so that the first requests do not pay for them. */
+  private get warmLimit(): number {
+    return Math.max(this.options.warmContexts ?? 2 * this.options.size, this.options.size);
+  }
+
+  /** Opens the first contexts now, so that the first requests do not pay for them. */
   async warm(): Promise<void> {
     await this.manager.get();
-    this.pool.start();
-    await this.pool.ready();
-    await this.refillSpares();
+    await this.refillSpares(Math.max(this.spareTarget, this.options.size));
   }
 
-  /** Opens spare contexts up to the configured number; failures only leave fewer spares. */
-  private refillSpares(): Promise<void> {
-    const wanted = (this.options.spares ?? 0) - this.spares.length - this.sparesOpening;
+  /** Opens fresh contexts up to `target`; failures only leave fewer spares. */
+  private refillSpares(target = this.spareTarget): Promise<void> {
+    const wanted = target - this.spares.length - this.sparesOpening;
     const opening: Promise<void>[] = [];
     for (let i = 0; i < wanted && !this.closed; i++) {
       this.sparesOpening += 1;
@@ -81,36 +100,21 @@ export class ContextPool {
           }),
       );
     }
-    return Promise.all(opening).then(() => undefined);
+    if (opening.length > 0) this.refilling = Promise.all([this.refilling, ...opening]).then(() => undefined);
+    return this.refilling;
   }
 
-  /** Spares of a retired browser would keep it open: they are closed and replaced. */
-  private dropStaleSpares(): void {
-    const stale = this.spares.filter((spare) => !usable(spare, this.manager.generation));
-    if (stale.length === 0) return;
-    for (const spare of stale) {
-      this.spares.splice(this.spares.indexOf(spare), 1);
-      void this.closeSlot(spare);
-    }
-    void this.refillSpares();
-  }
-
-  /** A live spare of the current browser, if one is ready; stale ones are closed on the way. */
-  private takeSpare(): Slot | undefined {
-    while (this.spares.length > 0) {
-      const spare = this.spares.shift()!;
-      if (usable(spare, this.manager.generation)) return spare;
-      void this.closeSlot(spare);
-    }
-    return undefined;
+  /** Fresh contexts ready now. */
+  get spareCount(): number {
+    return this.spares.length;
   }
 
   get waiting(): number {
-    return Math.max(0, this.pool.pending - this.abandoned);
+    return this.waiters.length;
   }
 
   get busy(): number {
-    return this.pool.borrowed;
+    return this.borrowed;
   }
 
   get size(): number {
@@ -122,71 +126,135 @@ export class ContextPool {
     return this.options.maxQueue;
   }
 
-  /** A slot for one capture; rejects with PoolSaturatedError when the queue is full. */
-  async acquire(organizationId?: string, proxyServer?: string): Promise<Slot> {
-    if (this.waiting >= this.options.maxQueue && this.pool.available === 0) {
-      throw new PoolSaturatedError('capture queue is full');
+  /** A context for one capture of `organizationId`; rejects with PoolSaturatedError when the queue is full. */
+  acquire(organizationId?: string, proxyServer?: string): Promise<Slot> {
+    let turn: Promise<void>;
+    let waiter: Waiter | undefined;
+    if (this.borrowed < this.options.size && this.waiters.length === 0) {
+      this.borrowed += 1;
+      turn = Promise.resolve();
+    } else if (this.waiters.length >= this.options.maxQueue) {
+      return Promise.reject(new PoolSaturatedError('capture queue is full'));
+    } else {
+      turn = new Promise<void>((grant, cancel) => {
+        waiter = { grant, cancel };
+        this.waiters.push(waiter);
+      });
     }
-    let pooled = await this.pool.acquire();
-    // One organization per renderer: a warm context that served another organization is replaced
-    // by a fresh one (separate browser contexts never share a renderer process). A spare, opened
-    // in advance, takes its place in the same pool entry at once; the old context closes and a new
-    // spare opens in the background, off this capture's path.
-    while (pooled.organizationId !== undefined && pooled.organizationId !== organizationId) {
-      const spare = this.takeSpare();
-      if (spare) {
-        const previous: Slot = { ...pooled };
-        Object.assign(pooled, spare, { organizationId: undefined, borrowed: undefined });
-        void this.closeSlot(previous);
-        void this.refillSpares();
-        break;
+    const acquiring = turn.then(async () => {
+      try {
+        // The pool's concurrency still bounds a proxied capture; it runs in a dedicated context.
+        if (proxyServer) return await openSlot(this.manager, proxyServer);
+        const slot = (await this.warmSlotOf(organizationId ?? NO_ORGANIZATION)) ?? (await this.freshSlot());
+        slot.organizationId = organizationId;
+        return slot;
+      } catch (error) {
+        this.endTurn();
+        throw error;
       }
-      await this.pool.destroy(pooled);
-      pooled = await this.pool.acquire();
+    });
+    if (waiter) this.queued.set(acquiring, waiter);
+    void acquiring.then(
+      () => this.queued.delete(acquiring),
+      () => this.queued.delete(acquiring),
+    );
+    return acquiring;
+  }
+
+  /** Ends a capture's turn: the next waiter, if any, inherits it. */
+  private endTurn(): void {
+    const next = this.waiters.shift();
+    if (next) next.grant();
+    else this.borrowed -= 1;
+  }
+
+  /** The organization's own warm context: an idle one, or one finishing its reset. */
+  private async warmSlotOf(key: string): Promise<Slot | undefined> {
+    for (;;) {
+      let index = this.idle.length - 1;
+      while (index >= 0 && keyOf(this.idle[index]!) !== key) index -= 1;
+      if (index >= 0) {
+        const [slot] = this.idle.splice(index, 1);
+        if (usable(slot!, this.manager.generation)) return slot;
+        void this.closeSlot(slot!);
+        continue;
+      }
+      const pending = this.resetting.get(key);
+      if (!pending || pending.size === 0) return undefined;
+      // A reset takes a few ms; a new context costs a new renderer process.
+      await Promise.race(pending);
     }
-    pooled.organizationId = organizationId;
-    if (!proxyServer) return pooled;
-    // The pool slot still bounds concurrency; the capture itself runs in a dedicated proxied context.
-    try {
-      const dedicated = await openSlot(this.manager, proxyServer);
-      dedicated.borrowed = pooled;
-      return dedicated;
-    } catch (error) {
-      await this.pool.release(pooled);
-      throw error;
+  }
+
+  /** A spare context (or a new one when none is ready); the number of warm contexts stays bounded. */
+  private async freshSlot(): Promise<Slot> {
+    let slot: Slot | undefined;
+    for (let attempt = 0; !slot && attempt < 2; attempt++) {
+      if (this.spares.length === 0 && this.sparesOpening > 0) await this.refilling;
+      while (!slot && this.spares.length > 0) {
+        const spare = this.spares.shift()!;
+        if (usable(spare, this.manager.generation)) slot = spare;
+        else void this.closeSlot(spare);
+      }
+    }
+    slot ??= await openSlot(this.manager);
+    void this.refillSpares();
+    this.evictBeyondLimit();
+    return slot;
+  }
+
+  /** Closes the least recently used idle contexts while more are open than WARM_CONTEXTS allows. */
+  private evictBeyondLimit(): void {
+    const resetting = [...this.resetting.values()].reduce((sum, set) => sum + set.size, 0);
+    while (this.idle.length > 0 && this.idle.length + resetting + this.borrowed > this.warmLimit) {
+      void this.closeSlot(this.idle.shift()!);
     }
   }
 
   /**
-   * Gives up a pending acquire() whose capture will not run: it stops counting as queued, and the
-   * slot it is eventually granted goes straight back.
+   * Gives up an acquire() whose capture will not run: still queued, it leaves the queue at once;
+   * already granted, the context it gets goes straight back.
    */
   abandon(acquiring: Promise<Slot>): void {
-    this.abandoned += 1;
+    const waiter = this.queued.get(acquiring);
+    if (waiter) {
+      this.queued.delete(acquiring);
+      this.waiters.splice(this.waiters.indexOf(waiter), 1);
+      waiter.cancel(new Error('the capture gave up its place in the queue'));
+    }
     acquiring.then(
-      (slot) => {
-        this.abandoned -= 1;
-        return this.release(slot);
-      },
-      () => {
-        this.abandoned -= 1;
-      },
+      (slot) => this.release(slot),
+      () => undefined,
     );
   }
 
-  /** Returns a slot: reset and kept, or destroyed when in doubt or worn out. */
+  /** Returns a context: reset and kept for its organization, or closed when in doubt or worn out. */
   async release(slot: Slot): Promise<void> {
+    this.endTurn();
     if (slot.dedicated) {
       await this.closeSlot(slot);
-      if (slot.borrowed) await this.pool.release(slot.borrowed);
       return;
     }
     slot.uses += 1;
     if (!usable(slot, slot.generation)) slot.doubtful = true;
-    this.dropStaleSpares();
-    const keep = !slot.doubtful && slot.uses < this.options.reuseLimit && slot.generation === this.manager.generation && (await resetSlot(slot));
-    if (keep) await this.pool.release(slot);
-    else await this.pool.destroy(slot);
+    const key = keyOf(slot);
+    const worthKeeping = !this.closed && !slot.doubtful && slot.uses < this.options.reuseLimit && slot.generation === this.manager.generation;
+    if (!worthKeeping) {
+      await this.closeSlot(slot);
+      return;
+    }
+    const reset = resetSlot(slot).then((ok) => (ok && !this.closed && usable(slot, this.manager.generation) ? slot : undefined));
+    const pending = this.resetting.get(key) ?? new Set();
+    this.resetting.set(key, pending.add(reset));
+    const kept = await reset;
+    pending.delete(reset);
+    if (pending.size === 0) this.resetting.delete(key);
+    if (kept) {
+      this.idle.push(kept);
+      this.evictBeyondLimit();
+    } else {
+      await this.closeSlot(slot);
+    }
   }
 
   private async closeSlot(slot: Slot): Promise<void> {
@@ -199,8 +267,6 @@ export class ContextPool {
 
   async close(): Promise<void> {
     this.closed = true;
-    await this.pool.drain().catch(() => undefined);
-    await this.pool.clear().catch(() => undefined);
-    await Promise.all(this.spares.splice(0).map((spare) => this.closeSlot(spare)));
+    await Promise.all([...this.idle.splice(0), ...this.spares.splice(0)].map((slot) => this.closeSlot(slot)));
   }
 }

@@ -22,8 +22,6 @@ export interface Slot {
   dedicated: boolean;
   /** The organization whose pages this context's renderer has loaded: it serves no other (issue #14). */
   organizationId?: string;
-  /** The pooled slot a dedicated one holds on to, so that it counts against the concurrency limit. */
-  borrowed?: Slot;
 }
 
 
@@ -90,6 +88,28 @@ function originOf(url: string): string | undefined {
 }
 
 /**
+ * Unloads the capture's document while keeping its renderer process. A browser-initiated
+ * navigation to about:blank (page.goto) makes Chromium start a new renderer for the next page
+ * (site isolation), which costs the next capture ~50 ms and a process start; an about:blank the
+ * page navigates to itself stays in the page's process, so the next capture of the same site
+ * reuses it, as a kept puppeteer page does. A page that will not leave (a busy script, a
+ * beforeunload handler) gets the browser-initiated navigation instead.
+ */
+async function unloadKeepingRenderer(page: Page): Promise<void> {
+  if (page.url() !== BLANK) {
+    try {
+      await Promise.all([
+        page.waitForNavigation({ timeout: 2_000 }),
+        page.evaluate(() => window.location.replace('about:blank')),
+      ]);
+    } catch {
+      // Falls through to the browser-initiated navigation.
+    }
+  }
+  if (page.url() !== BLANK) await page.goto(BLANK, { timeout: 5_000 });
+}
+
+/**
  * Clears everything a capture could leave behind in a kept context: cookies, every kind of origin
  * storage (local/session storage, IndexedDB, Cache Storage, service workers), the HTTP cache,
  * permission overrides, and what lives in the tab itself: its history (history.back() would
@@ -99,7 +119,7 @@ function originOf(url: string): string | undefined {
  */
 export async function resetSlot(slot: Slot): Promise<boolean> {
   try {
-    await slot.page.goto(BLANK, { timeout: 5_000 });
+    await unloadKeepingRenderer(slot.page);
     await slot.page.evaluate(() => {
       window.name = '';
     });
