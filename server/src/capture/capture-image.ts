@@ -55,13 +55,9 @@ export async function captureImage(
   const { page } = slot;
   const type = options.format as ImageType;
   const quality = type === 'png' ? undefined : Math.round(options.imageQuality);
-  const stitch: StitchFormat = { type, ...(quality !== undefined ? { quality } : {}), omitBackground: options.omitBackground };
-  const base = {
-    type,
-    ...(quality !== undefined ? { quality } : {}),
-    optimizeForSpeed: true,
-    omitBackground: options.omitBackground,
-  } as const;
+  const stitch: StitchFormat = { type, ...(quality !== undefined ? { quality } : {}) };
+  // No omitBackground here: page-setup.ts set the transparent background for the whole capture.
+  const base = { type, ...(quality !== undefined ? { quality } : {}), optimizeForSpeed: true } as const;
   const scale = effectiveViewport(options).scale;
   let shot: Shot;
   if (options.clipSelector) {
@@ -148,9 +144,9 @@ async function captureElement(
   const plan = planFullPage(box, scale, budget);
   markLarge(slot, plan);
   if (fitsOneFrame(plan, scale)) {
-    const { quality, omitBackground, type } = format;
+    const { quality, type } = format;
     return {
-      buffer: await element.screenshot({ type, ...(quality !== undefined ? { quality } : {}), optimizeForSpeed: true, omitBackground }),
+      buffer: await element.screenshot({ type, ...(quality !== undefined ? { quality } : {}), optimizeForSpeed: true }),
       truncated: false,
     };
   }

@@ -14,8 +14,6 @@ export interface FullPageShot {
 export interface StitchFormat {
   type: 'png' | 'jpeg' | 'webp';
   quality?: number;
-  /** Keep the page's transparency (png and webp only). */
-  omitBackground?: boolean;
 }
 
 /**
@@ -43,7 +41,6 @@ export async function captureTiles(
   format: StitchFormat,
   stopBy = Number.POSITIVE_INFINITY,
 ): Promise<FullPageShot> {
-  const transparent = format.omitBackground === true && format.type !== 'jpeg';
   const width = Math.round(plan.width * scale);
   const pngs: Buffer[] = [];
   const taken: Tile[] = [];
@@ -59,7 +56,6 @@ export async function captureTiles(
       await page.screenshot({
         type: 'png',
         optimizeForSpeed: true,
-        omitBackground: transparent,
         captureBeyondViewport: true,
         clip: { x: origin.x, y: origin.y + tile.y, width: plan.width, height: tile.height },
       }),

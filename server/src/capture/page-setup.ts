@@ -92,9 +92,14 @@ export async function preparePage(slot: Slot, options: CaptureOptions, extraBloc
   await page.setExtraHTTPHeaders(requestHeaders(options));
   await applyLocale(slot, options);
   await page.setJavaScriptEnabled(true);
-  // An opaque white background unless this capture asks for omitBackground: a transparent one
-  // must never carry over to the next capture on the page (seen once in CI).
-  if (!options.omitBackground) await session.send('Emulation.setDefaultBackgroundColorOverride', {});
+  // omitBackground: set here for the whole capture (every tile of a stitched page too), never by
+  // the screenshots. Clearing the override does not make a kept renderer opaque again (measured:
+  // the next capture came out transparent), so a context that made a transparent capture is
+  // replaced afterwards rather than reused.
+  if (options.omitBackground) {
+    slot.doubtful = true;
+    await session.send('Emulation.setDefaultBackgroundColorOverride', { color: { r: 0, g: 0, b: 0, a: 0 } });
+  }
 
   if (options.latitude !== undefined && options.longitude !== undefined) {
     // Granted for every origin of this context (the target may redirect); reset before reuse. Sent

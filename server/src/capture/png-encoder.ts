@@ -9,13 +9,13 @@ import type { RenderResult } from './renderer.js';
  * back in the pool: the next capture renders meanwhile.
  *
  * Settings chosen by measurement (README, "PNG size"). Screen content (text, flat colours)
- * compresses best without row filters: zlib level 6, no filter, is 0.95× Chromium's default on the
- * bench page in about 15 ms. Photographic areas need filters: there adaptive filtering at level 7
+ * compresses best without row filters: zlib level 4, no filter, is 0.98× Chromium's default on the
+ * bench page in about 10 ms (level 6: 0.95× in 16 ms; level 3: 1.00× in 8 ms). Photographic areas need filters: there adaptive filtering at level 7
  * comes within 1.03× of Chromium (about 60 ms), where no filter is 1.25×. An image that compresses
  * poorly without filters (less than SCREEN_CONTENT_RATIO) gets the second encoding too, and the
  * smaller file is kept.
  */
-const SCREEN_CONTENT = { compressionLevel: 6, adaptiveFiltering: false } as const;
+const SCREEN_CONTENT = { compressionLevel: 4, adaptiveFiltering: false } as const;
 const PHOTOGRAPHIC = { compressionLevel: 7, adaptiveFiltering: true } as const;
 /** Raw bytes over unfiltered PNG bytes below which filters are worth trying (bench page ~36, a page with a large picture ~9). */
 const SCREEN_CONTENT_RATIO = 20;

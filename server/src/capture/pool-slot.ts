@@ -120,17 +120,19 @@ async function unloadKeepingRenderer(page: Page): Promise<void> {
 export async function resetSlot(slot: Slot): Promise<boolean> {
   try {
     await unloadKeepingRenderer(slot.page);
-    await slot.page.evaluate(() => {
-      window.name = '';
-    });
-    await slot.session.send('Page.resetNavigationHistory');
-    await slot.session.send('Network.clearBrowserCookies');
-    await slot.session.send('Network.clearBrowserCache');
-    for (const origin of slot.origins) {
-      await slot.session.send('Storage.clearDataForOrigin', { origin, storageTypes: 'all' });
-    }
+    // Independent of each other: sent together, so the slot is ready again sooner.
+    const origins = [...slot.origins];
     slot.origins.clear();
-    await slot.context.clearPermissionOverrides();
+    await Promise.all([
+      slot.page.evaluate(() => {
+        window.name = '';
+      }),
+      slot.session.send('Page.resetNavigationHistory'),
+      slot.session.send('Network.clearBrowserCookies'),
+      slot.session.send('Network.clearBrowserCache'),
+      ...origins.map((origin) => slot.session.send('Storage.clearDataForOrigin', { origin, storageTypes: 'all' })),
+      slot.context.clearPermissionOverrides(),
+    ]);
     return true;
   } catch {
     return false;
