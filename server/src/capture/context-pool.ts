@@ -217,9 +217,10 @@ export class ContextPool {
    */
   abandon(acquiring: Promise<Slot>): void {
     const waiter = this.queued.get(acquiring);
-    if (waiter) {
-      this.queued.delete(acquiring);
-      this.waiters.splice(this.waiters.indexOf(waiter), 1);
+    const index = waiter ? this.waiters.indexOf(waiter) : -1;
+    // Not granted yet: out of the queue. (Granted already, it is opening its context: released below.)
+    if (waiter && index >= 0) {
+      this.waiters.splice(index, 1);
       waiter.cancel(new Error('the capture gave up its place in the queue'));
     }
     acquiring.then(
