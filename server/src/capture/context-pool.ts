@@ -229,9 +229,21 @@ export class ContextPool {
     );
   }
 
+  /** Contexts of a retired browser would keep it open: closed now, not when their organization returns. */
+  private dropStale(): void {
+    for (const list of [this.idle, this.spares]) {
+      const stale = list.filter((slot) => !usable(slot, this.manager.generation));
+      for (const slot of stale) {
+        list.splice(list.indexOf(slot), 1);
+        void this.closeSlot(slot);
+      }
+    }
+  }
+
   /** Returns a context: reset and kept for its organization, or closed when in doubt or worn out. */
   async release(slot: Slot): Promise<void> {
     this.endTurn();
+    this.dropStale();
     if (slot.dedicated) {
       await this.closeSlot(slot);
       return;
