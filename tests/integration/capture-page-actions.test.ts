@@ -200,7 +200,7 @@ describe('page actions in async captures (POST /captures)', () => {
     const bad = await client.captureAsync({ html: BOX, ...small, scripts: "throw new Error('no such widget')" });
     const failed = await client.waitForCapture(bad.jobId, { intervalMs: 100, timeoutMs: 30_000 });
     expect(failed.status).toBe('failed');
-    expect(failed.error?.code).toBe('INVALID_INPUT');
+    expect(failed.error?.code, failed.error?.message).toBe('INVALID_INPUT');
     expect(failed.error?.message).toContain('no such widget');
   });
 });
