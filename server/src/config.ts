@@ -45,9 +45,11 @@ const ConfigSchema = z.object({
   FULL_PAGE_MAX_HEIGHT_PX: integer('FULL_PAGE_MAX_HEIGHT_PX', 1_000, 1_000_000, 100_000),
   FULL_PAGE_MAX_PIXELS: integer('FULL_PAGE_MAX_PIXELS', 1_000_000, 2_000_000_000, 192_000_000),
   BROWSER_RECYCLE_AFTER: integer('BROWSER_RECYCLE_AFTER', 1, 1_000_000, 500),
-  CONTEXT_REUSE_LIMIT: integer('CONTEXT_REUSE_LIMIT', 1, 10_000, 20),
+  CONTEXT_REUSE_LIMIT: integer('CONTEXT_REUSE_LIMIT', 1, 10_000, 50),
   // Fresh contexts kept ready for a capture whose slot served another organization (issue #14).
   SPARE_CONTEXTS: integer('SPARE_CONTEXTS', 0, 64, 1),
+  // Captures a kept renderer serves before the reset starts a new one for its context (it grows ~6 MB a capture).
+  RENDERER_REUSE_LIMIT: integer('RENDERER_REUSE_LIMIT', 1, 10_000, 10),
   // Warm contexts kept for the organizations that used them last, busy ones included (issue #14).
   WARM_CONTEXTS: integer('WARM_CONTEXTS', 1, 256, 4),
   ALLOW_PRIVATE_NETWORK: booleanFlag('ALLOW_PRIVATE_NETWORK'),

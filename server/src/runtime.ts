@@ -113,6 +113,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
     reuseLimit: config.CONTEXT_REUSE_LIMIT,
     spares: config.SPARE_CONTEXTS,
     warmContexts: config.WARM_CONTEXTS,
+    rendererReuseLimit: config.RENDERER_REUSE_LIMIT,
     logger,
   });
   await pool.warm();

@@ -96,6 +96,27 @@ describe('one organization per renderer', () => {
     await fixtures.stop();
   }, 90_000);
 
+  it('gives a context a new renderer after RENDERER_REUSE_LIMIT captures, keeping the context', async () => {
+    const renewing = new ContextPool(manager, { size: 1, maxQueue: 4, reuseLimit: 50, rendererReuseLimit: 2, logger });
+    const fixtures = await new FixtureServer().start();
+    fixtures.route('/renew', (req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(`<p>${req.url}</p>`));
+    try {
+      const seen: Array<{ pid: number; context: unknown }> = [];
+      for (let i = 0; i < 3; i++) {
+        const slot = await renewing.acquire('org-renew');
+        await slot.page.goto(`${fixtures.url}/renew?${i}`);
+        seen.push({ pid: await rendererPid(slot.page), context: slot.context });
+        await renewing.release(slot);
+      }
+      expect(seen[1]!.pid).toBe(seen[0]!.pid);
+      expect(seen[2]!.pid).not.toBe(seen[1]!.pid);
+      expect(seen[2]!.context).toBe(seen[0]!.context);
+    } finally {
+      await renewing.close();
+      await fixtures.stop();
+    }
+  }, 90_000);
+
   it('takes a spare opened in advance for an organization without a warm context, and keeps each organization its own', async () => {
     const sparePool = new ContextPool(manager, { size: 1, maxQueue: 4, reuseLimit: 50, spares: 1, warmContexts: 3, logger });
     const waitFor = async (condition: () => boolean) => {

@@ -9,6 +9,8 @@ export interface ContextPoolOptions {
   size: number;
   maxQueue: number;
   reuseLimit: number;
+  /** Captures a context's renderer process serves before the reset gives it a new one (RENDERER_REUSE_LIMIT). */
+  rendererReuseLimit?: number;
   /**
    * Fresh contexts kept open for organizations that have no warm context of their own
    * (SPARE_CONTEXTS): such a capture takes one at once instead of waiting for a new context.
@@ -43,7 +45,8 @@ const NO_ORGANIZATION = '';
  * CPU-s, against ~1.1 for a new context and renderer). Contexts are therefore kept per
  * organization, up to `warmContexts`, rather than per slot: with a few organizations taking turns,
  * each finds its own context waiting. An organization with none takes a spare, opened in advance,
- * and a new spare opens in the background. Contexts are replaced after `reuseLimit` captures, after
+ * and a new spare opens in the background. A context's renderer is renewed every
+ * `rendererReuseLimit` captures (it grows as it serves); contexts are replaced after `reuseLimit` captures, after
  * any error, or when the browser was relaunched.
  */
 export class ContextPool {
@@ -256,7 +259,8 @@ export class ContextPool {
       await this.closeSlot(slot);
       return;
     }
-    const reset = resetSlot(slot).then((ok) => (ok && !this.closed && usable(slot, this.manager.generation) ? slot : undefined));
+    const renewRenderer = slot.uses % (this.options.rendererReuseLimit ?? 10) === 0;
+    const reset = resetSlot(slot, !renewRenderer).then((ok) => (ok && !this.closed && usable(slot, this.manager.generation) ? slot : undefined));
     const pending = this.resetting.get(key) ?? new Set();
     this.resetting.set(key, pending.add(reset));
     const kept = await reset;

@@ -93,10 +93,12 @@ function originOf(url: string): string | undefined {
  * (site isolation), which costs the next capture ~50 ms and a process start; an about:blank the
  * page navigates to itself stays in the page's process, so the next capture of the same site
  * reuses it, as a kept puppeteer page does. A page that will not leave (a busy script, a
- * beforeunload handler) gets the browser-initiated navigation instead.
+ * beforeunload handler) gets the browser-initiated navigation instead, and so does one whose
+ * renderer has served enough captures (`keepRenderer` false): a kept renderer grows by about 6 MB a
+ * capture, and a new renderer costs ~0.1 CPU-s where a new context costs ~1.1.
  */
-async function unloadKeepingRenderer(page: Page): Promise<void> {
-  if (page.url() !== BLANK) {
+async function unload(page: Page, keepRenderer: boolean): Promise<void> {
+  if (keepRenderer && page.url() !== BLANK) {
     try {
       await Promise.all([
         page.waitForNavigation({ timeout: 2_000 }),
@@ -106,7 +108,7 @@ async function unloadKeepingRenderer(page: Page): Promise<void> {
       // Falls through to the browser-initiated navigation.
     }
   }
-  if (page.url() !== BLANK) await page.goto(BLANK, { timeout: 5_000 });
+  if (!keepRenderer || page.url() !== BLANK) await page.goto(BLANK, { timeout: 5_000 });
 }
 
 /**
@@ -117,9 +119,9 @@ async function unloadKeepingRenderer(page: Page): Promise<void> {
  * emulation (viewport, UA, media, geolocation, headers) is set anew by every capture. Returns
  * false when the reset could not be completed: the slot is then dropped.
  */
-export async function resetSlot(slot: Slot): Promise<boolean> {
+export async function resetSlot(slot: Slot, keepRenderer = true): Promise<boolean> {
   try {
-    await unloadKeepingRenderer(slot.page);
+    await unload(slot.page, keepRenderer);
     // Independent of each other: sent together, so the slot is ready again sooner.
     const origins = [...slot.origins];
     slot.origins.clear();

@@ -32,7 +32,6 @@ function fromResponse(response: HTTPResponse | null): ProtectionVerdict | undefi
 
 /** Runs in the page: collects the markers without sending anything anywhere. */
 function collectMarkers() {
-  const text = (document.body?.innerText ?? '').replace(/\s+/g, ' ').trim();
   const frames = Array.from(document.querySelectorAll('iframe')).map((f) => f.getAttribute('src') ?? '');
   const scripts = Array.from(document.querySelectorAll('script[src]')).map((s) => s.getAttribute('src') ?? '');
   const fields = Array.from(document.querySelectorAll('input, textarea, select')).filter((el) => {
@@ -40,9 +39,15 @@ function collectMarkers() {
     const name = el.getAttribute('name') ?? '';
     return type !== 'hidden' && !/captcha|turnstile|cf-/i.test(name);
   }).length;
+  const captchaWidget =
+    Boolean(document.querySelector('.g-recaptcha, .h-captcha, .cf-turnstile, [data-sitekey]')) ||
+    frames.some((src) => /recaptcha|hcaptcha|challenges\.cloudflare\.com/i.test(src));
+  // innerText lays out and serializes the whole page (measurable on every capture): read only
+  // when it decides something, for a captcha with nothing else to fill in.
+  const textLength = captchaWidget && fields === 0 ? (document.body?.innerText ?? '').replace(/\s+/g, ' ').trim().length : Number.POSITIVE_INFINITY;
   return {
     title: document.title,
-    textLength: text.length,
+    textLength,
     fields,
     cloudflareChallenge: Boolean(
       document.querySelector('#challenge-form, #challenge-running, #cf-challenge-running, #challenge-stage, .cf-browser-verification') ||
@@ -50,9 +55,7 @@ function collectMarkers() {
     ),
     perimeterX: Boolean(document.querySelector('#px-captcha')),
     dataDome: frames.some((src) => /captcha-delivery\.com/i.test(src)) || scripts.some((src) => /captcha-delivery\.com/i.test(src)),
-    captchaWidget:
-      Boolean(document.querySelector('.g-recaptcha, .h-captcha, .cf-turnstile, [data-sitekey]')) ||
-      frames.some((src) => /recaptcha|hcaptcha|challenges\.cloudflare\.com/i.test(src)),
+    captchaWidget,
   };
 }
 
