@@ -20,12 +20,12 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { connect, createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { FixtureServer } from '../../tests/helpers/fixture-server.js';
 import { REPO_ROOT } from './make-fixtures.js';
 import { treeCpuSeconds } from './proc-cpu.js';
 import { startService, timedGet } from './service.js';
 import { percentile, round } from './stats.js';
+import { runWhenInvokedDirectly } from './standalone.js';
 
 const N = Number(process.env.BENCH_FILTERS_N ?? 10);
 if (!Number.isInteger(N) || N < 1 || N > 1_000)
@@ -136,15 +136,4 @@ export async function measureContentFilters(): Promise<{ markdown: string; failu
   return { markdown, failures };
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  measureContentFilters().then(
-    ({ markdown, failures }) => {
-      console.log(`\n${markdown}`);
-      process.exit(failures === 0 ? 0 : 1);
-    },
-    (error: unknown) => {
-      console.error(error);
-      process.exit(1);
-    },
-  );
-}
+runWhenInvokedDirectly(import.meta.url, measureContentFilters);

@@ -20,13 +20,13 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import sharp from 'sharp';
 import { FixtureServer } from '../../tests/helpers/fixture-server.js';
 import { REPO_ROOT } from './make-fixtures.js';
 import { PssSampler } from './proc-mem.js';
 import { startService, timedGet } from './service.js';
 import { percentile, round } from './stats.js';
+import { runWhenInvokedDirectly } from './standalone.js';
 
 const N = Number(process.env.BENCH_FULLPAGE_N ?? 2);
 if (!Number.isInteger(N) || N < 1 || N > 100) throw new Error(`BENCH_FULLPAGE_N must be a whole number from 1 to 100 (got ${process.env.BENCH_FULLPAGE_N})`);
@@ -140,15 +140,4 @@ export async function measureFullPage(): Promise<{ markdown: string; failures: n
   return { markdown, failures };
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  measureFullPage().then(
-    ({ markdown, failures }) => {
-      console.log(`\n${markdown}`);
-      process.exit(failures === 0 ? 0 : 1);
-    },
-    (error: unknown) => {
-      console.error(error);
-      process.exit(1);
-    },
-  );
-}
+runWhenInvokedDirectly(import.meta.url, measureFullPage);

@@ -67,13 +67,11 @@ describe('the full-page budget, lowered through FULL_PAGE_MAX_HEIGHT_PX, for ful
   });
 
   it('tiles and stitches a clipSelector element taller than one frame, cut at the budget', async () => {
-    // An 18 000 px element 300 px down the page: whole, every band where the page put it.
-    const tall = await capture({
-      url: `${fixtures.url}/bands.html?bands=18&height=1000&width=300&top=300`,
-      clipSelector: '#bands',
-      viewportWidth: 400,
-      viewportHeight: 600,
-    });
+    /** A column of `bands` 1 000 px bands, 300 px wide and 300 px down the page, captured by clipSelector. */
+    const bandsElement = (bands: number) =>
+      capture({ url: `${fixtures.url}/bands.html?bands=${bands}&height=1000&width=300&top=300`, clipSelector: '#bands', viewportWidth: 400, viewportHeight: 600 });
+    // An 18 000 px element: whole, every band where the page put it.
+    const tall = await bandsElement(18);
     expect(tall.truncated).toBe('false');
     const image = decodePng(tall.bytes);
     expect([image.width, image.height]).toEqual([300, 18_000]);
@@ -82,12 +80,7 @@ describe('the full-page budget, lowered through FULL_PAGE_MAX_HEIGHT_PX, for ful
         expect(near(image.pixel(150, y), bandColour(band)), `y=${y}`).toBe(true);
     }
     // A 40 000 px element: cut at 20 000 px, and said.
-    const cut = await capture({
-      url: `${fixtures.url}/bands.html?bands=40&height=1000&width=300&top=300`,
-      clipSelector: '#bands',
-      viewportWidth: 400,
-      viewportHeight: 600,
-    });
+    const cut = await bandsElement(40);
     expect(cut.truncated).toBe('true');
     const cutImage = decodePng(cut.bytes);
     expect([cutImage.width, cutImage.height]).toEqual([300, 20_000]);
