@@ -71,7 +71,13 @@ describe('network policy (protection on)', () => {
     );
     fixtures.page('/meta-refresh', `<meta http-equiv="refresh" content="0;url=${canaryUrl('/meta')}"><body style="background:rgb(0,128,0)">refresh</body>`);
     fixtures.page('/script-navigation', `<body style="background:rgb(0,128,0)"><script>setTimeout(() => { location.href = '${canaryUrl('/scripted')}'; }, 10)</script></body>`);
-    fixtures.page('/rebind', `<body style="margin:0;background:rgb(0,128,0)"><img src="/rebind-image.png"><script>fetch('/rebind-data').catch(() => {})</script></body>`);
+    // Closes its connection, so that the image and the fetch need new ones: Chromium keeps its
+    // connections through the SOCKS proxy, and each new one is a new look at the name.
+    fixtures.route('/rebind', (_req, res) =>
+      res
+        .writeHead(200, { 'content-type': 'text/html', connection: 'close' })
+        .end(`<body style="margin:0;background:rgb(0,128,0)"><img src="/rebind-image.png"><script>fetch('/rebind-data').catch(() => {})</script></body>`),
+    );
     fixtures.page('/webrtc', `<body style="background:rgb(0,128,0)"><script>
       try {
         const pc = new RTCPeerConnection({ iceServers: [{ urls: 'stun:127.0.0.1:${(udp.address() as AddressInfo).port}' }] });

@@ -98,6 +98,8 @@ function proxySettings(options: CaptureOptions): { server: string; upstream: Ups
   return { server: url.origin, upstream, ...(credentials ? { credentials } : {}) };
 }
 
+const targetUnreachable = () => new ApiError('OPERATION_FAILED', 'The page could not be loaded (the target did not answer); nothing was charged');
+
 const proxyCredentialsRefused = () =>
   new ApiError(
     'INVALID_INPUT',
@@ -192,8 +194,11 @@ export class Renderer {
         .catch((error: unknown) => {
           // Through the egress chain a refused 407 ends the navigation with this network error.
           if (options.proxyUrl && error instanceof Error && /net::ERR_(INVALID_AUTH_CREDENTIALS|PROXY_AUTH_)/.test(error.message)) throw proxyCredentialsRefused();
-          if (error instanceof Error && /net::ERR_TUNNEL_CONNECTION_FAILED/.test(error.message) && navigatedTo && this.options.wasRefused?.(navigatedTo)) {
-            throw destinationNotAllowed('url');
+          // Through the egress proxy a refused or unreachable destination is a failed SOCKS
+          // connection (or, through a caller's proxy, a failed tunnel): the proxy knows which.
+          if (error instanceof Error && /net::ERR_(TUNNEL_CONNECTION_FAILED|SOCKS_)/.test(error.message)) {
+            if (navigatedTo && this.options.wasRefused?.(navigatedTo)) throw destinationNotAllowed('url');
+            if (/net::ERR_SOCKS_/.test(error.message)) throw targetUnreachable();
           }
           throw error;
         })
@@ -203,7 +208,7 @@ export class Renderer {
       // a refused address, say) is the caller's 400; any other mark means the target was not reached.
       const egress = response?.headers()[REFUSED_HEADER];
       if (egress === 'refused') throw destinationNotAllowed('url');
-      if (egress !== undefined) throw new ApiError('OPERATION_FAILED', 'The page could not be loaded (the target did not answer); nothing was charged');
+      if (egress !== undefined) throw targetUnreachable();
       if (options.proxyUrl && response?.status() === 407) throw proxyCredentialsRefused();
       assertTargetStatus(response, options);
 

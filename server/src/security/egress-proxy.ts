@@ -1,10 +1,11 @@
 import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { connect, type AddressInfo, type Socket } from 'node:net';
+import { connect, type AddressInfo, type Server as NetServer, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
 import type { AddressPolicy } from './address-policy.js';
 import { bareHost, checkedAddress, DestinationRefusedError } from './destination-check.js';
 import type { Resolver } from './resolver.js';
+import { SOCKS_REPLY, SocksRefusal, startSocks5Server } from './socks5-server.js';
 
 /** Header on every response the proxy refuses itself, so the renderer can tell a refusal from a site's 403. */
 export const REFUSED_HEADER = 'x-rendershot-egress';
@@ -34,16 +35,18 @@ function splitHostPort(authority: string, defaultPort: number): { host: string; 
 }
 
 /**
- * The boundary of the network policy: Chromium sends every request through this proxy on loopback
- * (`--proxy-server`, with `<-loopback>` so loopback is not bypassed). Each destination is resolved
- * once, every address is checked, and the connection goes to the address that was checked, so a
- * name that answers differently on a second look (DNS rebinding) gains nothing.
+ * The boundary of the network policy: Chromium opens every connection through this proxy on
+ * loopback (`--proxy-server=socks5://…`, with `<-loopback>` so loopback is not bypassed). Each
+ * destination is resolved once, every address is checked, and the connection goes to the address
+ * that was checked, so a name that answers differently on a second look (DNS rebinding) gains
+ * nothing. A refused connection fails in Chromium as a SOCKS error; `refusedRecently` tells the
+ * renderer that it was the policy, not a dead site.
  *
- * A capture with its own proxy gets a listener of its own (openChain); its traffic is forwarded to
- * that upstream proxy, whose own address is checked the same way.
+ * A capture with its own proxy gets an HTTP proxy listener of its own (openChain); its traffic is
+ * forwarded to that upstream proxy, whose own address is checked the same way.
  */
 export class EgressProxy {
-  private server: Server | undefined;
+  private server: NetServer | undefined;
   private readonly chainServers = new Set<Server>();
   private readonly sockets = new Set<Duplex>();
   port = 0;
@@ -55,25 +58,54 @@ export class EgressProxy {
     private readonly logger: Logger,
   ) {}
 
-  private async listen(chain: Chain | undefined): Promise<Server> {
+  /** Keeps a socket until it closes, so that stop() can end it. */
+  private track(socket: Duplex): void {
+    this.sockets.add(socket);
+    socket.on('close', () => this.sockets.delete(socket));
+  }
+
+  /** An HTTP proxy listener for one capture's chain to the caller's proxy. */
+  private async listen(chain: Chain): Promise<Server> {
     const server = createServer((req, res) => void this.forward(req, res, chain));
     server.on('connect', (req: IncomingMessage, socket: Duplex, head: Buffer) => void this.tunnel(req, socket, head, chain));
-    server.on('connection', (socket: Socket) => {
-      this.sockets.add(socket);
-      socket.on('close', () => this.sockets.delete(socket));
-    });
+    server.on('connection', (socket: Socket) => this.track(socket));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     return server;
   }
 
   async start(): Promise<number> {
-    this.server = await this.listen(undefined);
-    this.port = (this.server.address() as AddressInfo).port;
+    const server = await startSocks5Server(
+      (host, port) => this.connectChecked(host, port),
+      (destination, error) => this.refuse(destination, error),
+    );
+    this.server = server;
+    server.on('connection', (socket: Socket) => this.track(socket));
+    this.port = (server.address() as AddressInfo).port;
     return this.port;
   }
 
+  /** The proxy for Chromium's --proxy-server. */
   get url(): string {
-    return `http://127.0.0.1:${this.port}`;
+    return `socks5://127.0.0.1:${this.port}`;
+  }
+
+  /** A SOCKS connection to the checked address of host:port, or the refusal the client is told. */
+  private async connectChecked(host: string, port: number): Promise<Socket> {
+    let address: string;
+    try {
+      address = await checkedAddress(this.policy, this.resolve, host, port);
+    } catch (error) {
+      throw new SocksRefusal(SOCKS_REPLY.notAllowed, error instanceof Error ? error.message : String(error));
+    }
+    let upstream: Socket;
+    try {
+      upstream = await this.open(address, port);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code === 'ECONNREFUSED' ? SOCKS_REPLY.connectionRefused : SOCKS_REPLY.hostUnreachable;
+      throw new SocksRefusal(code, error instanceof Error ? error.message : String(error));
+    }
+    this.track(upstream);
+    return upstream;
   }
 
   /**
@@ -125,8 +157,8 @@ export class EgressProxy {
     this.logger.info({ destination: where, reason: error instanceof Error ? error.message : String(error) }, 'egress refused');
   }
 
-  /** Plain-HTTP requests in absolute form. */
-  private async forward(req: IncomingMessage, res: ServerResponse, chain: Chain | undefined): Promise<void> {
+  /** Plain-HTTP requests in absolute form, forwarded to the caller's proxy. */
+  private async forward(req: IncomingMessage, res: ServerResponse, chain: Chain): Promise<void> {
     let target: URL;
     try {
       target = new URL(req.url ?? '');
@@ -139,22 +171,16 @@ export class EgressProxy {
     const headers = { ...req.headers };
     for (const name of HOP_BY_HOP) delete headers[name];
     try {
-      let options;
-      if (chain) {
-        const upstream = chain.upstream;
-        const address = await checkedAddress(this.policy, this.resolve, upstream.host, upstream.port);
-        await this.refuseKnownPrivate(target.hostname, port);
-        options = {
-          host: address,
-          port: upstream.port,
-          method: req.method,
-          path: target.href,
-          headers: { ...headers, host: target.host, ...(upstream.username !== undefined ? { 'proxy-authorization': basic(upstream.username, upstream.password) } : {}) },
-        };
-      } else {
-        const address = await checkedAddress(this.policy, this.resolve, target.hostname, port);
-        options = { host: address, port, method: req.method, path: `${target.pathname}${target.search}`, headers: { ...headers, host: target.host } };
-      }
+      const upstream = chain.upstream;
+      const address = await checkedAddress(this.policy, this.resolve, upstream.host, upstream.port);
+      await this.refuseKnownPrivate(target.hostname, port);
+      const options = {
+        host: address,
+        port: upstream.port,
+        method: req.method,
+        path: target.href,
+        headers: { ...headers, host: target.host, ...(upstream.username !== undefined ? { 'proxy-authorization': basic(upstream.username, upstream.password) } : {}) },
+      };
       const outgoing = httpRequest({ ...options, timeout: CONNECT_TIMEOUT_MS }, (incoming) => {
         res.writeHead(incoming.statusCode ?? 502, incoming.headers);
         incoming.pipe(res);
@@ -180,31 +206,24 @@ export class EgressProxy {
     }
   }
 
-  /** CONNECT tunnels: HTTPS, WSS and WebSockets. */
-  private async tunnel(req: IncomingMessage, client: Duplex, head: Buffer, chain: Chain | undefined): Promise<void> {
-    this.sockets.add(client);
-    client.on('close', () => this.sockets.delete(client));
+  /** CONNECT tunnels (HTTPS, WSS and WebSockets), through the caller's proxy. */
+  private async tunnel(req: IncomingMessage, client: Duplex, head: Buffer, chain: Chain): Promise<void> {
+    this.track(client);
     client.on('error', () => client.destroy());
     let upstream: Socket;
     try {
       const { host, port } = splitHostPort(req.url ?? '', 443);
-      if (chain) {
-        const proxy = chain.upstream;
-        const address = await checkedAddress(this.policy, this.resolve, proxy.host, proxy.port);
-        await this.refuseKnownPrivate(host, port);
-        upstream = await this.open(address, proxy.port);
-        await this.upstreamConnect(upstream, req.url ?? '', proxy);
-      } else {
-        const address = await checkedAddress(this.policy, this.resolve, host, port);
-        upstream = await this.open(address, port);
-      }
+      const proxy = chain.upstream;
+      const address = await checkedAddress(this.policy, this.resolve, proxy.host, proxy.port);
+      await this.refuseKnownPrivate(host, port);
+      upstream = await this.open(address, proxy.port);
+      await this.upstreamConnect(upstream, req.url ?? '', proxy);
     } catch (error) {
       this.refuse(req.url ?? '', error);
       client.end(`HTTP/1.1 403 Forbidden\r\n${REFUSED_HEADER}: refused\r\nContent-Length: 0\r\n\r\n`);
       return;
     }
-    this.sockets.add(upstream);
-    upstream.on('close', () => this.sockets.delete(upstream));
+    this.track(upstream);
     client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
     if (head.length) upstream.write(head);
     upstream.pipe(client);
