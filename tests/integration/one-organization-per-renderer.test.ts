@@ -5,6 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { BrowserManager } from '../../server/src/capture/browser-manager.js';
 import { ContextPool } from '../../server/src/capture/context-pool.js';
 import { FixtureServer } from '../helpers/fixture-server.js';
+import { descendantsOf } from '../helpers/process-tree.js';
 
 /**
  * The OS pid of the renderer process that hosts the page's main frame, as the browser reports it
@@ -114,6 +115,87 @@ describe('one organization per renderer', () => {
     } finally {
       await renewing.close();
       await fixtures.stop();
+    }
+  }, 90_000);
+
+  it('starts no renderer process while organizations take turns on their warm contexts (no Chromium spare renderers)', async () => {
+    const turns = new ContextPool(manager, { size: 1, maxQueue: 4, reuseLimit: 50, spares: 0, warmContexts: 3, logger });
+    const fixtures = await new FixtureServer().start();
+    fixtures.route('/turn', (req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(`<p>${req.url}</p>`));
+    const renderers = () => descendantsOf(manager.pid()!).filter((p) => p.cmdline.includes('--type=renderer')).map((p) => p.pid);
+    const capture = async (organizationId: string) => {
+      const slot = await turns.acquire(organizationId);
+      await slot.page.goto(`${fixtures.url}/turn?${organizationId}`);
+      await turns.release(slot);
+    };
+    try {
+      // Each organization's context and renderer, warm.
+      for (const organizationId of ['org-x', 'org-y', 'org-z']) await capture(organizationId);
+      const warm = new Set(renderers());
+      const started = new Set<number>();
+      for (const organizationId of ['org-x', 'org-y', 'org-z', 'org-x', 'org-y', 'org-z']) {
+        await capture(organizationId);
+        for (const pid of renderers()) if (!warm.has(pid)) started.add(pid);
+      }
+      // Chromium's own spare renderer, made for the last navigation's context, would show up here
+      // after every turn (SpareRendererForSitePerProcess is off: browser-manager.ts).
+      expect([...started]).toEqual([]);
+    } finally {
+      await turns.close();
+      await fixtures.stop();
+    }
+  }, 90_000);
+
+  it("past WARM_CONTEXTS closes an organization's second context before another organization's only one", async () => {
+    const burstPool = new ContextPool(manager, { size: 2, maxQueue: 4, reuseLimit: 50, spares: 1, warmContexts: 3, logger });
+    try {
+      await burstPool.warm();
+      const browser = await manager.get();
+      const one = await burstPool.acquire('org-one');
+      await burstPool.release(one);
+      // A burst of two at once: org-burst ends with two contexts, both more recently used than org-one's.
+      const [first, second] = await Promise.all([burstPool.acquire('org-burst'), burstPool.acquire('org-burst')]);
+      await Promise.all([burstPool.release(first), burstPool.release(second)]);
+      // A third organization takes the spare: four contexts for three places.
+      const third = await burstPool.acquire('org-third');
+      await burstPool.release(third);
+      const open = browser.browserContexts();
+      expect(open, "org-one's only context, though the least recently used").toContain(one.context);
+      expect([first.context, second.context].filter((context) => open.includes(context))).toHaveLength(1);
+      expect(open).toContain(third.context);
+    } finally {
+      await burstPool.close();
+    }
+  }, 90_000);
+
+  it('never closes the context a capture is waiting for: an organization in bursts keeps reusing its two', async () => {
+    const burstPool = new ContextPool(manager, { size: 2, maxQueue: 4, reuseLimit: 50, spares: 1, warmContexts: 3, logger });
+    try {
+      await burstPool.warm();
+      for (const organizationId of ['org-x', 'org-y']) await burstPool.release(await burstPool.acquire(organizationId));
+      const seen = new Set<unknown>();
+      let releases: Array<Promise<void>> = [];
+      for (let round = 0; round < 6; round++) {
+        // Asked for while the previous round's contexts are still being reset: they wait for them.
+        const slots = await Promise.all([burstPool.acquire('org-burst'), burstPool.acquire('org-burst')]);
+        for (const slot of slots) seen.add(slot.context);
+        await Promise.all(releases);
+        releases = slots.map((slot) => burstPool.release(slot));
+      }
+      await Promise.all(releases);
+      expect(seen.size).toBe(2);
+    } finally {
+      await burstPool.close();
+    }
+  }, 90_000);
+
+  it("gives a context's page no browser-UI pages of its own (the omnibox popup's WebUI, a renderer each)", async () => {
+    const slot = await pool.acquire('org-ui');
+    try {
+      const browser = await manager.get();
+      expect(browser.targets().filter((target) => target.url().startsWith('chrome://')).map((target) => target.url())).toEqual([]);
+    } finally {
+      await pool.release(slot);
     }
   }, 90_000);
 

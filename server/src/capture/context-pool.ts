@@ -59,6 +59,8 @@ export class ContextPool {
   private readonly idle: Slot[] = [];
   /** Contexts being reset after a capture, by organization: its next capture waits for one rather than take a spare. */
   private readonly resetting = new Map<string, Set<Promise<Slot | undefined>>>();
+  /** Contexts held by captures now, by organization. */
+  private readonly serving = new Map<string, number>();
   /** Fresh contexts that have served no organization yet. */
   private readonly spares: Slot[] = [];
   private sparesOpening = 0;
@@ -148,8 +150,11 @@ export class ContextPool {
       try {
         // The pool's concurrency still bounds a proxied capture; it runs in a dedicated context.
         if (proxyServer) return await openSlot(this.manager, proxyServer);
-        const slot = (await this.warmSlotOf(organizationId ?? NO_ORGANIZATION)) ?? (await this.freshSlot());
+        const key = organizationId ?? NO_ORGANIZATION;
+        const slot = (await this.warmSlotOf(key)) ?? (await this.freshSlot());
         slot.organizationId = organizationId;
+        this.serving.set(key, (this.serving.get(key) ?? 0) + 1);
+        this.evictBeyondLimit();
         return slot;
       } catch (error) {
         this.endTurn();
@@ -202,15 +207,29 @@ export class ContextPool {
     }
     slot ??= await openSlot(this.manager);
     void this.refillSpares();
-    this.evictBeyondLimit();
     return slot;
   }
 
-  /** Closes the least recently used idle contexts while more are open than WARM_CONTEXTS allows. */
+  /** Contexts an organization has now: idle, being reset, or serving its captures. */
+  private contextsOf(key: string): number {
+    return this.idle.filter((slot) => keyOf(slot) === key).length + (this.resetting.get(key)?.size ?? 0) + (this.serving.get(key) ?? 0);
+  }
+
+  /**
+   * Closes idle contexts while more are open than WARM_CONTEXTS allows: first the least recently
+   * used of an organization that has more than one (what a burst of its captures left behind), then
+   * the least recently used. Plain LRU closed the context of whichever organization came next when
+   * a few took turns after one of them had two (each capture then opened a context, ~1.1 CPU-s).
+   */
   private evictBeyondLimit(): void {
+    // Contexts, not turns: a capture whose turn came counts once it holds its context, so the
+    // context it is waiting for (being reset) is never closed under it.
     const resetting = [...this.resetting.values()].reduce((sum, set) => sum + set.size, 0);
-    while (this.idle.length > 0 && this.idle.length + resetting + this.borrowed > this.warmLimit) {
-      void this.closeSlot(this.idle.shift()!);
+    const serving = [...this.serving.values()].reduce((sum, n) => sum + n, 0);
+    while (this.idle.length > 0 && this.idle.length + resetting + serving > this.warmLimit) {
+      const surplus = this.idle.findIndex((slot) => this.contextsOf(keyOf(slot)) > 1);
+      const [victim] = this.idle.splice(Math.max(surplus, 0), 1);
+      void this.closeSlot(victim!);
     }
   }
 
@@ -251,9 +270,12 @@ export class ContextPool {
       await this.closeSlot(slot);
       return;
     }
+    const key = keyOf(slot);
+    const serving = (this.serving.get(key) ?? 1) - 1;
+    if (serving > 0) this.serving.set(key, serving);
+    else this.serving.delete(key);
     slot.uses += 1;
     if (!usable(slot, slot.generation)) slot.doubtful = true;
-    const key = keyOf(slot);
     const worthKeeping = !this.closed && !slot.doubtful && slot.uses < this.options.reuseLimit && slot.generation === this.manager.generation;
     if (!worthKeeping) {
       await this.closeSlot(slot);
