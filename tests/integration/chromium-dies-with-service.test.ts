@@ -1,5 +1,7 @@
 import { spawn } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import pino from 'pino';
 import { BrowserManager } from '../../server/src/capture/browser-manager.js';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -24,7 +26,12 @@ function processesUsing(profile: string): number[] {
 
 describe('Chromium cannot outlive the service', () => {
   it('SIGKILL of the process that launched Chromium leaves none of its Chromium processes alive, and the next start removes its profile', async () => {
-    const child = spawn('npx', ['tsx', 'tests/fixtures/launch-browser-child.ts'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    // A temp root of its own: a service started meanwhile by another test file sweeps dead
+    // instances' profiles from the shared temp folder, and could remove this one before we look.
+    // Short: Chromium's singleton socket lives below the profile, within the 108-byte socket path limit.
+    const root = mkdtempSync(join(tmpdir(), 'rsd-'));
+    chmodSync(root, 0o755);
+    const child = spawn('npx', ['tsx', 'tests/fixtures/launch-browser-child.ts'], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, TMPDIR: root } });
     const profile = await new Promise<string>((resolve, reject) => {
       let out = '';
       child.stdout.on('data', (chunk: Buffer) => {
@@ -34,7 +41,7 @@ describe('Chromium cannot outlive the service', () => {
       });
       child.once('exit', () => reject(new Error(`child exited early: ${out}`)));
     });
-    expect(profile).toContain('rendershot-chromium-');
+    expect(profile.startsWith(join(root, 'rendershot-chromium-'))).toBe(true);
     expect(processesUsing(profile).length).toBeGreaterThan(2);
     // npx runs node as its child; kill the node process that owns Chromium, by pid.
     const nodePids = readdirSync('/proc').map(Number).filter((pid) => {
@@ -58,15 +65,20 @@ describe('Chromium cannot outlive the service', () => {
 
     // The killed process could not remove its profile; the next start of a service does.
     expect(existsSync(profile)).toBe(true);
+    const savedTmp = process.env.TMPDIR;
+    process.env.TMPDIR = root;
     const next = new BrowserManager({ executablePath: '/usr/bin/chromium', recycleAfter: 100, protocolTimeoutMs: 20_000, logger: pino({ level: 'silent' }) });
     try {
       const browser = await next.get();
       expect(existsSync(profile)).toBe(false);
-      // Its own profile, and those of live instances (this test run's other services), are left alone.
+      // Its own profile is left alone.
       const ownProfile = (browser.process()?.spawnargs ?? []).find((a) => a.startsWith('--user-data-dir='))?.slice('--user-data-dir='.length);
       expect(ownProfile && existsSync(ownProfile)).toBe(true);
     } finally {
       await next.close();
+      if (savedTmp === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = savedTmp;
+      rmSync(root, { recursive: true, force: true });
     }
   }, 90_000);
 });
