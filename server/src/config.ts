@@ -1,6 +1,7 @@
 import { cpus } from 'node:os';
 import { z } from 'zod';
 import { parseEncryptionKey } from './services/storage-secrets.js';
+import { defaultChromiumPath } from './capture/chromium-launch.js';
 
 const booleanFlag = (name: string) =>
   z
@@ -25,7 +26,8 @@ const ConfigSchema = z.object({
     .default('sqlite:./data/rendershot.db')
     .refine((value) => /^(sqlite:.+|mysql:\/\/.+)$/.test(value), 'DATABASE_URL must be sqlite:<path> or mysql://user:pass@host:port/db'),
   REDIS_URL: z.string().url('REDIS_URL must be a redis:// URL').optional(),
-  CHROME_PATH: z.string().default('/usr/bin/chromium'),
+  // The headless shell when installed (chromium-launch.ts says why), else Debian's full browser.
+  CHROME_PATH: z.string().default(defaultChromiumPath()),
   MAX_CONCURRENCY: integer('MAX_CONCURRENCY', 1, 64, Math.max(2, cpus().length)),
   MAX_QUEUE: integer('MAX_QUEUE', 0, 10_000, 32),
   // When set, /metrics needs `Authorization: Bearer <token>` (issue #15: it was public on the API port).

@@ -1,3 +1,4 @@
+import { defaultChromiumPath } from '../../server/src/capture/chromium-launch.js';
 import { spawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -7,21 +8,41 @@ import { BrowserManager } from '../../server/src/capture/browser-manager.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 
-/** Live processes whose command line names this profile folder (unique to the child's Chromium). */
-function processesUsing(profile: string): number[] {
-  const found: number[] = [];
+/** Pid, parent pid and state of every process. */
+function processTable(): Array<{ pid: number; ppid: number; state: string; cmdline: string }> {
+  const table = [];
   for (const entry of readdirSync('/proc')) {
     const pid = Number(entry);
     if (!Number.isInteger(pid)) continue;
     try {
-      const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-      const state = /^State:\s+(\S)/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
-      if (cmdline.includes(profile) && state !== 'Z') found.push(pid);
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const [state, ppid] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      table.push({ pid, ppid: Number(ppid), state: state!, cmdline: readFileSync(`/proc/${pid}/cmdline`, 'utf8') });
     } catch {
       // gone meanwhile
     }
   }
-  return found;
+  return table;
+}
+
+/**
+ * The child's Chromium: the browser process, whose command line names its profile folder, and all
+ * its descendants (the headless shell's helpers carry no --user-data-dir of their own).
+ */
+function chromiumProcesses(profile: string): number[] {
+  const table = processTable();
+  const found = new Set(table.filter((p) => p.cmdline.includes(profile)).map((p) => p.pid));
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const p of table) if (found.has(p.ppid) && !found.has(p.pid)) grew = Boolean(found.add(p.pid));
+  }
+  return [...found];
+}
+
+/** Which of these pids are still alive (zombies count as gone). */
+function stillAlive(pids: number[]): number[] {
+  const live = new Map(processTable().map((p) => [p.pid, p.state]));
+  return pids.filter((pid) => live.has(pid) && live.get(pid) !== 'Z');
 }
 
 describe('Chromium cannot outlive the service', () => {
@@ -42,7 +63,8 @@ describe('Chromium cannot outlive the service', () => {
       child.once('exit', () => reject(new Error(`child exited early: ${out}`)));
     });
     expect(profile.startsWith(join(root, 'rendershot-chromium-'))).toBe(true);
-    expect(processesUsing(profile).length).toBeGreaterThan(2);
+    const chromium = chromiumProcesses(profile);
+    expect(chromium.length).toBeGreaterThan(2);
     // npx runs node as its child; kill the node process that owns Chromium, by pid.
     const nodePids = readdirSync('/proc').map(Number).filter((pid) => {
       try {
@@ -55,10 +77,10 @@ describe('Chromium cannot outlive the service', () => {
     });
     expect(nodePids.length).toBeGreaterThan(0);
     for (const pid of nodePids) process.kill(pid, 'SIGKILL');
-    let alive = processesUsing(profile);
+    let alive = stillAlive(chromium);
     for (let i = 0; i < 50 && alive.length > 0; i += 1) {
       await sleep(200);
-      alive = processesUsing(profile);
+      alive = stillAlive(chromium);
     }
     child.kill('SIGKILL');
     expect(alive).toEqual([]);
@@ -67,7 +89,7 @@ describe('Chromium cannot outlive the service', () => {
     expect(existsSync(profile)).toBe(true);
     const savedTmp = process.env.TMPDIR;
     process.env.TMPDIR = root;
-    const next = new BrowserManager({ executablePath: '/usr/bin/chromium', recycleAfter: 100, protocolTimeoutMs: 20_000, logger: pino({ level: 'silent' }) });
+    const next = new BrowserManager({ executablePath: defaultChromiumPath(), recycleAfter: 100, protocolTimeoutMs: 20_000, logger: pino({ level: 'silent' }) });
     try {
       const browser = await next.get();
       expect(existsSync(profile)).toBe(false);

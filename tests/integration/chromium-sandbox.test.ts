@@ -1,3 +1,4 @@
+import { defaultChromiumPath } from '../../server/src/capture/chromium-launch.js';
 import { readdirSync, readFileSync } from 'node:fs';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -37,7 +38,7 @@ describe('Chromium runs sandboxed and unprivileged', () => {
   let pid: number;
   beforeAll(async () => {
     process.env.RENDERSHOT_TEST_SECRET = SECRET;
-    manager = new BrowserManager({ executablePath: '/usr/bin/chromium', recycleAfter: 100, protocolTimeoutMs: 20_000, logger: pino({ level: 'silent' }) });
+    manager = new BrowserManager({ executablePath: defaultChromiumPath(), recycleAfter: 100, protocolTimeoutMs: 20_000, logger: pino({ level: 'silent' }) });
     const browser = await manager.get();
     const page = await browser.newPage();
     await page.setContent('<h1>hello</h1>');

@@ -1,3 +1,4 @@
+import { defaultChromiumPath } from '../../server/src/capture/chromium-launch.js';
 import pino from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BrowserManager } from '../../server/src/capture/browser-manager.js';
@@ -6,7 +7,7 @@ import { ContextPool, PoolSaturatedError } from '../../server/src/capture/contex
 /** The pool's own queue: bounded, first come first served, and a capture that gives up loses only its own place. */
 describe('context pool queue', () => {
   const logger = pino({ level: 'silent' });
-  const manager = new BrowserManager({ executablePath: '/usr/bin/chromium', recycleAfter: 100, protocolTimeoutMs: 20_000, logger });
+  const manager = new BrowserManager({ executablePath: defaultChromiumPath(), recycleAfter: 100, protocolTimeoutMs: 20_000, logger });
   const pool = new ContextPool(manager, { size: 1, maxQueue: 2, reuseLimit: 50, logger });
   afterAll(async () => {
     await pool.close();

@@ -1,3 +1,4 @@
+import { defaultChromiumPath } from '../../server/src/capture/chromium-launch.js';
 import { readFileSync } from 'node:fs';
 import pino from 'pino';
 import type { Page } from 'puppeteer';
@@ -25,7 +26,7 @@ async function rendererPid(page: Page): Promise<number> {
 
 describe('one organization per renderer', () => {
   const logger = pino({ level: 'silent' });
-  const manager = new BrowserManager({ executablePath: '/usr/bin/chromium', recycleAfter: 100, protocolTimeoutMs: 20_000, logger });
+  const manager = new BrowserManager({ executablePath: defaultChromiumPath(), recycleAfter: 100, protocolTimeoutMs: 20_000, logger });
   const pool = new ContextPool(manager, { size: 1, maxQueue: 4, reuseLimit: 50, logger });
   afterAll(async () => {
     await pool.close();

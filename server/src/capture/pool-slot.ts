@@ -20,6 +20,8 @@ export interface Slot {
   doubtful: boolean;
   /** One-off contexts (a request with its own proxy) are never pooled. */
   dedicated: boolean;
+  /** Set while the slot opens its own new page (renewPage): the popup closer leaves that one alone. */
+  renewing?: boolean;
   /** The organization whose pages this context's renderer has loaded: it serves no other (issue #14). */
   organizationId?: string;
 }
@@ -48,9 +50,24 @@ export async function openSlot(manager: BrowserManager, proxyServer?: string): P
     ...(proxyServer ? { proxyServer, proxyBypassList: ['<-loopback>'] } : {}),
   });
   try {
-    const page = await context.newPage();
+    const slot = { browser, context, generation, uses: 0, origins: new Set<string>(), doubtful: false, dedicated: Boolean(proxyServer) } as Slot;
+    await openPage(slot);
+    // Popups from target=_blank links or scripts are closed the moment they appear.
+    context.on('targetcreated', (target) => {
+      if (target.type() === 'page' && !slot.renewing) void target.page().then((popup) => (popup && popup !== slot.page ? popup.close() : undefined)).catch(() => undefined);
+    });
+    return slot;
+  } catch (error) {
+    await context.close().catch(() => undefined);
+    throw error;
+  }
+}
+
+/** Opens the slot's page in its context, with the guards and listeners every capture relies on. */
+async function openPage(slot: Slot): Promise<void> {
+  const page = await slot.context.newPage();
+  try {
     const session = await page.createCDPSession();
-    const slot: Slot = { browser, context, page, session, generation, uses: 0, origins: new Set(), doubtful: false, dedicated: Boolean(proxyServer) };
     await page.evaluateOnNewDocument(PAGE_GUARDS);
     // A new document, so that the guards exist before the first capture (html mode writes into it).
     await page.goto(BLANK);
@@ -62,13 +79,10 @@ export async function openSlot(manager: BrowserManager, proxyServer?: string): P
       const origin = originOf(request.url());
       if (origin) slot.origins.add(origin);
     });
-    // Popups from target=_blank links or scripts are closed the moment they appear.
-    context.on('targetcreated', (target) => {
-      if (target.type() === 'page') void target.page().then((popup) => (popup && popup !== page ? popup.close() : undefined)).catch(() => undefined);
-    });
-    return slot;
+    slot.page = page;
+    slot.session = session;
   } catch (error) {
-    await context.close().catch(() => undefined);
+    await page.close().catch(() => undefined);
     throw error;
   }
 }
@@ -89,16 +103,14 @@ function originOf(url: string): string | undefined {
 
 /**
  * Unloads the capture's document while keeping its renderer process. A browser-initiated
- * navigation to about:blank (page.goto) makes Chromium start a new renderer for the next page
- * (site isolation), which costs the next capture ~50 ms and a process start; an about:blank the
- * page navigates to itself stays in the page's process, so the next capture of the same site
- * reuses it, as a kept puppeteer page does. A page that will not leave (a busy script, a
- * beforeunload handler) gets the browser-initiated navigation instead, and so does one whose
- * renderer has served enough captures (`keepRenderer` false): a kept renderer grows by about 6 MB a
- * capture, and a new renderer costs ~0.1 CPU-s where a new context costs ~1.1.
+ * navigation (page.goto) may make Chromium start a new renderer for the next page (site
+ * isolation), which costs the next capture ~50 ms and a process start; an about:blank the page
+ * navigates to itself stays in the page's process, so the next capture of the same site reuses
+ * it, as a kept puppeteer page does. A page that will not leave (a busy script, a beforeunload
+ * handler) gets the browser-initiated navigation instead.
  */
-async function unload(page: Page, keepRenderer: boolean): Promise<void> {
-  if (keepRenderer && page.url() !== BLANK) {
+async function unload(page: Page): Promise<void> {
+  if (page.url() !== BLANK) {
     try {
       await Promise.all([
         page.waitForNavigation({ timeout: 2_000 }),
@@ -108,7 +120,26 @@ async function unload(page: Page, keepRenderer: boolean): Promise<void> {
       // Falls through to the browser-initiated navigation.
     }
   }
-  if (!keepRenderer || page.url() !== BLANK) await page.goto(BLANK, { timeout: 5_000 });
+  if (page.url() !== BLANK) await page.goto(BLANK, { timeout: 5_000 });
+}
+
+/**
+ * Gives the slot a new page, so a new renderer process, in the same context: a kept renderer
+ * grows by about 6 MB a capture. A new page in the context costs far less than a new context
+ * (~1.1 CPU-s), and unlike a browser-initiated navigation it gets a new renderer in the headless
+ * shell too, which has no back/forward cache to swap the page's browsing instance.
+ */
+async function renewPage(slot: Slot): Promise<void> {
+  // The old page goes first, so that its scripts stop before anything is cleared.
+  await slot.page.close();
+  slot.renewing = true;
+  try {
+    await openPage(slot);
+  } finally {
+    slot.renewing = false;
+  }
+  // A popup the old page opened just before it closed may have appeared meanwhile.
+  await Promise.all((await slot.context.pages()).filter((page) => page !== slot.page).map((page) => page.close()));
 }
 
 /**
@@ -121,7 +152,8 @@ async function unload(page: Page, keepRenderer: boolean): Promise<void> {
  */
 export async function resetSlot(slot: Slot, keepRenderer = true): Promise<boolean> {
   try {
-    await unload(slot.page, keepRenderer);
+    if (keepRenderer) await unload(slot.page);
+    else await renewPage(slot);
     // Independent of each other: sent together, so the slot is ready again sooner.
     const origins = [...slot.origins];
     slot.origins.clear();
