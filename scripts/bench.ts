@@ -35,6 +35,7 @@ import { buildFixtures, LAZY_COUNT, lazyColour, REALISTIC_RESOURCES, REPO_ROOT }
 import { measureContentFilters } from './bench/content-filters.js';
 import { measureFullPage } from './bench/full-page.js';
 import { measureOrganizations } from './bench/organizations.js';
+import { measureShellFloor, type ShellFloor } from './bench/shell-floor.js';
 import { treeCpuSeconds } from './bench/proc-cpu.js';
 import { PssSampler, settledPss, treePss } from './bench/proc-mem.js';
 import { DEFAULT_BIN, startService, timedGet, type HttpResult, type ServiceHandle } from './bench/service.js';
@@ -171,6 +172,8 @@ interface Results {
   rawFloor?: {
     realistic?: LatencySummary & { resources: ResourceCheck; peakPssKb: number } & OutputCost;
     lazy?: LazyRun;
+    /** Reference: the same loop on the headless shell the service runs (shell-floor.ts). */
+    shell?: ShellFloor | { error: string };
     error?: string;
   };
   captureWebsite?: (LatencySummary & { resources: ResourceCheck }) | { error: string };
@@ -764,6 +767,16 @@ function buildRows(r: Results): Row[] {
       target: '—',
       status: 'FAIL',
     });
+  const shell = r.rawFloor?.shell;
+  if (shell) {
+    const vsService = 'p50Ms' in shell && svc?.latency ? `; service ÷ it ${ratio(svc.latency.p50Ms / shell.p50Ms)}` : '';
+    rows.push({
+      metric: 'Reference: raw floor on chromium-headless-shell (the binary the service runs), realistic.html',
+      measured: 'p50Ms' in shell ? `p50 ${ms(shell.p50Ms)} (PNG ${shell.pngBytesP50} B, ${shell.cpuSecondsPerCapture} CPU-s/capture)${vsService}` : `error: ${shell.error}`,
+      target: '—',
+      status: 'info',
+    });
+  }
   if (rawLazy) {
     rows.push({
       metric: 'Raw scroll-then-screenshot: lazy.html',
@@ -863,6 +876,9 @@ async function main(): Promise<number> {
   let organizationsMd = '';
   try {
     await measureRawFloor(fixtures, results, realisticUrl, lazyUrl);
+    log('reference: the raw floor on chromium-headless-shell');
+    const shell = await measureShellFloor(realisticUrl, SETTINGS.n, SETTINGS.warmup).catch((e: unknown) => ({ error: String(e) }));
+    if (shell && results.rawFloor) results.rawFloor.shell = shell;
     await measureCaptureWebsite(fixtures, results, realisticUrl);
     if (!SETTINGS.baselinesOnly) await measureService(fixtures, results, realisticUrl, lazyUrl);
     // The cost of Chromium's sandbox and of one organization per renderer (issue #14), its own service.

@@ -7,7 +7,7 @@ import { rm } from 'node:fs/promises';
 import captureWebsite from 'capture-website';
 import puppeteer, { type Browser, type Page } from 'puppeteer';
 import { CHROMIUM_BASE_FLAGS } from '../../server/src/capture/browser-manager.js';
-import { makeChromiumProfile, sandboxedLaunchOptions } from '../../server/src/capture/chromium-launch.js';
+import { isHeadlessShell, makeChromiumProfile, sandboxedLaunchOptions } from '../../server/src/capture/chromium-launch.js';
 import { nowMs } from './stats.js';
 
 export const CHROME_PATH = '/usr/bin/chromium';
@@ -23,12 +23,19 @@ export interface RawBrowser {
   close(): Promise<void>;
 }
 
-/** `extraArgs`: e.g. --no-sandbox, to measure what Chromium's sandbox costs (issue #14). */
-export async function launchRaw(extraArgs: readonly string[] = []): Promise<RawBrowser> {
+/**
+ * `extraArgs`: e.g. --no-sandbox, to measure what Chromium's sandbox costs (issue #14).
+ * `executablePath`: the full browser (the raw floor), or the headless shell for a reference figure.
+ */
+export async function launchRaw(extraArgs: readonly string[] = [], executablePath = CHROME_PATH): Promise<RawBrowser> {
   const userDataDir = makeChromiumProfile('bench-raw-');
   let browser: Browser | undefined;
   try {
-    browser = await puppeteer.launch({ ...sandboxedLaunchOptions(CHROME_PATH, userDataDir), headless: true, args: [...CHROME_ARGS, ...extraArgs] });
+    browser = await puppeteer.launch({
+      ...sandboxedLaunchOptions(executablePath, userDataDir),
+      headless: isHeadlessShell(executablePath) ? 'shell' : true,
+      args: [...CHROME_ARGS, ...extraArgs],
+    });
     const page = await browser.newPage();
     await page.setViewport(VIEWPORT);
     const version = await browser.version();

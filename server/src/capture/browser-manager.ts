@@ -39,6 +39,10 @@ const LAUNCH_ARGS = [
   // capture never opens. Measured: six renderer processes for three pages, three with them off.
   // One --disable-features flag (Chromium keeps only the last). Site isolation stays on (issue #14).
   '--disable-features=LocalNetworkAccessChecks,SpareRendererForSitePerProcess,WebUIOmniboxPopup,WebUIOmniboxAimPopup',
+  // The headless shell has no popup blocker: a page's scripted click on a target=_blank link opened
+  // a window that loaded its URL before the pool could close it (capture-isolation.test.ts). With
+  // this switch it creates no new window at all. The full browser ignores it (its blocker is on).
+  '--block-new-web-contents',
   // WebRTC must not open UDP paths around the network policy.
   '--force-webrtc-ip-handling-policy=disable_non_proxied_udp',
   '--webrtc-ip-handling-policy=disable_non_proxied_udp',
