@@ -21,7 +21,7 @@ if [ "${#missing[@]}" -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-# Puppeteer must not download a browser (no internet here); it drives /usr/bin/chromium.
+# Puppeteer must not download a browser (no internet here); it drives Debian's Chromium packages.
 export PUPPETEER_SKIP_DOWNLOAD=true
 if [ "${RENDERSHOT_SETUP_OMIT_DEV:-false}" = "true" ]; then
   # Production images: runtime dependencies only.

@@ -1,7 +1,7 @@
 import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { CHROMIUM_BASE_FLAGS } from '../../server/src/capture/browser-manager.js';
-import { makeChromiumProfile, sandboxedLaunchOptions } from '../../server/src/capture/chromium-launch.js';
+import { FULL_CHROMIUM, isHeadlessShell, makeChromiumProfile, sandboxedLaunchOptions } from '../../server/src/capture/chromium-launch.js';
 import puppeteer, { type Browser, type BrowserContext, type HTTPResponse, type Page } from 'puppeteer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashPassword } from '../../server/src/services/passwords.js';
@@ -18,8 +18,8 @@ const PAGE_HTML = '<html><body style="margin:0;background:rgb(30,120,200)"><h1>D
 /** Launch flags of these machines (design.md, "Browser"), with a fresh profile. */
 async function launchBrowser(profile: string): Promise<Browser> {
   return puppeteer.launch({
-    ...sandboxedLaunchOptions(process.env.CHROME_PATH ?? '/usr/bin/chromium', profile),
-    headless: true,
+    ...sandboxedLaunchOptions(process.env.CHROME_PATH ?? FULL_CHROMIUM, profile),
+    headless: isHeadlessShell(process.env.CHROME_PATH ?? FULL_CHROMIUM) ? 'shell' : true,
     args: [...CHROMIUM_BASE_FLAGS],
   });
 }

@@ -35,9 +35,17 @@ export function isHeadlessShell(executablePath: string): boolean {
   return /headless[-_]shell$/.test(executablePath);
 }
 
-/** Debian's /usr/bin/chromium is a shell script; the wrapper must exec the binary itself. */
+/**
+ * Debian's /usr/bin/chromium and /usr/bin/chromium-headless-shell are shell scripts that run the
+ * binary as their child: the wrapper must exec the binary itself, or its parent-death signal would
+ * reach the script only and Chromium would outlive a killed service.
+ */
+const SCRIPT_TO_BINARY: Record<string, string> = {
+  [FULL_CHROMIUM]: '/usr/lib/chromium/chromium',
+  '/usr/bin/chromium-headless-shell': HEADLESS_SHELL,
+};
 function realBinary(executablePath: string): string {
-  return executablePath === FULL_CHROMIUM ? '/usr/lib/chromium/chromium' : executablePath;
+  return SCRIPT_TO_BINARY[executablePath] ?? executablePath;
 }
 
 /** Prefix of the service's Chromium profile folders in the temp directory. */

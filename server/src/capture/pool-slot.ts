@@ -70,10 +70,10 @@ async function openPage(slot: Slot): Promise<void> {
     const session = await page.createCDPSession();
     await page.evaluateOnNewDocument(PAGE_GUARDS);
     // A new document, so that the guards exist before the first capture (html mode writes into it).
-    await page.goto(BLANK);
+    await page.goto(BLANK, { timeout: 5_000 });
     page.on('dialog', (dialog) => void dialog.dismiss().catch(() => undefined));
     // A renderer that dies while the slot is idle (out of memory, killed): the next borrower gets a fresh page.
-    // (Kept by page rather than on the slot: a spare's page moves into another slot object.)
+    // (Kept by page rather than on the slot: renewPage gives the slot a new page, which starts clean.)
     page.on('error', () => brokenPages.add(page));
     page.on('request', (request: HTTPRequest) => {
       const origin = originOf(request.url());
