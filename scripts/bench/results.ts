@@ -1,0 +1,101 @@
+/** What the benchmark measures and reports: its result types. */
+import type { SETTINGS, TARGETS } from './settings.js';
+import type { ShellFloor } from './shell-floor.js';
+import type { LatencySummary } from './stats.js';
+
+export interface ResourceCheck {
+  captures: number;
+  /** Resources of realistic.html fetched at least once per capture / all of them. */
+  fetchedEveryCapture: number;
+  resources: number;
+  missing: string[];
+}
+
+export interface LazyRun extends LatencySummary {
+  /** Per capture: how many of the 40 lazy images the fixture server saw requested. */
+  requestedPerCapture: number[];
+  /** Per capture: how many of the 40 lazy colours appear in the PNG. */
+  paintedPerCapture: number[];
+  pngHeights: number[];
+  allLoaded: boolean;
+}
+
+/** What a capture costs besides time: the file's size and the CPU of the whole process tree. */
+export interface OutputCost {
+  /** Median PNG size. */
+  pngBytesP50: number;
+  /** CPU-seconds ÷ captures: the service's Node process and its Chromium, or the raw floor's Chromium. */
+  cpuSecondsPerCapture: number;
+}
+
+export interface ThroughputRun {
+  cpuSecondsPerCapture?: number;
+  concurrency: number;
+  requests: number;
+  ok: number;
+  errors: number;
+  statuses: Record<string, number>;
+  wallMs: number;
+  throughputPerS: number;
+  p50Ms: number;
+  p95Ms: number;
+}
+
+export interface Results {
+  meta: {
+    date: string;
+    node: string;
+    chromium?: string;
+    cpus: number;
+    totalMemMiB: number;
+    /** 1-minute load average at the start and the end: other work on the machine skews every figure. */
+    loadAvgStart: number;
+    loadAvgEnd?: number;
+    settings: typeof SETTINGS;
+    targets: typeof TARGETS;
+    fixtureOrigin?: string;
+    notes: string[];
+  };
+  fixtures?: { realisticTransferBytes: number; files: { path: string; bytes: number }[] };
+  rawFloor?: {
+    realistic?: LatencySummary & { resources: ResourceCheck; peakPssKb: number } & OutputCost;
+    lazy?: LazyRun;
+    /** Reference: the same loop on the headless shell the service runs (shell-floor.ts). */
+    shell?: ShellFloor | { error: string };
+    error?: string;
+  };
+  captureWebsite?: (LatencySummary & { resources: ResourceCheck }) | { error: string };
+  service?: {
+    keySource?: string;
+    idlePssKb?: number;
+    latency?: LatencySummary & { errors: number; statuses: Record<string, number>; resources: ResourceCheck } & OutputCost;
+    throughput: ThroughputRun[];
+    peakPssC4Kb?: number;
+    peakPssC4Processes?: number;
+    pssSamplesC4?: number;
+    lazy?: LazyRun & { errors: number; statuses: Record<string, number> };
+    memory?: {
+      concurrency: number;
+      after50Kb?: number;
+      after50Processes?: number;
+      afterLongKb?: number;
+      afterLongProcesses?: number;
+      longCaptures: number;
+      errors: number;
+      totalServedAtFirst?: number;
+      totalServedAtLong?: number;
+    };
+    stop?: { exitedGracefully: boolean; leftoverProcesses: number };
+    error?: string;
+    firstErrorBody?: string;
+  };
+  rows: Row[];
+}
+
+export interface Row {
+  metric: string;
+  measured: string;
+  target: string;
+  status: 'PASS' | 'FAIL' | 'n/a' | 'info';
+}
+

@@ -1,0 +1,45 @@
+/** The benchmark's settings (environment variables, see scripts/bench.ts) and the targets it checks. */
+import { join } from 'node:path';
+import { REPO_ROOT } from './make-fixtures.js';
+import { DEFAULT_BIN } from './service.js';
+
+export function intEnv(name: string, fallback: number, min: number, max: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min || n > max) throw new Error(`${name} must be a whole number from ${min} to ${max} (got ${raw})`);
+  return n;
+}
+export function flagEnv(name: string): boolean {
+  const raw = (process.env[name] ?? '').toLowerCase();
+  return raw === '1' || raw === 'true' || raw === 'yes';
+}
+
+export const SETTINGS = {
+  n: intEnv('BENCH_N', 30, 1, 10_000),
+  warmup: 3,
+  throughputRequests: intEnv('BENCH_THROUGHPUT_REQUESTS', 24, 4, 10_000),
+  concurrencies: [1, 2, 4] as const,
+  lazyN: intEnv('BENCH_LAZY_N', 10, 1, 1_000),
+  captureWebsiteN: intEnv('BENCH_CW_N', 8, 1, 100),
+  memoryFirst: 50,
+  memoryLong: intEnv('BENCH_LONG', 500, 51, 100_000),
+  memoryConcurrency: 2,
+  quick: flagEnv('BENCH_QUICK'),
+  baselinesOnly: flagEnv('BENCH_BASELINES_ONLY'),
+  serviceBin: process.env.BENCH_SERVICE_BIN || DEFAULT_BIN,
+  credits: 1_000_000,
+};
+
+export const TARGETS = {
+  // Issue #20: the service at the raw floor's speed while its PNGs are as small as Chromium's default ones.
+  latencyRatioMax: 1.0,
+  pngSizeRatioMax: 1.05,
+  captureWebsiteRatioMin: 4,
+  lazyRatioMax: 1.5,
+  peakPssMaxKb: 1024 * 1024,
+  pssDriftMax: 0.15,
+};
+
+export const OUT_DIR = join(REPO_ROOT, '.bench');
+
