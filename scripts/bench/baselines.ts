@@ -7,7 +7,7 @@ import { rm } from 'node:fs/promises';
 import captureWebsite from 'capture-website';
 import puppeteer, { type Browser, type Page } from 'puppeteer';
 import { CHROMIUM_BASE_FLAGS } from '../../server/src/capture/browser-manager.js';
-import { isHeadlessShell, makeChromiumProfile, sandboxedLaunchOptions } from '../../server/src/capture/chromium-launch.js';
+import { makeChromiumProfile, sandboxedLaunchOptions } from '../../server/src/capture/chromium-launch.js';
 import { nowMs } from './stats.js';
 
 export const CHROME_PATH = '/usr/bin/chromium';
@@ -31,11 +31,7 @@ export async function launchRaw(extraArgs: readonly string[] = [], executablePat
   const userDataDir = makeChromiumProfile('bench-raw-');
   let browser: Browser | undefined;
   try {
-    browser = await puppeteer.launch({
-      ...sandboxedLaunchOptions(executablePath, userDataDir),
-      headless: isHeadlessShell(executablePath) ? 'shell' : true,
-      args: [...CHROME_ARGS, ...extraArgs],
-    });
+    browser = await puppeteer.launch({ ...sandboxedLaunchOptions(executablePath, userDataDir), args: [...CHROME_ARGS, ...extraArgs] });
     const page = await browser.newPage();
     await page.setViewport(VIEWPORT);
     const version = await browser.version();
@@ -124,7 +120,7 @@ export async function captureWebsiteOnce(url: string): Promise<{ ms: number; png
       scaleFactor: 1,
       type: 'png',
       blockAds: false,
-      launchOptions: { ...sandboxedLaunchOptions(CHROME_PATH, userDataDir), headless: true, args: [...CHROME_ARGS] },
+      launchOptions: { ...sandboxedLaunchOptions(CHROME_PATH, userDataDir), args: [...CHROME_ARGS] },
     });
     return { ms: nowMs() - start, png };
   } finally {

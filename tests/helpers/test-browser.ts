@@ -1,7 +1,7 @@
 import { chownSync, statSync } from 'node:fs';
 import puppeteer, { type Browser } from 'puppeteer';
 import { CHROMIUM_BASE_FLAGS } from '../../server/src/capture/browser-manager.js';
-import { FULL_CHROMIUM, isHeadlessShell, makeChromiumProfile, sandboxedLaunchOptions } from '../../server/src/capture/chromium-launch.js';
+import { FULL_CHROMIUM, makeChromiumProfile, sandboxedLaunchOptions } from '../../server/src/capture/chromium-launch.js';
 
 /**
  * A browser for tests that look at pages as a person would, launched as the service launches its
@@ -15,7 +15,6 @@ export async function launchTestBrowser(profile: string): Promise<Browser> {
   }
   return puppeteer.launch({
     ...sandboxedLaunchOptions(process.env.CHROME_PATH ?? FULL_CHROMIUM, profile),
-    headless: isHeadlessShell(process.env.CHROME_PATH ?? FULL_CHROMIUM) ? 'shell' : true,
     args: [...CHROMIUM_BASE_FLAGS],
   });
 }

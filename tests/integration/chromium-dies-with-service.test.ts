@@ -1,48 +1,33 @@
 import { defaultChromiumPath } from '../../server/src/capture/chromium-launch.js';
 import { spawn } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
 import { BrowserManager } from '../../server/src/capture/browser-manager.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-
-/** Pid, parent pid and state of every process. */
-function processTable(): Array<{ pid: number; ppid: number; state: string; cmdline: string }> {
-  const table = [];
-  for (const entry of readdirSync('/proc')) {
-    const pid = Number(entry);
-    if (!Number.isInteger(pid)) continue;
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const [state, ppid] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      table.push({ pid, ppid: Number(ppid), state: state!, cmdline: readFileSync(`/proc/${pid}/cmdline`, 'utf8') });
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return table;
-}
+import { descendantsOf } from '../helpers/process-tree.js';
 
 /**
  * The child's Chromium: the browser process, whose command line names its profile folder, and all
  * its descendants (the headless shell's helpers carry no --user-data-dir of their own).
  */
-function chromiumProcesses(profile: string): number[] {
-  const table = processTable();
-  const found = new Set(table.filter((p) => p.cmdline.includes(profile)).map((p) => p.pid));
-  for (let grew = true; grew; ) {
-    grew = false;
-    for (const p of table) if (found.has(p.ppid) && !found.has(p.pid)) grew = Boolean(found.add(p.pid));
-  }
-  return [...found];
+function chromiumProcesses(launcher: number, profile: string): number[] {
+  const browser = descendantsOf(launcher).find((p) => p.cmdline.includes(profile));
+  return browser ? [browser.pid, ...descendantsOf(browser.pid).map((p) => p.pid)] : [];
 }
 
 /** Which of these pids are still alive (zombies count as gone). */
 function stillAlive(pids: number[]): number[] {
-  const live = new Map(processTable().map((p) => [p.pid, p.state]));
-  return pids.filter((pid) => live.has(pid) && live.get(pid) !== 'Z');
+  return pids.filter((pid) => {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
+    } catch {
+      return false;
+    }
+  });
 }
 
 describe('Chromium cannot outlive the service', () => {
@@ -63,18 +48,12 @@ describe('Chromium cannot outlive the service', () => {
       child.once('exit', () => reject(new Error(`child exited early: ${out}`)));
     });
     expect(profile.startsWith(join(root, 'rendershot-chromium-'))).toBe(true);
-    const chromium = chromiumProcesses(profile);
+    const chromium = chromiumProcesses(child.pid!, profile);
     expect(chromium.length).toBeGreaterThan(2);
     // npx runs node as its child; kill the node process that owns Chromium, by pid.
-    const nodePids = readdirSync('/proc').map(Number).filter((pid) => {
-      try {
-        const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-        const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-        return cmd.includes('launch-browser-child.ts') && !cmd.includes('npx') && Number.isInteger(pid) && stat.length > 0;
-      } catch {
-        return false;
-      }
-    });
+    const nodePids = descendantsOf(child.pid!)
+      .filter((p) => p.cmdline.includes('launch-browser-child.ts') && !p.cmdline.includes('npx'))
+      .map((p) => p.pid);
     expect(nodePids.length).toBeGreaterThan(0);
     for (const pid of nodePids) process.kill(pid, 'SIGKILL');
     let alive = stillAlive(chromium);

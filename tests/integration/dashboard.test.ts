@@ -1,12 +1,12 @@
 import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
-import { CHROMIUM_BASE_FLAGS } from '../../server/src/capture/browser-manager.js';
-import { FULL_CHROMIUM, isHeadlessShell, makeChromiumProfile, sandboxedLaunchOptions } from '../../server/src/capture/chromium-launch.js';
-import puppeteer, { type Browser, type BrowserContext, type HTTPResponse, type Page } from 'puppeteer';
+import { makeChromiumProfile } from '../../server/src/capture/chromium-launch.js';
+import { type Browser, type BrowserContext, type HTTPResponse, type Page } from 'puppeteer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashPassword } from '../../server/src/services/passwords.js';
 import { decodePng } from '../helpers/images.js';
 import { startS3, type TestS3 } from '../helpers/s3.js';
+import { launchTestBrowser } from '../helpers/test-browser.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
 
 const PASSWORD = 'correct horse battery staple';
@@ -14,15 +14,6 @@ const OWNER = 'owner@example.test';
 const FORMER = 'former@example.test';
 const MULTI = 'multi@example.test';
 const PAGE_HTML = '<html><body style="margin:0;background:rgb(30,120,200)"><h1>Dashboard test</h1></body></html>';
-
-/** Launch flags of these machines (design.md, "Browser"), with a fresh profile. */
-async function launchBrowser(profile: string): Promise<Browser> {
-  return puppeteer.launch({
-    ...sandboxedLaunchOptions(process.env.CHROME_PATH ?? FULL_CHROMIUM, profile),
-    headless: isHeadlessShell(process.env.CHROME_PATH ?? FULL_CHROMIUM) ? 'shell' : true,
-    args: [...CHROMIUM_BASE_FLAGS],
-  });
-}
 
 describe('the dashboard in a real browser', () => {
   let service: TestService;
@@ -56,7 +47,7 @@ describe('the dashboard in a real browser', () => {
     await accounts.addMember(second.id, multi.id);
 
     profile = makeChromiumProfile('rendershot-dashboard-profile-');
-    browser = await launchBrowser(profile);
+    browser = await launchTestBrowser(profile);
     context = await browser.createBrowserContext();
     page = await context.newPage();
     page.on('console', (message) => {

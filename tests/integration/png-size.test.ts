@@ -25,7 +25,7 @@ describe('PNG output size', () => {
     fixtures = await new FixtureServer().start();
     service = await startTestService({ env: { RATE_LIMIT_MAX: '1000' } });
     profile = makeChromiumProfile('png-reference-');
-    reference = await puppeteer.launch({ ...sandboxedLaunchOptions('/usr/bin/chromium', profile), headless: true, args: [...CHROMIUM_BASE_FLAGS, ...PIXEL_FLAGS] });
+    reference = await puppeteer.launch({ ...sandboxedLaunchOptions('/usr/bin/chromium', profile), args: [...CHROMIUM_BASE_FLAGS, ...PIXEL_FLAGS] });
   });
   afterAll(async () => {
     await reference?.close();

@@ -1,7 +1,7 @@
 import { rmSync } from 'node:fs';
 import puppeteer, { type Browser } from 'puppeteer';
 import type { Logger } from 'pino';
-import { isHeadlessShell, makeChromiumProfile, removeDeadInstancesProfiles, sandboxedLaunchOptions } from './chromium-launch.js';
+import { makeChromiumProfile, removeDeadInstancesProfiles, sandboxedLaunchOptions } from './chromium-launch.js';
 
 /**
  * Flags verified on these machines (known-traps): without the networking ones Chromium floods a
@@ -124,7 +124,6 @@ export class BrowserManager {
   private launchIn(userDataDir: string): Promise<Browser> {
     return puppeteer.launch({
       ...sandboxedLaunchOptions(this.options.executablePath, userDataDir),
-      headless: isHeadlessShell(this.options.executablePath) ? 'shell' : true,
       args: [...LAUNCH_ARGS, ...(this.options.extraArgs ?? [])],
       // Puppeteer turns Chromium's popup blocker off; with it on, a page cannot open windows
       // (target=_blank clicks, window.open) without a user gesture, and a capture has none.

@@ -68,11 +68,13 @@ export function makeChromiumProfile(prefix = SERVICE_PROFILE_PREFIX): string {
 
 /**
  * Launch options shared by the service, the bench baselines and browser tests: Chromium through
- * the sandboxing wrapper, with an environment of the wrapper's own settings only.
+ * the sandboxing wrapper, with an environment of the wrapper's own settings only, in the headless
+ * mode its binary takes.
  */
 export function sandboxedLaunchOptions(executablePath: string, userDataDir: string) {
   return {
     executablePath: CHROMIUM_WRAPPER,
+    headless: isHeadlessShell(executablePath) ? ('shell' as const) : true,
     userDataDir,
     env: {
       RENDERSHOT_CHROMIUM_BIN: realBinary(executablePath),
