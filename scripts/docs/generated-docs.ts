@@ -1,0 +1,15 @@
+import type { OpenAPIObject } from 'openapi3-ts';
+import { buildOpenApiDocument } from '../openapi-document.js';
+import { renderApiReference } from './api-reference.js';
+
+export interface GeneratedPage {
+  /** Path from the project root. */
+  path: string;
+  text: string;
+}
+
+/** Every page of docs/ that is generated rather than written. */
+export function generatedDocs(): GeneratedPage[] {
+  const document = JSON.parse(JSON.stringify(buildOpenApiDocument())) as OpenAPIObject;
+  return [{ path: 'docs/reference/api.md', text: renderApiReference(document) }];
+}
