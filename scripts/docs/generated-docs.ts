@@ -1,6 +1,7 @@
 import type { OpenAPIObject } from 'openapi3-ts';
 import { buildOpenApiDocument } from '../openapi-document.js';
 import { renderApiReference } from './api-reference.js';
+import { renderConfigurationReference } from './configuration-reference.js';
 
 export interface GeneratedPage {
   /** Path from the project root. */
@@ -11,5 +12,8 @@ export interface GeneratedPage {
 /** Every page of docs/ that is generated rather than written. */
 export function generatedDocs(): GeneratedPage[] {
   const document = JSON.parse(JSON.stringify(buildOpenApiDocument())) as OpenAPIObject;
-  return [{ path: 'docs/reference/api.md', text: renderApiReference(document) }];
+  return [
+    { path: 'docs/reference/api.md', text: renderApiReference(document) },
+    { path: 'docs/reference/configuration.md', text: renderConfigurationReference() },
+  ];
 }

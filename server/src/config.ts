@@ -18,7 +18,7 @@ const integer = (name: string, min: number, max: number, fallback: number) =>
     .default(fallback);
 
 /** Every setting of the service, its default and its check. The README's configuration table mirrors this. */
-const ConfigSchema = z.object({
+export const ConfigSchema = z.object({
   PORT: integer('PORT', 0, 65_535, 3000),
   HOST: z.string().default('0.0.0.0'),
   DATABASE_URL: z
