@@ -1,6 +1,6 @@
 import { cpus } from 'node:os';
 import { z } from 'zod';
-import { parseEncryptionKey } from './services/storage-secrets.js';
+import { parseEncryptionKey } from './security/secret-box.js';
 import { defaultChromiumPath } from './capture/chromium-launch.js';
 
 const booleanFlag = (name: string) =>
