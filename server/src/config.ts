@@ -1,6 +1,6 @@
 import { cpus } from 'node:os';
 import { z } from 'zod';
-import { parseEncryptionKey } from './services/storage-secrets.js';
+import { parseEncryptionKey } from './security/secret-box.js';
 import { defaultChromiumPath } from './capture/chromium-launch.js';
 
 const booleanFlag = (name: string) =>
@@ -18,7 +18,7 @@ const integer = (name: string, min: number, max: number, fallback: number) =>
     .default(fallback);
 
 /** Every setting of the service, its default and its check. The README's configuration table mirrors this. */
-const ConfigSchema = z.object({
+export const ConfigSchema = z.object({
   PORT: integer('PORT', 0, 65_535, 3000),
   HOST: z.string().default('0.0.0.0'),
   DATABASE_URL: z

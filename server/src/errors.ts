@@ -1,29 +1,4 @@
-import type { ErrorBody, ErrorCode, ValidationIssue } from '@rendershot/contract';
-
-const STATUS_OF: Record<ErrorCode, number> = {
-  VALIDATION_ERROR: 400,
-  MISSING_REQUIRED_FIELD: 400,
-  INVALID_INPUT: 400,
-  NO_ORGANIZATION_CONTEXT: 400,
-  HTTPS_REQUIRED: 400,
-  API_KEY_REQUIRED: 401,
-  INVALID_API_KEY: 401,
-  API_KEY_EXPIRED: 401,
-  INVALID_SIGNATURE: 401,
-  SIGNED_LINK_EXPIRED: 401,
-  SIGNATURE_REQUIRED: 401,
-  INSUFFICIENT_CREDITS: 402,
-  TARGET_PROTECTED: 403,
-  TARGET_HTTP_ERROR: 502,
-  MEMBERSHIP_INACTIVE: 403,
-  NOT_FOUND: 404,
-  RATE_LIMIT_EXCEEDED: 429,
-  INTERNAL_ERROR: 500,
-  OPERATION_FAILED: 500,
-  SERVICE_UNAVAILABLE: 503,
-  CAPTURE_TIMEOUT: 504,
-  JOB_NOT_FINISHED: 409,
-};
+import { ERROR_CATALOG, type ErrorBody, type ErrorCode, type ValidationIssue } from '@rendershot/contract';
 
 /**
  * The one error type the HTTP layer turns into the spec's error body. `message` is safe for the
@@ -38,7 +13,7 @@ export class ApiError extends Error {
   ) {
     super(message);
     // `status` overrides the code's usual one where HTTP needs a finer answer (415 for a body's charset).
-    this.status = options.status ?? STATUS_OF[code];
+    this.status = options.status ?? ERROR_CATALOG[code].status;
   }
 
   get details() {

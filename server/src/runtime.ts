@@ -30,7 +30,7 @@ import { AiAnalyzer } from './services/ai-analysis.js';
 import { CaptureService } from './services/capture-service.js';
 import { CreditSweeper } from './services/credit-sweeper.js';
 import { ResponseCache } from './services/response-cache.js';
-import { egressPolicy, openDataLayer, type DataLayer } from './data-layer.js';
+import { egressPolicy, openDataLayer, type DataLayer } from './services/data-layer.js';
 
 export { egressPolicy, openDataLayer, type DataLayer };
 

@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError } from '../../server/src/errors.js';
-import { StorageEncryptionError } from '../../server/src/services/storage-secrets.js';
+import { StorageEncryptionError } from '../../server/src/security/secret-box.js';
 import { StorageUploader, type StorageTarget } from '../../server/src/services/storage.js';
 import { migrate, openDatabase, type Database } from '../../server/src/store/database.js';
 import { AccountsRepository } from '../../server/src/store/accounts-repository.js';
 import { StorageConfigRepository } from '../../server/src/store/storage-config-repository.js';
-import { SecretBox } from '../../server/src/services/storage-secrets.js';
+import { SecretBox } from '../../server/src/security/secret-box.js';
 import { EgressAllowList } from '../../server/src/security/address-policy.js';
 import { systemResolver } from '../../server/src/security/resolver.js';
 import { createTestDatabase, DATABASE_KINDS, type TestDatabase } from '../helpers/databases.js';

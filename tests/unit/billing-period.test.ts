@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { firstPeriod, periodContaining } from '../../server/src/services/billing-period.js';
+import { firstPeriod, periodContaining } from '../../server/src/store/billing-period.js';
 
 const at = (iso: string) => Date.parse(iso);
 

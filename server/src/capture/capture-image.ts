@@ -14,7 +14,7 @@ import {
 } from './full-page-plan.js';
 import { documentSize } from './page-actions.js';
 import { effectiveViewport } from './page-setup.js';
-import type { RenderResult } from './renderer.js';
+import type { RenderResult } from './render-result.js';
 
 /**
  * Largest output of one Chromium frame, in device pixels, in each direction: Chromium returns empty

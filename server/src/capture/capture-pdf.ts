@@ -4,7 +4,7 @@ import { ApiError } from '../errors.js';
 import type { Slot } from './context-pool.js';
 import { documentSize } from './page-actions.js';
 import { effectiveViewport, emulateMedia } from './page-setup.js';
-import type { RenderResult } from './renderer.js';
+import type { RenderResult } from './render-result.js';
 
 /** A single-page PDF taller than this (CSS px; PDF pages end at 200 in) falls back to paginated A4. */
 export const MAX_SINGLE_PDF_HEIGHT_PX = 19_000;

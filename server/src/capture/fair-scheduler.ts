@@ -1,5 +1,5 @@
 import { ApiError } from '../errors.js';
-import { CaptureTimeoutError, ClientGoneError } from './renderer.js';
+import { CaptureTimeoutError, ClientGoneError } from './stage-guard.js';
 
 /**
  * Fair share of the browser between organizations (issue #15). It sits in front of the context

@@ -1,5 +1,5 @@
 import sharp, { type PngOptions } from 'sharp';
-import type { RenderResult } from './renderer.js';
+import type { RenderResult } from './render-result.js';
 
 /*
  * Chromium's default PNG encoder makes normal-size files but is slow (50–80 ms more than its fast

@@ -12,6 +12,7 @@ import { preparePage, type RequestFilter } from './page-setup.js';
 import { pageReport, type PageReport } from './page-report.js';
 import type { FullPageBudget } from './full-page-plan.js';
 import { compactRenderResult } from './png-encoder.js';
+import type { RenderResult } from './render-result.js';
 import { detectProtection } from './protection-detector.js';
 import { guard, watchPageCrash } from './stage-guard.js';
 import { remainingMs, waitAndClean } from './wait-and-clean.js';
@@ -44,19 +45,10 @@ export interface RenderRequest {
   pageCrash?: Promise<never>;
 }
 
-export interface RenderResult {
-  buffer: Buffer;
-  mime: string;
-  extension: string;
-  /** A PNG of the same page for analysis when the output itself is a pdf. */
-  analysisPng?: Buffer;
-  /** True when the image was cut to the full-page budget (full-page-plan.ts). */
-  truncated?: boolean;
-}
-
 /** A finished capture: the file and what the page was (page-report.ts). */
 export type RenderedCapture = RenderResult & { page: PageReport };
 
+export type { RenderResult } from './render-result.js';
 export { CaptureTimeoutError, ClientGoneError } from './stage-guard.js';
 
 /**

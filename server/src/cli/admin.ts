@@ -1,4 +1,4 @@
-import type { DataLayer } from '../data-layer.js';
+import type { DataLayer } from '../services/data-layer.js';
 import type { PlanRow } from '../store/accounts-repository.js';
 
 export const DEFAULT_PLAN_NAME = 'Starter';

@@ -1,6 +1,6 @@
 import { Option } from 'commander';
 import { loadConfig } from '../config.js';
-import { openDataLayer, type DataLayer } from '../data-layer.js';
+import { openDataLayer, type DataLayer } from '../services/data-layer.js';
 
 /** What every CLI command shares: --json, printing, and a data layer opened for one command. */
 export type Output = Record<string, unknown> | Record<string, unknown>[];

@@ -1,6 +1,6 @@
 import type { Response } from 'express';
 import type { Logger } from 'pino';
-import type { DataLayer } from '../data-layer.js';
+import type { DataLayer } from '../services/data-layer.js';
 import type { SessionRepository } from '../store/session-repository.js';
 import type { SafeHtml } from './html.js';
 import type { Assets } from './views/layout.js';

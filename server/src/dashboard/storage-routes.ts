@@ -1,6 +1,6 @@
 import type { Request, Response, Router } from 'express';
 import { ApiError } from '../errors.js';
-import { StorageEncryptionError } from '../services/storage-secrets.js';
+import { StorageEncryptionError } from '../security/secret-box.js';
 import { StorageConfigError, type StorageConfigRecord } from '../store/storage-config-repository.js';
 import { sendPage, type DashboardServices } from './context.js';
 import { dashboardContext, DASHBOARD_PATH, handle, organizationOf, setFlash } from './session.js';

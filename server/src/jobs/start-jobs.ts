@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { ConfigError, type Config } from '../config.js';
-import type { DataLayer } from '../data-layer.js';
+import type { DataLayer } from '../services/data-layer.js';
 import type { CaptureService } from '../services/capture-service.js';
 import { CaptureJobs } from './capture-jobs.js';
 import { CaptureWorker } from './capture-worker.js';

@@ -1,7 +1,7 @@
 import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { parseEncryptionKey } from '../services/storage-secrets.js';
+import { parseEncryptionKey } from './secret-box.js';
 
 export const SERVER_KEY_FILE_NAME = 'signing-secrets.key';
 

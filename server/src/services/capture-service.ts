@@ -10,7 +10,7 @@ import type { CreditRepository, LedgerEntry } from '../store/credit-repository.j
 import type { StorageConfigRepository } from '../store/storage-config-repository.js';
 import type { AiAnalyzer, AiResult } from './ai-analysis.js';
 import { ResponseCache, type CachedRender, type Flight } from './response-cache.js';
-import { StorageEncryptionError } from './storage-secrets.js';
+import { StorageEncryptionError } from '../security/secret-box.js';
 import type { StorageTarget, StorageUploader } from './storage.js';
 import { requireOrganization } from './usage-service.js';
 import { checkProviderKeyRule } from './provider-key-rule.js';

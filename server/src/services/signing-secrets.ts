@@ -1,7 +1,7 @@
 import { ApiError } from '../errors.js';
 import type { ApiKeyRepository } from '../store/api-key-repository.js';
 import { generateSigningSecret } from '../security/signing.js';
-import { SecretBox } from './storage-secrets.js';
+import { SecretBox } from '../security/secret-box.js';
 
 /** Binds a ciphertext to its key row: a secret copied into another row does not decrypt. */
 const associatedData = (keyId: string) => `api_key_signing_secret:${keyId}`;

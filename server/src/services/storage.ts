@@ -8,17 +8,10 @@ import { isPublicAddress, type AddressPolicy } from '../security/address-policy.
 import { bareHost, checkedAddress, DestinationRefusedError } from '../security/destination-check.js';
 import type { Resolver } from '../security/resolver.js';
 import { destinationNotAllowed, guardedLookup } from '../security/target-policy.js';
+import type { StorageTarget } from '../store/storage-target.js';
 
-/** Where a capture is uploaded: the request's requestStorage* parameters or the organization's default configuration. */
-export interface StorageTarget {
-  endpoint: string;
-  bucket: string;
-  region: string;
-  accessKeyId: string;
-  secretAccessKey: string;
-  forcePathStyle: boolean;
-  source: { kind: 'request' } | { kind: 'organization'; name: string };
-}
+export type { StorageTarget };
+
 
 export interface StorageOptions {
   /** Bound on opening the TCP/TLS connection (STORAGE_CONNECT_TIMEOUT_MS). */

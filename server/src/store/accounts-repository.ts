@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Database } from './database.js';
-import { firstPeriod } from '../services/billing-period.js';
+import { firstPeriod } from './billing-period.js';
 
 export interface PlanRow {
   id: string;

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { errors } from '../errors.js';
-import { periodContaining } from '../services/billing-period.js';
+import { periodContaining } from './billing-period.js';
 import { affected, type Database } from './database.js';
 
 export interface BalanceRow {

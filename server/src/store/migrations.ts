@@ -97,7 +97,7 @@ const initial: Knex.Migration = {
 
 /**
  * Storage configurations of an organization (the dashboard's "storage" page). The secret access
- * key is stored AES-256-GCM encrypted (services/storage-secrets.ts); at most one row per
+ * key is stored AES-256-GCM encrypted (security/secret-box.ts); at most one row per
  * organization has is_default set, which StorageConfigRepository keeps inside transactions
  * (MySQL has no partial unique index to enforce it).
  */

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
-import { SecretBox, StorageEncryptionError } from '../services/storage-secrets.js';
-import type { StorageTarget } from '../services/storage.js';
+import { SecretBox, StorageEncryptionError } from '../security/secret-box.js';
+import type { StorageTarget } from './storage-target.js';
 import { affected, type Database } from './database.js';
 
 interface StorageConfigRow {

@@ -1,17 +1,17 @@
-import type { Config } from './config.js';
-import { EgressAllowList, type AddressPolicy } from './security/address-policy.js';
-import { loadServerKey } from './security/server-key.js';
-import { systemResolver, type Resolver } from './security/resolver.js';
-import { ApiKeyService } from './services/api-keys.js';
-import { SecretBox } from './services/storage-secrets.js';
-import { SigningSecrets } from './services/signing-secrets.js';
-import { StorageUploader } from './services/storage.js';
-import { PlanLookup, UsageService } from './services/usage-service.js';
-import { AccountsRepository } from './store/accounts-repository.js';
-import { ApiKeyRepository } from './store/api-key-repository.js';
-import { CreditRepository } from './store/credit-repository.js';
-import { StorageConfigRepository } from './store/storage-config-repository.js';
-import { migrate, openDatabase, type Database } from './store/database.js';
+import type { Config } from '../config.js';
+import { EgressAllowList, type AddressPolicy } from '../security/address-policy.js';
+import { loadServerKey } from '../security/server-key.js';
+import { systemResolver, type Resolver } from '../security/resolver.js';
+import { ApiKeyService } from './api-keys.js';
+import { SecretBox } from '../security/secret-box.js';
+import { SigningSecrets } from './signing-secrets.js';
+import { StorageUploader } from './storage.js';
+import { PlanLookup, UsageService } from './usage-service.js';
+import { AccountsRepository } from '../store/accounts-repository.js';
+import { ApiKeyRepository } from '../store/api-key-repository.js';
+import { CreditRepository } from '../store/credit-repository.js';
+import { StorageConfigRepository } from '../store/storage-config-repository.js';
+import { migrate, openDatabase, type Database } from '../store/database.js';
 
 /*
  * The database side of the service, without the browser, the HTTP app or the job queue: the admin
