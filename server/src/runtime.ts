@@ -123,6 +123,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
     openProxyChain: (upstream) => egress.openChain(upstream),
     wasRefused: (url) => egress.refusedRecently(url),
     fullPageBudget: { maxHeightPx: config.FULL_PAGE_MAX_HEIGHT_PX, maxPixels: config.FULL_PAGE_MAX_PIXELS },
+    unresponsiveTimeoutMs: config.PAGE_UNRESPONSIVE_TIMEOUT_MS,
   });
   // The filter engines load in the background (from their cache when the lists are unchanged): start-up does not wait.
   const contentFilters = new ContentFilters({ logger });
