@@ -28,6 +28,7 @@ import { assertUrlAllowed } from './security/target-policy.js';
 import type { Resolver } from './security/resolver.js';
 import { AiAnalyzer } from './services/ai-analysis.js';
 import { CaptureService } from './services/capture-service.js';
+import { ConcurrencyGate, defaultConcurrentCaptures } from './services/concurrency-gate.js';
 import { CreditSweeper } from './services/credit-sweeper.js';
 import { ResponseCache } from './services/response-cache.js';
 import { egressPolicy, openDataLayer, type DataLayer } from './data-layer.js';
@@ -141,6 +142,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
       logger,
       checkDestination: (field, url) => assertUrlAllowed(data.policy, data.resolve, field, url),
       contentFilters,
+      concurrency: new ConcurrencyGate(defaultConcurrentCaptures(config)),
     },
     { creditsPerCapture: config.CREDITS_PER_CAPTURE, captureTimeoutMs: config.CAPTURE_TIMEOUT_MS },
   );

@@ -30,6 +30,8 @@ export interface FairShare {
   maxSharePercent: number | null;
   /** Turns per round of the weighted round-robin (at least 1). */
   weight: number;
+  /** The plan's limit of concurrent captures (issue #27, services/concurrency-gate.ts); null for the default. */
+  maxConcurrentCaptures?: number | null;
 }
 
 export interface TurnRequest {
