@@ -16,7 +16,7 @@ describe('fair share between organizations (MAX_CONCURRENCY=2, default MAX_ORG_S
     fixtures = await new FixtureServer().start();
     fixtures.page('/busy-loop', '<!doctype html><html><body><script>while (true) {}</script></body></html>');
     // Busy loops that hold their slots until the deadline (the unresponsiveness watchdog is off here): a test of shares alone.
-    service = await startTestService({ env: { CAPTURE_TIMEOUT_MS: String(CAPTURE_TIMEOUT_MS), MAX_CONCURRENCY: '2', RATE_LIMIT_MAX: '1000', PAGE_UNRESPONSIVE_TIMEOUT_MS: '600000' } });
+    service = await startTestService({ env: { CAPTURE_TIMEOUT_MS: String(CAPTURE_TIMEOUT_MS), MAX_CONCURRENCY: '2', RATE_LIMIT_MAX: '1000', PAGE_UNRESPONSIVE_TIMEOUT_MS: '0' } });
     const plan = await service.runtime.accounts.createPlan({ name: `honest-${Date.now()}`, tier: 'test', creditsPerMonth: 100 });
     const org = await service.runtime.accounts.createOrganization('Honest org', plan);
     honestOrg = org.id;

@@ -25,7 +25,7 @@ describe('faults: renderer crash, busy page, bad bodies', () => {
     fixtures.page('/busy-during-load', '<!doctype html><body><script>for (;;) {}</script></body>');
     service = await startTestService({
       // The busy page is killed by the test, not by the unresponsiveness watchdog (page-unresponsive.test.ts).
-      env: { CAPTURE_TIMEOUT_MS: String(CAPTURE_TIMEOUT_MS), MAX_CONCURRENCY: '1', RATE_LIMIT_MAX: '1000', RENDERER_MAX_HEAP_MB: '128', PAGE_UNRESPONSIVE_TIMEOUT_MS: '600000' },
+      env: { CAPTURE_TIMEOUT_MS: String(CAPTURE_TIMEOUT_MS), MAX_CONCURRENCY: '1', RATE_LIMIT_MAX: '1000', RENDERER_MAX_HEAP_MB: '128', PAGE_UNRESPONSIVE_TIMEOUT_MS: '0' },
     });
   });
   afterAll(async () => {

@@ -130,7 +130,7 @@ export interface RendererOptions {
   wasRefused?: (url: string) => boolean;
   /** Largest full-page or element image (FULL_PAGE_MAX_HEIGHT_PX, FULL_PAGE_MAX_PIXELS); past it the image is cut and says so. */
   fullPageBudget?: FullPageBudget;
-  /** A page whose main thread does not answer this long is ended: 504 PAGE_UNRESPONSIVE (PAGE_UNRESPONSIVE_TIMEOUT_MS). */
+  /** A page whose main thread does not answer this long is ended: 504 PAGE_UNRESPONSIVE (PAGE_UNRESPONSIVE_TIMEOUT_MS; 0 or absent: never). */
   unresponsiveTimeoutMs?: number;
 }
 
