@@ -232,29 +232,16 @@ export class CaptureService {
     return target;
   }
 
-  /**
-   * A render counts against the plan's limit of concurrent captures from before its reservation to
-   * its answer: past it a sync capture is refused (429) before anything is reserved, a job waits.
-   */
-  private async withinLimit(job: Job, render: () => Promise<CaptureFile>): Promise<CaptureFile> {
-    if (!this.concurrency) return render();
+  /** The plan's limit of concurrent captures (concurrency-gate.ts): past it a sync capture gets 429 before anything is reserved, a job waits. */
+  private withinLimit(job: Job, render: () => Promise<CaptureFile>): Promise<CaptureFile> {
     const { command } = job;
-    const leave = await this.concurrency
-      .enter({
-        organizationId: job.entry.organizationId,
-        planLimit: command.key.fairShare?.maxConcurrentCaptures,
-        wait: command.mode === 'async',
-        deadline: job.started + captureBudgetMs(this.options.captureTimeoutMs, command.options),
-        signal: command.signal,
-      })
-      .catch((error: unknown) => {
-        throw this.mapFailure(error, captureBudgetMs(this.options.captureTimeoutMs, command.options));
-      });
-    try {
-      return await render();
-    } finally {
-      leave();
-    }
+    if (!this.concurrency) return render();
+    const budgetMs = captureBudgetMs(this.options.captureTimeoutMs, command.options);
+    const limitOf = { organizationId: job.entry.organizationId, planLimit: command.key.fairShare?.maxConcurrentCaptures, wait: command.mode === 'async' };
+    // The render's own errors are ApiErrors already (mapped as they are); waiting can end in a timeout or a departed client.
+    return this.concurrency.run({ ...limitOf, deadline: job.started + budgetMs, signal: command.signal }, render).catch((error: unknown) => {
+      throw this.mapFailure(error, budgetMs);
+    });
   }
 
   /** A cache miss or a request without caching: reserve, render, deliver, charge. */

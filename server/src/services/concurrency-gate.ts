@@ -71,6 +71,16 @@ export class ConcurrencyGate {
     };
   }
 
+  /** Runs the task holding a place. */
+  async run<T>(request: GateRequest, task: () => Promise<T>): Promise<T> {
+    const leave = await this.enter(request);
+    try {
+      return await task();
+    } finally {
+      leave();
+    }
+  }
+
   private wakeNext(organizationId: string): void {
     const queue = this.waiting.get(organizationId);
     const next = queue?.shift();
