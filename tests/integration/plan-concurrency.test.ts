@@ -1,6 +1,8 @@
 import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import { promisify } from 'node:util';
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FixtureServer } from '../helpers/fixture-server.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
@@ -8,6 +10,7 @@ import { startTestService, type TestService } from '../helpers/test-service.js';
 const run = promisify(execFile);
 const CLI = new URL('../../server/bin/rendershot.js', import.meta.url).pathname;
 const OK_PAGE = '<body style="margin:0;background:rgb(40,160,110)"></body>';
+const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 /** Issue #27: a plan's limit of concurrent captures, set with the CLI, reported by /usage and enforced with 429. */
 describe.each(['sqlite', 'mysql'] as const)('per-plan limit of concurrent captures (%s)', (database) => {
@@ -77,4 +80,66 @@ describe.each(['sqlite', 'mysql'] as const)('per-plan limit of concurrent captur
     // Two held captures and the one after them: the refused one cost nothing.
     expect((await usage(limitedKey)).credits.remaining).toBe(before - 3);
   }, 60_000);
+});
+
+/** Issue #27: an async job is never refused for the limit: it waits for its organization's other capture. */
+describe('per-plan limit of concurrent captures and async jobs (Redis, two job workers)', () => {
+  let service: TestService;
+  let fixtures: FixtureServer;
+  let limitedKey: string;
+  const held: ServerResponse[] = [];
+  let holding = true;
+  const prefix = `rs-test-${randomBytes(4).toString('hex')}`;
+
+  beforeAll(async () => {
+    fixtures = await new FixtureServer().start();
+    fixtures.route('/held', (_req, res) => (holding ? void held.push(res) : res.end(OK_PAGE)));
+    service = await startTestService({ env: { REDIS_URL, JOB_QUEUE_PREFIX: prefix, CAPTURE_WORKERS: '2', MAX_CONCURRENCY: '3', RATE_LIMIT_MAX: '1000' } });
+    const plan = await service.runtime.accounts.createPlan({ name: `one-at-once-${Date.now()}`, tier: 'test', creditsPerMonth: 100 });
+    await service.runtime.accounts.setPlanShare(plan.id, { maxConcurrentCaptures: 1 });
+    const org = await service.runtime.accounts.createOrganization('One at once', plan);
+    limitedKey = (await service.runtime.apiKeys.create({ organizationId: org.id, name: 'limited' })).key;
+  }, 60_000);
+  afterAll(async () => {
+    for (const res of held.splice(0)) res.end();
+    await service?.stop();
+    await fixtures?.stop();
+    const redis = new Redis(REDIS_URL);
+    const keys = await redis.keys(`${prefix}:*`);
+    if (keys.length) await redis.del(...keys);
+    redis.disconnect();
+  });
+
+  it('runs a second job of a limit-1 plan after the first (never refused), while a sync capture past the limit gets 429', async () => {
+    const client = service.clientFor(limitedKey);
+    const before = (await client.usage()).credits.remaining;
+    const post = async () => {
+      const response = await service.get('/captures', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': limitedKey },
+        body: JSON.stringify({ url: `${fixtures.url}/held`, viewportWidth: 200, viewportHeight: 150 }),
+      });
+      expect(response.status).toBe(202);
+      return ((await response.json()) as { data: { jobId: string } }).data.jobId;
+    };
+    const jobs = [await post(), await post()];
+    // Both jobs are taken by the two workers; one renders (its page held open), the other waits for the limit.
+    for (let i = 0; i < 400; i += 1) {
+      const states = await Promise.all(jobs.map(async (id) => (await client.getCapture(id)).status));
+      if (states.every((state) => state === 'active') && held.length === 1) break;
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    expect(await Promise.all(jobs.map(async (id) => (await client.getCapture(id)).status))).toEqual(['active', 'active']);
+    expect(fixtures.requestsTo('/held')).toHaveLength(1);
+    const refused = await service.get(`/capture?${new URLSearchParams({ html: OK_PAGE, viewportWidth: '200', viewportHeight: '150', apiKey: limitedKey })}`);
+    expect(refused.status).toBe(429);
+    expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('CONCURRENCY_LIMIT_EXCEEDED');
+
+    holding = false;
+    for (const res of held.splice(0)) res.end(OK_PAGE);
+    for (const id of jobs) await client.waitForCapture(id, { intervalMs: 100, timeoutMs: 30_000 });
+    expect(await Promise.all(jobs.map(async (id) => (await client.getCapture(id)).status))).toEqual(['succeeded', 'succeeded']);
+    expect(fixtures.requestsTo('/held')).toHaveLength(2);
+    expect((await client.usage()).credits.remaining).toBe(before - 2);
+  }, 90_000);
 });
