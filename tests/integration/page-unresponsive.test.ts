@@ -35,7 +35,7 @@ describe(`unresponsive pages (PAGE_UNRESPONSIVE_TIMEOUT_MS=${UNRESPONSIVE_MS}, M
         res.writeHead(200, { 'content-type': 'text/html' });
         res.end(`<body style="margin:0;background:rgb(40,160,110)"><script>
           let bursts = 0;
-          const burst = () => { const end = Date.now() + 300; while (Date.now() < end) {} if (++bursts < 10) setTimeout(burst, 20); };
+          const burst = () => { const end = Date.now() + 300; while (Date.now() < end) {} if (++bursts < 8) setTimeout(burst, 20); };
           burst();
         </script></body>`);
       }, 2 * UNRESPONSIVE_MS);
@@ -78,6 +78,15 @@ describe(`unresponsive pages (PAGE_UNRESPONSIVE_TIMEOUT_MS=${UNRESPONSIVE_MS}, M
     expect((await service.client.usage()).credits.remaining).toBe(before.credits.remaining - 1);
   });
 
+  it('ends inline html busy from its first script the same way', async () => {
+    const before = await service.client.usage();
+    const response = await service.get(query({ html: BUSY_FROM_FIRST_SCRIPT }));
+    expect(response.status).toBe(504);
+    expect(((await response.json()) as ErrorBody).error).toMatchObject({ code: 'PAGE_UNRESPONSIVE', message: expect.stringMatching(/while loading the page/) });
+    expect((await service.client.usage()).credits.remaining).toBe(before.credits.remaining);
+    await expectCaptureWorks(service.apiKey);
+  });
+
   it('answers 504 PAGE_UNRESPONSIVE naming the stage when a script keeps the page busy after load', async () => {
     const before = await service.client.usage();
     const response = await service.get(query({ html: BUSY_AFTER_LOAD, delay: '3000' }));
@@ -91,7 +100,7 @@ describe(`unresponsive pages (PAGE_UNRESPONSIVE_TIMEOUT_MS=${UNRESPONSIVE_MS}, M
   });
 
   it('leaves a slow page alone while its main thread answers: 200 for an answer after twice the timeout and work in short bursts', async () => {
-    const response = await service.get(query({ url: `${fixtures.url}/slow-but-alive`, delay: '3500' }));
+    const response = await service.get(query({ url: `${fixtures.url}/slow-but-alive`, delay: '3000' }));
     expect(response.status, await response.clone().text()).toBe(200);
     expect(near(decodePng(new Uint8Array(await response.arrayBuffer())).pixel(100, 75), [40, 160, 110])).toBe(true);
   });
