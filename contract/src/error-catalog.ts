@@ -22,10 +22,12 @@ export const ERROR_CATALOG: Record<ErrorCode, { status: number; when: string }> 
   MEMBERSHIP_INACTIVE: { status: 403, when: 'The user who owns the key is not an active member of the organization.' },
   NOT_FOUND: { status: 404, when: 'No such resource (for example an unknown job id, or a job of another organization).' },
   JOB_NOT_FINISHED: { status: 409, when: 'The file of an async capture was asked for before the job succeeded.' },
+  CONCURRENCY_LIMIT_EXCEEDED: { status: 429, when: "The organization already has its plan's number of captures in progress; `Retry-After` says when to retry; nothing is charged." },
   RATE_LIMIT_EXCEEDED: { status: 429, when: 'The organization has used its capture requests for the current window; `Retry-After` says when to retry.' },
   INTERNAL_ERROR: { status: 500, when: 'An unexpected fault in the service; nothing is charged.' },
   OPERATION_FAILED: { status: 500, when: 'The capture could not be completed; nothing is charged.' },
   TARGET_HTTP_ERROR: { status: 502, when: 'With `failOnHttpError=true`, the target answered with an HTTP error status; nothing is charged.' },
   SERVICE_UNAVAILABLE: { status: 503, when: 'Overloaded, or a shared store is unreachable; `Retry-After` says when to retry; nothing is charged.' },
+  PAGE_UNRESPONSIVE: { status: 504, when: "The page's main thread stopped answering (a busy script); the message names the stage; the renderer is ended and nothing is charged." },
   CAPTURE_TIMEOUT: { status: 504, when: 'The capture did not finish within its deadline; the message names the stage that was waiting; nothing is charged.' },
 };

@@ -29,6 +29,16 @@ export const UsageReportSchema = withOpenApi(
         windowMs: z.number().int().describe('Length of the rate-limit window in milliseconds'),
         maxRequestsPerWindow: z.number().int().describe('Maximum capture requests in that window'),
       }),
+      concurrency: z
+        .object({
+          maxConcurrentCaptures: z
+            .number()
+            .int()
+            .describe(
+              "Captures the organization may have in progress at once (waiting for a browser, rendering, uploading), set by its plan; a synchronous capture beyond it gets 429 CONCURRENCY_LIMIT_EXCEEDED with Retry-After, an async job waits for a place. Counted per API instance. Beyond the spec's usage body.",
+            ),
+        })
+        .describe("The plan's limit of concurrent captures"),
     }),
   }),
   { title: 'UsageReport' },

@@ -43,6 +43,10 @@ export const ConfigSchema = z.object({
   // Share of the capture slots one organization may hold while others wait (issue #15); 100 turns it off.
   MAX_ORG_SHARE_PERCENT: integer('MAX_ORG_SHARE_PERCENT', 1, 100, 50),
   CAPTURE_TIMEOUT_MS: integer('CAPTURE_TIMEOUT_MS', 1_000, 600_000, 30_000),
+  // A page whose main thread does not answer this long is ended: 504 PAGE_UNRESPONSIVE, its slot freed (issue #27); 0 turns the watchdog off.
+  PAGE_UNRESPONSIVE_TIMEOUT_MS: integer('PAGE_UNRESPONSIVE_TIMEOUT_MS', 0, 600_000, 4_000),
+  // Captures one organization may have rendering or waiting for a slot on one instance, unless its plan sets its own; 0: MAX_CONCURRENCY + MAX_QUEUE.
+  ORG_MAX_CONCURRENT_CAPTURES: integer('ORG_MAX_CONCURRENT_CAPTURES', 0, 10_000, 0),
   // The full-page budget (issue #12): png/jpeg full pages and clipSelector elements past it are cut and say X-Capture-Truncated: true.
   FULL_PAGE_MAX_HEIGHT_PX: integer('FULL_PAGE_MAX_HEIGHT_PX', 1_000, 1_000_000, 100_000),
   FULL_PAGE_MAX_PIXELS: integer('FULL_PAGE_MAX_PIXELS', 1_000_000, 2_000_000_000, 192_000_000),

@@ -28,6 +28,7 @@ import { assertUrlAllowed } from './security/target-policy.js';
 import type { Resolver } from './security/resolver.js';
 import { AiAnalyzer } from './services/ai-analysis.js';
 import { CaptureService } from './services/capture-service.js';
+import { ConcurrencyGate, defaultConcurrentCaptures } from './services/concurrency-gate.js';
 import { CreditSweeper } from './services/credit-sweeper.js';
 import { ResponseCache } from './services/response-cache.js';
 import { egressPolicy, openDataLayer, type DataLayer } from './services/data-layer.js';
@@ -123,6 +124,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
     openProxyChain: (upstream) => egress.openChain(upstream),
     wasRefused: (url) => egress.refusedRecently(url),
     fullPageBudget: { maxHeightPx: config.FULL_PAGE_MAX_HEIGHT_PX, maxPixels: config.FULL_PAGE_MAX_PIXELS },
+    unresponsiveTimeoutMs: config.PAGE_UNRESPONSIVE_TIMEOUT_MS,
   });
   // The filter engines load in the background (from their cache when the lists are unchanged): start-up does not wait.
   const contentFilters = new ContentFilters({ logger });
@@ -140,6 +142,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
       logger,
       checkDestination: (field, url) => assertUrlAllowed(data.policy, data.resolve, field, url),
       contentFilters,
+      concurrency: new ConcurrencyGate(defaultConcurrentCaptures(config)),
     },
     { creditsPerCapture: config.CREDITS_PER_CAPTURE, captureTimeoutMs: config.CAPTURE_TIMEOUT_MS },
   );

@@ -139,7 +139,7 @@ describe('rate limit on one instance', () => {
     const org = await service.runtime.accounts.createOrganization('Tight', plan);
     const key = await service.runtime.apiKeys.create({ organizationId: org.id, name: 'k' });
     const usage = await usageOf(service, key.key);
-    expect((usage.body as unknown as { rateLimits: unknown }).rateLimits).toEqual({ capture: { windowMs: 30_000, maxRequestsPerWindow: 3 } });
+    expect((usage.body as unknown as { rateLimits: { capture: unknown } }).rateLimits.capture).toEqual({ windowMs: 30_000, maxRequestsPerWindow: 3 });
     const responses = [];
     for (let i = 0; i < 4; i += 1) responses.push(await tinyCapture(service, key.key));
     expect(responses.map((r) => r.status)).toEqual([200, 200, 200, 429]);

@@ -25,7 +25,8 @@ describe('capture deadline (CAPTURE_TIMEOUT_MS=3000)', () => {
     // A script that never yields: the renderer hangs, protocol calls to it too.
     fixtures.page('/busy-loop', '<!doctype html><html><body><script>for (;;) {}</script></body></html>');
     fixtures.page('/stuck-subresource', `<!doctype html><html><body style="background:rgb(200,0,0)"><img src="/hanging-image.png"></body></html>`);
-    service = await startTestService({ env: { CAPTURE_TIMEOUT_MS: String(CAPTURE_TIMEOUT_MS), MAX_CONCURRENCY: '1', RATE_LIMIT_MAX: '1000' } });
+    // The deadline, not the unresponsiveness watchdog (page-unresponsive.test.ts), ends the busy loop here.
+    service = await startTestService({ env: { CAPTURE_TIMEOUT_MS: String(CAPTURE_TIMEOUT_MS), MAX_CONCURRENCY: '1', RATE_LIMIT_MAX: '1000', PAGE_UNRESPONSIVE_TIMEOUT_MS: '0' } });
   });
   afterAll(async () => {
     await service?.stop();

@@ -9,8 +9,6 @@ const OK_PAGE = '<body style="margin:0;background:rgb(40,160,110)"></body>';
 const CAPTURE_TIMEOUT_MS = 15_000;
 /** Allocates V8 heap without end, synchronously: the renderer dies at its heap cap. */
 const MEMORY_BOMB = '<body><script>const keep = []; for (;;) keep.push(new Array(1e6).fill(1.5));</script></body>';
-/** Loads at once, then a script spins forever: every protocol call after load hangs. */
-const BUSY_AFTER_LOAD = `<body style="background:#0a0">ok<script>addEventListener('load', () => setTimeout(() => { for (;;) {} }, 20));</script></body>`;
 
 interface ErrorBody {
   success: false;
@@ -26,7 +24,8 @@ describe('faults: renderer crash, busy page, bad bodies', () => {
     fixtures = await new FixtureServer().start();
     fixtures.page('/busy-during-load', '<!doctype html><body><script>for (;;) {}</script></body>');
     service = await startTestService({
-      env: { CAPTURE_TIMEOUT_MS: String(CAPTURE_TIMEOUT_MS), MAX_CONCURRENCY: '1', RATE_LIMIT_MAX: '1000', RENDERER_MAX_HEAP_MB: '128' },
+      // The busy page is killed by the test, not by the unresponsiveness watchdog (page-unresponsive.test.ts).
+      env: { CAPTURE_TIMEOUT_MS: String(CAPTURE_TIMEOUT_MS), MAX_CONCURRENCY: '1', RATE_LIMIT_MAX: '1000', RENDERER_MAX_HEAP_MB: '128', PAGE_UNRESPONSIVE_TIMEOUT_MS: '0' },
     });
   });
   afterAll(async () => {
@@ -96,23 +95,8 @@ describe('faults: renderer crash, busy page, bad bodies', () => {
     expect(Date.now() - started).toBeLessThan(CAPTURE_TIMEOUT_MS);
   });
 
-  it('answers 504 CAPTURE_TIMEOUT naming the stage when a script keeps the page busy after load', async () => {
-    const before = await service.client.usage();
-    const quick = await startTestService({
-      databaseUrl: service.database.url,
-      env: { CAPTURE_TIMEOUT_MS: '3000', MAX_CONCURRENCY: '1', RATE_LIMIT_MAX: '1000' },
-    });
-    try {
-      const response = await quick.get(`/capture?${new URLSearchParams({ html: BUSY_AFTER_LOAD, viewportWidth: '200', viewportHeight: '150', apiKey: service.apiKey })}`);
-      expect(response.status).toBe(504);
-      const body = (await response.json()) as ErrorBody;
-      expect(body.error.code).toBe('CAPTURE_TIMEOUT');
-      expect(body.error.message).toMatch(/while (inspecting|cleaning|capturing|waiting)/);
-    } finally {
-      await quick.runtime.stop();
-    }
-    expect((await service.client.usage()).credits.remaining).toBe(before.credits.remaining);
-  });
+  // The busy page after load (once a race: its loop began 20 ms after load) is in page-unresponsive.test.ts:
+  // busy for certain while the capture waits, and ended by the watchdog with 504 PAGE_UNRESPONSIVE.
 
   const post = (body: string | Buffer, headers: Record<string, string>) =>
     fetch(`${service.url}/capture`, { method: 'POST', body: typeof body === 'string' ? body : new Blob([new Uint8Array(body)]), headers: { 'x-api-key': service.apiKey, ...headers } });

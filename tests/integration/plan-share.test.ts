@@ -43,7 +43,11 @@ describe('fair share as a plan setting (MariaDB, MAX_CONCURRENCY=2)', () => {
   beforeAll(async () => {
     fixtures = await new FixtureServer().start();
     fixtures.page('/busy-loop', '<!doctype html><html><body><script>while (true) {}</script></body></html>');
-    service = await startTestService({ database: 'mysql', env: { CAPTURE_TIMEOUT_MS: String(CAPTURE_TIMEOUT_MS), MAX_CONCURRENCY: '2', RATE_LIMIT_MAX: '1000' } });
+    // Busy loops that hold their slots until the deadline (the unresponsiveness watchdog is off here): a test of shares alone.
+    service = await startTestService({
+      database: 'mysql',
+      env: { CAPTURE_TIMEOUT_MS: String(CAPTURE_TIMEOUT_MS), MAX_CONCURRENCY: '2', RATE_LIMIT_MAX: '1000', PAGE_UNRESPONSIVE_TIMEOUT_MS: '0' },
+    });
     planName = `flood-${Date.now()}`;
     const plan = await service.runtime.accounts.createPlan({ name: planName, tier: 'test', creditsPerMonth: 100 });
     const flood = await service.runtime.accounts.createOrganization('Flooding org', plan);

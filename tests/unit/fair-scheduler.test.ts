@@ -130,7 +130,7 @@ describe('fair share of capture slots between organizations (issue #15)', () => 
     expect(order).toEqual(['a', 'a', 'b', 'a', 'a', 'b', 'b']);
   });
 
-  it('serves waiting organizations round-robin, not first-come', async () => {
+  it('serves waiting organizations round-robin, not first-come; one that had no turn yet goes before one that just had its turn', async () => {
     const scheduler = new FairScheduler({ concurrency: 1, maxQueue: 20, maxOrgShare: 1 });
     const first = blocker();
     const running = scheduler.run('a', far(), first.task);
@@ -141,7 +141,29 @@ describe('fair share of capture slots between organizations (issue #15)', () => 
     ];
     first.release();
     await Promise.all([running, ...runs]);
-    expect(order).toEqual(['a', 'b', 'a', 'b', 'a']);
+    // a held the slot when b started waiting: b's turn comes first (issue #27).
+    expect(order).toEqual(['b', 'a', 'b', 'a', 'a']);
+  });
+
+  it('gives the next free slot to a third organization, not to one of two that flood both slots (issue #27)', async () => {
+    const scheduler = new FairScheduler({ concurrency: 2, maxQueue: 20, maxOrgShare: 0.5 });
+    const holds = { a: blocker(), b: blocker() };
+    const started: string[] = [];
+    const flood = (org: 'a' | 'b') => scheduler.run(org, far(), async () => (started.push(org), holds[org].task()));
+    // Each flooding organization holds one slot (its share) and has two more waiting.
+    const runs = [flood('a'), flood('b'), flood('a'), flood('b'), flood('a'), flood('b')];
+    await tick();
+    expect(started).toEqual(['a', 'b']);
+    const thirdRun = scheduler.run('c', far(), async () => void started.push('c'));
+    await tick();
+    expect(scheduler.snapshot()).toMatchObject({ running: 2, waitingOrganizations: 3 });
+    // a's first capture ends (its hung page was ended): the slot goes to c, not to a's next capture.
+    holds.a.release();
+    await thirdRun;
+    expect(started.slice(0, 3)).toEqual(['a', 'b', 'c']);
+    holds.b.release();
+    await Promise.all(runs);
+    expect(started.slice(3).sort()).toEqual(['a', 'a', 'b', 'b']);
   });
 
   it('refuses with 503 and Retry-After when the total queue is full', async () => {

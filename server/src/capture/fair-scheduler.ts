@@ -30,6 +30,8 @@ export interface FairShare {
   maxSharePercent: number | null;
   /** Turns per round of the weighted round-robin (at least 1). */
   weight: number;
+  /** The plan's limit of concurrent captures (issue #27, services/concurrency-gate.ts); null for the default. */
+  maxConcurrentCaptures?: number | null;
 }
 
 export interface TurnRequest {
@@ -71,6 +73,9 @@ export class FairScheduler {
   /** Turns left in the current round for an organization in the rotation (its weight at most). */
   private readonly turnsLeft = new Map<string, number>();
   private readonly shares = new Map<string, FairShare>();
+  /** When each running or waiting organization last got a slot (a counter, for order): see enterRotation. */
+  private readonly lastGranted = new Map<string, number>();
+  private grants = 0;
   private waitingTotal = 0;
 
   constructor(private readonly options: FairSchedulerOptions) {}
@@ -172,8 +177,7 @@ export class FairScheduler {
         else queue.push(waiter);
       } else {
         this.queues.set(organizationId, [waiter]);
-        this.rotation.push(organizationId);
-        this.turnsLeft.set(organizationId, this.weightOf(organizationId));
+        this.enterRotation(organizationId);
       }
       this.waitingTotal += 1;
       this.dispatch();
@@ -181,7 +185,23 @@ export class FairScheduler {
     });
   }
 
+  /**
+   * An organization starts waiting: it joins the rotation ahead of those served more recently than
+   * itself (issue #27). Appended at the end, an organization arriving while two others flood two
+   * slots came after both of their next captures: it waited two captures, and with hung pages
+   * two hostile deadlines. Never-served ones keep their order of arrival.
+   */
+  private enterRotation(organizationId: string): void {
+    const served = this.lastGranted.get(organizationId) ?? 0;
+    let at = this.rotation.findIndex((other) => (this.lastGranted.get(other) ?? 0) > served);
+    if (at === -1) at = this.rotation.length;
+    this.rotation.splice(at, 0, organizationId);
+    this.turnsLeft.set(organizationId, this.weightOf(organizationId));
+  }
+
   private begin(organizationId: string): Running {
+    this.grants += 1;
+    this.lastGranted.set(organizationId, this.grants);
     const running: Running = { controller: new AbortController(), preempted: false };
     this.running += 1;
     const list = this.runningByOrg.get(organizationId);
@@ -221,7 +241,10 @@ export class FairScheduler {
 
   /** Plan settings are kept only while the organization runs or waits: the map stays bounded. */
   private forgetIfIdle(organizationId: string): void {
-    if (!this.runningByOrg.has(organizationId) && !this.queues.has(organizationId)) this.shares.delete(organizationId);
+    if (!this.runningByOrg.has(organizationId) && !this.queues.has(organizationId)) {
+      this.shares.delete(organizationId);
+      this.lastGranted.delete(organizationId);
+    }
   }
 
   /**

@@ -15,6 +15,7 @@ import { compactRenderResult } from './png-encoder.js';
 import type { RenderResult } from './render-result.js';
 import { detectProtection } from './protection-detector.js';
 import { guard, watchPageCrash } from './stage-guard.js';
+import { watchResponsiveness } from './responsiveness-watchdog.js';
 import { remainingMs, waitAndClean } from './wait-and-clean.js';
 import { bareHost } from '../security/destination-check.js';
 import { REFUSED_HEADER, type UpstreamProxy } from '../security/egress-proxy.js';
@@ -121,6 +122,8 @@ export interface RendererOptions {
   wasRefused?: (url: string) => boolean;
   /** Largest full-page or element image (FULL_PAGE_MAX_HEIGHT_PX, FULL_PAGE_MAX_PIXELS); past it the image is cut and says so. */
   fullPageBudget?: FullPageBudget;
+  /** A page whose main thread does not answer this long is ended: 504 PAGE_UNRESPONSIVE (PAGE_UNRESPONSIVE_TIMEOUT_MS; 0 or absent: never). */
+  unresponsiveTimeoutMs?: number;
 }
 
 /** Renders one capture on a pooled page: set up, navigate, wait, clean, capture. */
@@ -165,7 +168,9 @@ export class Renderer {
     mark('queue', started);
     let stopFiltering: () => void = () => undefined;
     const crash = watchPageCrash(slot.page);
-    request = { ...request, pageCrash: crash.crashed };
+    const hang = this.options.unresponsiveTimeoutMs ? watchResponsiveness(slot.page, slot.session, { timeoutMs: this.options.unresponsiveTimeoutMs }) : undefined;
+    request = { ...request, pageCrash: hang ? Promise.race([hang.unresponsive, crash.crashed]) : crash.crashed };
+    request.pageCrash!.catch(() => undefined);
     try {
       const page = slot.page;
       started = Date.now();
@@ -231,6 +236,7 @@ export class Renderer {
       throw error;
     } finally {
       crash.stop();
+      hang?.stop();
       stopFiltering();
       await request.cleanup?.().catch(() => (slot.doubtful = true));
       if (slot.page.isClosed() || !slot.browser.connected) slot.doubtful = true;

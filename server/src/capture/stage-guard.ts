@@ -1,5 +1,6 @@
 import type { Page } from 'puppeteer';
 import { ApiError } from '../errors.js';
+import { PageUnresponsiveError, pageUnresponsive } from './responsiveness-watchdog.js';
 
 export class CaptureTimeoutError extends Error {
   constructor(readonly stage: string) {
@@ -15,7 +16,7 @@ export interface GuardedRequest {
   deadline: number;
   /** Aborted when the client goes away. */
   signal: AbortSignal;
-  /** Rejects as soon as the page's renderer crashes (watchPageCrash). */
+  /** Rejects as soon as the page's renderer crashes (watchPageCrash) or stops answering (responsiveness-watchdog.ts). */
   pageCrash?: Promise<never>;
 }
 
@@ -52,7 +53,8 @@ const PROTOCOL_TIMEOUT = /timed out\. Increase the 'protocolTimeout'/;
 
 /**
  * Rejects when the deadline passes, the client leaves or the page crashes, whichever comes first;
- * a protocol timeout inside the stage is that stage's CAPTURE_TIMEOUT too.
+ * a protocol timeout inside the stage is that stage's CAPTURE_TIMEOUT too. A page that stopped
+ * answering is that stage's PAGE_UNRESPONSIVE.
  */
 export function guard<T>(work: Promise<T>, request: GuardedRequest, stage: string): Promise<T> {
   const remaining = request.deadline - Date.now();
@@ -70,8 +72,13 @@ export function guard<T>(work: Promise<T>, request: GuardedRequest, stage: strin
     throw error;
   });
   mapped.catch(() => undefined);
-  return Promise.race([mapped, stop, ...(request.pageCrash ? [request.pageCrash] : [])]).finally(() => {
-    clearTimeout(timer);
-    if (onAbort) request.signal.removeEventListener('abort', onAbort);
-  });
+  return Promise.race([mapped, stop, ...(request.pageCrash ? [request.pageCrash] : [])])
+    .catch((error: unknown) => {
+      if (error instanceof PageUnresponsiveError) throw pageUnresponsive(stage, error.silentMs);
+      throw error;
+    })
+    .finally(() => {
+      clearTimeout(timer);
+      if (onAbort) request.signal.removeEventListener('abort', onAbort);
+    });
 }

@@ -24,13 +24,25 @@ export async function requirePlan(data: DataLayer, idOrName: string) {
  * `plan share` values: --max-share-percent is 1..100 or `default` (MAX_ORG_SHARE_PERCENT),
  * --weight a whole number 1..100 (turns per round when several organizations wait).
  */
-export function parsePlanShare(opts: { maxSharePercent?: string; weight?: string }): { maxSharePercent?: number | null; weight?: number } {
+export function parsePlanShare(opts: { maxSharePercent?: string; weight?: string; maxConcurrentCaptures?: string }): {
+  maxSharePercent?: number | null;
+  weight?: number;
+  maxConcurrentCaptures?: number | null;
+} {
   const whole = (flag: string, value: string) => {
     if (!/^\d+$/.test(value) || Number(value) < 1 || Number(value) > 100) throw new Error(`${flag} must be a whole number from 1 to 100${flag === '--max-share-percent' ? ' or "default"' : ''}; got "${value}"`);
     return Number(value);
   };
-  if (opts.maxSharePercent === undefined && opts.weight === undefined) throw new Error('Give --max-share-percent and/or --weight');
+  const concurrent = (value: string) => {
+    if (value === 'default') return null;
+    if (!/^\d+$/.test(value) || Number(value) < 1 || Number(value) > 10_000) throw new Error(`--max-concurrent-captures must be a whole number from 1 to 10000 or "default"; got "${value}"`);
+    return Number(value);
+  };
+  if (opts.maxSharePercent === undefined && opts.weight === undefined && opts.maxConcurrentCaptures === undefined) {
+    throw new Error('Give --max-share-percent, --weight and/or --max-concurrent-captures');
+  }
   return {
+    ...(opts.maxConcurrentCaptures !== undefined ? { maxConcurrentCaptures: concurrent(opts.maxConcurrentCaptures) } : {}),
     ...(opts.maxSharePercent !== undefined ? { maxSharePercent: opts.maxSharePercent === 'default' ? null : whole('--max-share-percent', opts.maxSharePercent) } : {}),
     ...(opts.weight !== undefined ? { weight: whole('--weight', opts.weight) } : {}),
   };

@@ -47,16 +47,19 @@ export function registerPlanCommands(program: Command): void {
     .requiredOption('--plan <plan>', 'plan id or name')
     .option('--max-share-percent <n>', 'percent of the capture slots one organization may hold while others wait (1-100), or "default" for MAX_ORG_SHARE_PERCENT')
     .option('--weight <n>', 'turns per round when several organizations wait (1-100; default 1)')
+    .option('--max-concurrent-captures <n>', 'captures one organization may have in progress at once (1-10000), or "default" for ORG_MAX_CONCURRENT_CAPTURES')
     .addOption(jsonOption())
-    .action(async (opts: { plan: string; maxSharePercent?: string; weight?: string; json?: boolean }) => {
+    .action(async (opts: { plan: string; maxSharePercent?: string; weight?: string; maxConcurrentCaptures?: string; json?: boolean }) => {
       const share = parsePlanShare(opts);
       await withData(async (data) => {
         const p = await requirePlan(data, opts.plan);
         await data.accounts.setPlanShare(p.id, share);
         const now = await requirePlan(data, p.id);
         const percent = now.max_share_percent === null ? null : Number(now.max_share_percent);
-        print(Boolean(opts.json), { planId: now.id, maxSharePercent: percent, fairShareWeight: Number(now.fair_share_weight) },
-          `Plan ${now.name}: at most ${percent === null ? 'the default share (MAX_ORG_SHARE_PERCENT)' : `${percent}%`} of the slots while others wait, weight ${now.fair_share_weight}.`);
+        const concurrent = now.max_concurrent_captures === null ? null : Number(now.max_concurrent_captures);
+        print(Boolean(opts.json), { planId: now.id, maxSharePercent: percent, fairShareWeight: Number(now.fair_share_weight), maxConcurrentCaptures: concurrent },
+          `Plan ${now.name}: at most ${percent === null ? 'the default share (MAX_ORG_SHARE_PERCENT)' : `${percent}%`} of the slots while others wait, weight ${now.fair_share_weight}, ` +
+            `${concurrent === null ? 'the default number (ORG_MAX_CONCURRENT_CAPTURES) of' : `at most ${concurrent}`} concurrent captures.`);
       });
     });
   plan
@@ -67,6 +70,7 @@ export function registerPlanCommands(program: Command): void {
         const rows = (await data.accounts.listPlans()).map((p) => ({
           id: p.id, name: p.name, tier: p.tier, creditsPerMonth: p.credits_per_month, rollover: Boolean(p.rollover),
           maxSharePercent: p.max_share_percent === null ? null : Number(p.max_share_percent), fairShareWeight: Number(p.fair_share_weight),
+          maxConcurrentCaptures: p.max_concurrent_captures === null ? null : Number(p.max_concurrent_captures),
         }));
         print(Boolean(opts.json), rows, '');
       });

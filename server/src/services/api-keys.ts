@@ -103,6 +103,7 @@ export class ApiKeyService {
       fairShare: {
         maxSharePercent: row.plan_max_share_percent === null || row.plan_max_share_percent === undefined ? null : Number(row.plan_max_share_percent),
         weight: Number(row.plan_fair_share_weight ?? 1),
+        maxConcurrentCaptures: row.plan_max_concurrent_captures === null || row.plan_max_concurrent_captures === undefined ? null : Number(row.plan_max_concurrent_captures),
       },
     };
   }

@@ -14,6 +14,7 @@ import { StorageEncryptionError } from '../security/secret-box.js';
 import type { StorageTarget, StorageUploader } from './storage.js';
 import { requireOrganization } from './usage-service.js';
 import { checkProviderKeyRule } from './provider-key-rule.js';
+import type { ConcurrencyGate } from './concurrency-gate.js';
 import type { CaptureCommand, CaptureFile } from './capture-types.js';
 
 export type { CaptureCommand, CaptureFile } from './capture-types.js';
@@ -37,6 +38,8 @@ export interface CaptureServiceDependencies {
   checkDestination: (field: string, url: string) => Promise<void>;
   /** removeAds and removeCookieBanners (filter engines built once per process). */
   contentFilters: ContentFilters;
+  /** The plans' limits of concurrent captures (issue #27); absent, no limit. */
+  concurrency?: ConcurrencyGate;
 }
 
 
@@ -103,7 +106,10 @@ export class CaptureService {
     this.logger = dependencies.logger;
     this.checkDestination = dependencies.checkDestination;
     this.contentFilters = dependencies.contentFilters;
+    this.concurrency = dependencies.concurrency;
   }
+
+  private readonly concurrency: ConcurrencyGate | undefined;
 
   private readonly contentFilters: ContentFilters;
 
@@ -150,7 +156,7 @@ export class CaptureService {
     const storage = await this.storageTarget(organizationId, options);
     if (storage) job.storage = storage;
 
-    if (!options.cacheEnabled) return this.renderAndCharge(job);
+    if (!options.cacheEnabled) return this.withinLimit(job, () => this.renderAndCharge(job));
 
     const key = ResponseCache.keyFor(organizationId, options);
     for (;;) {
@@ -176,10 +182,12 @@ export class CaptureService {
       }
       const flight = this.cache.beginFlight(key);
       try {
-        const file = await this.renderAndCharge(job, (render) => {
-          this.cache.set(key, render, options.cacheTtl);
-          flight.resolve(render);
-        });
+        const file = await this.withinLimit(job, () =>
+          this.renderAndCharge(job, (render) => {
+            this.cache.set(key, render, options.cacheTtl);
+            flight.resolve(render);
+          }),
+        );
         return { ...file, cache: 'MISS' };
       } catch (error) {
         flight.reject(error);
@@ -222,6 +230,18 @@ export class CaptureService {
     }
     if (target) await this.storage.checkDestination(target);
     return target;
+  }
+
+  /** The plan's limit of concurrent captures (concurrency-gate.ts): past it a sync capture gets 429 before anything is reserved, a job waits. */
+  private withinLimit(job: Job, render: () => Promise<CaptureFile>): Promise<CaptureFile> {
+    const { command } = job;
+    if (!this.concurrency) return render();
+    const budgetMs = captureBudgetMs(this.options.captureTimeoutMs, command.options);
+    const limitOf = { organizationId: job.entry.organizationId, planLimit: command.key.fairShare?.maxConcurrentCaptures, wait: command.mode === 'async' };
+    // The render's own errors are ApiErrors already (mapped as they are); waiting can end in a timeout or a departed client.
+    return this.concurrency.run({ ...limitOf, deadline: job.started + budgetMs, signal: command.signal }, render).catch((error: unknown) => {
+      throw this.mapFailure(error, budgetMs);
+    });
   }
 
   /** A cache miss or a request without caching: reserve, render, deliver, charge. */

@@ -4,6 +4,7 @@ import { ApiError, errors } from '../errors.js';
 import type { CreditRepository } from '../store/credit-repository.js';
 import type { Database } from '../store/database.js';
 import type { AuthenticatedKey } from './api-keys.js';
+import { defaultConcurrentCaptures } from './concurrency-gate.js';
 
 export interface RateLimitPolicy {
   windowMs: number;
@@ -32,6 +33,7 @@ export class PlanLookup {
         'p.rollover',
         'p.rate_limit_max',
         'p.rate_limit_window_ms',
+        'p.max_concurrent_captures',
       );
   }
 
@@ -41,6 +43,12 @@ export class PlanLookup {
       max: Number(sub?.rate_limit_max ?? this.config.RATE_LIMIT_MAX),
       windowMs: Number(sub?.rate_limit_window_ms ?? this.config.RATE_LIMIT_WINDOW_MS),
     };
+  }
+
+  /** The plan's limit of concurrent captures, else the deployment's default (concurrency-gate.ts). */
+  concurrentCaptures(sub: { max_concurrent_captures?: number | null } | undefined): number {
+    const own = sub?.max_concurrent_captures;
+    return own === null || own === undefined ? defaultConcurrentCaptures(this.config) : Number(own);
   }
 }
 
@@ -80,7 +88,10 @@ export class UsageService {
             ? { plan: { id: sub.plan_id, name: sub.name, tier: sub.tier, creditsPerMonth: Number(sub.credits_per_month) } }
             : {}),
         },
-        rateLimits: { capture: { windowMs: limit.windowMs, maxRequestsPerWindow: limit.max } },
+        rateLimits: {
+          capture: { windowMs: limit.windowMs, maxRequestsPerWindow: limit.max },
+          concurrency: { maxConcurrentCaptures: this.plans.concurrentCaptures(sub) },
+        },
       };
     } catch (error) {
       if (error instanceof ApiError) throw error;

@@ -14,6 +14,8 @@ export interface PlanRow {
   max_share_percent: number | null;
   /** Turns per round when several organizations wait for a slot. */
   fair_share_weight: number;
+  /** Captures an organization may have in progress at once; null for ORG_MAX_CONCURRENT_CAPTURES (issue #27). */
+  max_concurrent_captures: number | null;
 }
 
 export interface OrganizationRow {
@@ -48,6 +50,7 @@ export class AccountsRepository {
       rate_limit_window_ms: plan.rateLimitWindowMs ?? null,
       max_share_percent: null,
       fair_share_weight: 1,
+      max_concurrent_captures: null,
       created_at: Date.now(),
     };
     await this.db.knex('plans').insert(row);
@@ -59,8 +62,9 @@ export class AccountsRepository {
   }
 
   /** The plan's fair share of the browser (issue #15): percent (null for the default) and weight. */
-  async setPlanShare(planId: string, share: { maxSharePercent?: number | null; weight?: number }): Promise<void> {
+  async setPlanShare(planId: string, share: { maxSharePercent?: number | null; weight?: number; maxConcurrentCaptures?: number | null }): Promise<void> {
     const update: Record<string, number | null> = {};
+    if (share.maxConcurrentCaptures !== undefined) update.max_concurrent_captures = share.maxConcurrentCaptures;
     if (share.maxSharePercent !== undefined) update.max_share_percent = share.maxSharePercent;
     if (share.weight !== undefined) update.fair_share_weight = share.weight;
     if (Object.keys(update).length > 0) await this.db.knex('plans').where('id', planId).update(update);

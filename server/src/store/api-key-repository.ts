@@ -26,6 +26,8 @@ export interface KeyLookup extends ApiKeyRow {
   plan_max_share_percent: number | null;
   /** The plan's weight in the round-robin between waiting organizations (null without a subscription). */
   plan_fair_share_weight: number | null;
+  /** The plan's limit of concurrent captures: null for ORG_MAX_CONCURRENT_CAPTURES (issue #27). */
+  plan_max_concurrent_captures: number | null;
 }
 
 export class ApiKeyRepository {
@@ -60,6 +62,7 @@ export class ApiKeyRepository {
       'o.require_signed_links as require_signed_links',
       'p.max_share_percent as plan_max_share_percent',
       'p.fair_share_weight as plan_fair_share_weight',
+      'p.max_concurrent_captures as plan_max_concurrent_captures',
       this.db.knex.raw(`${this.db.nowMs().toQuery()} as db_now`),
     );
     if (!row) return undefined;

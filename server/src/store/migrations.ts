@@ -237,6 +237,19 @@ const signInFailures: Knex.Migration = {
   },
 };
 
+/**
+ * Issue 27, a plan's limit of concurrent captures (services/concurrency-gate.ts): null for the
+ * deployment's default (ORG_MAX_CONCURRENT_CAPTURES).
+ */
+const planConcurrency: Knex.Migration = {
+  async up(knex) {
+    await knex.schema.alterTable('plans', (t) => t.integer('max_concurrent_captures').nullable());
+  },
+  async down(knex) {
+    await knex.schema.alterTable('plans', (t) => t.dropColumn('max_concurrent_captures'));
+  },
+};
+
 const MIGRATIONS: Record<string, Knex.Migration> = {
   '0001_initial': initial,
   '0002_storage_configs': storageConfigs,
@@ -246,6 +259,7 @@ const MIGRATIONS: Record<string, Knex.Migration> = {
   '0005_issue13_reservation_deadline': reservationDeadline,
   '0006_issue15_plan_share': planShare,
   '0007_issue15_sign_in_failures': signInFailures,
+  '0008_ISSUE27_plan_concurrency': planConcurrency,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {
