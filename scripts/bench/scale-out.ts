@@ -49,6 +49,8 @@ interface Row {
   workers: number;
   jobsPerSecond: number;
   cpuSecondsPerCapture: number;
+  /** CPU-seconds the workers used per second of the run: the share of the machine they got. */
+  coresUsed: number;
   queueP50Ms: number;
   failed: number;
   peakPssMiBPerWorker: number;
@@ -134,7 +136,9 @@ async function main(): Promise<void> {
         const samplers = workers.map((w) => new PssSampler(w.pid));
         samplers.forEach((s) => s.start());
         const cpuBefore = workers.map((w) => treeCpuSeconds(w.pid));
+        const started = Date.now();
         const result = await runJobs(api.url, key, body);
+        const wallSeconds = (Date.now() - started) / 1000;
         const cpu = workers.reduce((sum, w, i) => sum + (treeCpuSeconds(w.pid) - cpuBefore[i]!), 0);
         const peak = Math.max(...samplers.map((s) => s.stop().peakKb)) / 1024;
         rows.push({
@@ -142,6 +146,7 @@ async function main(): Promise<void> {
           workers: count,
           jobsPerSecond: round(result.perSecond, 2),
           cpuSecondsPerCapture: round(cpu / JOBS, 3),
+          coresUsed: round(cpu / wallSeconds, 2),
           queueP50Ms: Math.round(result.queueP50),
           failed: result.failed,
           peakPssMiBPerWorker: Math.round(peak),
@@ -158,9 +163,9 @@ async function main(): Promise<void> {
   }
 
   const table = [
-    '| work | workers | jobs/s | CPU-s a capture | queue wait p50 | peak PSS of one worker | failed |',
-    '|---|---|---|---|---|---|---|',
-    ...rows.map((r) => `| ${r.kind} | ${r.workers} | ${r.jobsPerSecond} | ${r.cpuSecondsPerCapture} | ${r.queueP50Ms} ms | ${r.peakPssMiBPerWorker} MiB | ${r.failed} |`),
+    '| work | workers | jobs/s | CPU-s a capture | cores the workers got | queue wait p50 | peak PSS of one worker | failed |',
+    '|---|---|---|---|---|---|---|---|',
+    ...rows.map((r) => `| ${r.kind} | ${r.workers} | ${r.jobsPerSecond} | ${r.cpuSecondsPerCapture} | ${r.coresUsed} | ${r.queueP50Ms} ms | ${r.peakPssMiBPerWorker} MiB | ${r.failed} |`),
   ].join('\n');
   const meta = `${cpus().length} cores, ${Math.round(totalmem() / 1024 ** 3)} GiB, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')} at the end; ${JOBS} jobs per row, ${PER_WORKER} at once per worker; an idle warm worker: ${Math.round(idlePssMiB)} MiB PSS`;
   const report = `## Scale-out (${new Date().toISOString()})\n\n${meta}\n\n${table}\n`;

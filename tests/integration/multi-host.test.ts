@@ -22,6 +22,12 @@ const HOSTS = { data: 2, api1: 11, api2: 12, w1: 21, w2: 22, w3: 23 };
 const WORKERS = ['w1', 'w2', 'w3'] as const;
 const ASYNC_JOBS = 14;
 const SYNC_PER_CLIENT = 4;
+/**
+ * 0 (the default): a host is killed while the held page is still loading, a deterministic instant.
+ * A value > 0 moves the kills later, to explore other instants by hand: the page is released first
+ * and the SIGKILL follows this many ms later (render, encoding, upload or the charge may be under way).
+ */
+const KILL_AFTER_MS = Number(process.env.MULTI_HOST_KILL_AFTER_MS ?? 0);
 
 /** PNG width from the IHDR chunk: each capture has a viewport width of its own, so a file names its request. */
 const pngWidth = (bytes: Buffer) => (bytes.subarray(1, 4).toString() === 'PNG' ? bytes.readUInt32BE(16) : -1);
@@ -163,6 +169,14 @@ describe('API instances and workers on five hosts, sharing Redis, MariaDB and S3
       expect(response.status).toBe(202);
       jobs.push({ jobId: ((await response.json()) as { data: { jobId: string } }).data.jobId, width: viewportWidth });
     };
+    const killAt = async (victim: RenderHost, tag: string) => {
+      if (KILL_AFTER_MS > 0) {
+        holds.release(tag);
+        await new Promise((resolve) => setTimeout(resolve, KILL_AFTER_MS));
+      }
+      await victim.kill();
+      holds.release(tag);
+    };
     const syncResults: { width: number; status: number; requestId: string | null; bytes: Buffer }[] = [];
     const capture = async (client: FailoverClient, body: object) => {
       const viewportWidth = width++;
@@ -188,13 +202,11 @@ describe('API instances and workers on five hosts, sharing Redis, MariaDB and S3
     // The backlog KEDA scales on counts that job, read by the surviving API instance from the shared queue.
     const metrics = await (await fetch(`${api2.url}/metrics`)).text();
     expect(Number(/^rendershot_capture_jobs_backlog (\d+)/m.exec(metrics)?.[1])).toBeGreaterThanOrEqual(1);
-    await killedWorker.kill();
-    holds.release('kill-worker');
+    await killAt(killedWorker, 'kill-worker');
 
     // SIGKILL of api1 while client A's capture is loading there; the client must retry on api2.
     expect(byAddress(await holds.asked('kill-api'))).toBe(api1);
-    await api1.kill();
-    holds.release('kill-api');
+    await killAt(api1, 'kill-api');
 
     // Scale-down: SIGTERM to the worker rendering a held job; the page loads only once it has stopped listening.
     await submit(clientB, { url: `${holds.url}/hold/term-worker` });
