@@ -49,7 +49,7 @@ interface Row {
   workers: number;
   jobsPerSecond: number;
   cpuSecondsPerCapture: number;
-  /** CPU-seconds the workers used per second of the run: the share of the machine they got. */
+  /** CPU-seconds the workers used per second from the first job's creation to the last one's end: the share of the machine they got. */
   coresUsed: number;
   queueP50Ms: number;
   failed: number;
@@ -136,9 +136,7 @@ async function main(): Promise<void> {
         const samplers = workers.map((w) => new PssSampler(w.pid));
         samplers.forEach((s) => s.start());
         const cpuBefore = workers.map((w) => treeCpuSeconds(w.pid));
-        const started = Date.now();
         const result = await runJobs(api.url, key, body);
-        const wallSeconds = (Date.now() - started) / 1000;
         const cpu = workers.reduce((sum, w, i) => sum + (treeCpuSeconds(w.pid) - cpuBefore[i]!), 0);
         const peak = Math.max(...samplers.map((s) => s.stop().peakKb)) / 1024;
         rows.push({
@@ -146,7 +144,7 @@ async function main(): Promise<void> {
           workers: count,
           jobsPerSecond: round(result.perSecond, 2),
           cpuSecondsPerCapture: round(cpu / JOBS, 3),
-          coresUsed: round(cpu / wallSeconds, 2),
+          coresUsed: round(cpu / (JOBS / result.perSecond), 2),
           queueP50Ms: Math.round(result.queueP50),
           failed: result.failed,
           peakPssMiBPerWorker: Math.round(peak),
