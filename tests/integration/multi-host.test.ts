@@ -208,12 +208,14 @@ describe('API instances and workers on five hosts, sharing Redis, MariaDB and S3
     expect(byAddress(await holds.asked('kill-api'))).toBe(api1);
     await killAt(api1, 'kill-api');
 
-    // Scale-down: SIGTERM to the worker rendering a held job; the page loads only once it has stopped listening.
+    // Scale-down: SIGTERM to the worker rendering a held job; the page loads only once the worker's
+    // shutdown has begun (its /ready answers 503, or it no longer listens).
     await submit(clientB, { url: `${holds.url}/hold/term-worker` });
     const terminated = byAddress(await holds.asked('term-worker'));
     expect(terminated).not.toBe(killedWorker);
     process.kill(terminated.pid, 'SIGTERM');
-    await until(async () => (await fetch(`${terminated.url}/health`).then(() => false, () => true)) || undefined, 30_000, 'the terminated worker to stop listening');
+    const draining = () => fetch(`${terminated.url}/ready`).then((r) => r.status === 503, () => true);
+    await until(async () => (await draining()) || undefined, 30_000, 'the terminated worker to begin its shutdown');
     holds.release('term-worker');
 
     await Promise.all([streamA, streamB]);
