@@ -14,6 +14,8 @@ const ALONE = [
   'tests/integration/plan-share.test.ts',
   // Its omitBackground case saw a transparent background carried over twice with another file beside it.
   'tests/integration/capture-page-control.test.ts',
+  // Five services and a data host in network namespaces; kills a worker and an API instance.
+  'tests/integration/multi-host.test.ts',
 ];
 
 export default defineConfig({

@@ -16,6 +16,7 @@ import { createApp } from './http/app.js';
 import { InFlight } from './http/capture-routes.js';
 import { mountOpsRoutes } from './http/ops-routes.js';
 import { Metrics } from './ops/metrics.js';
+import { jobBacklog } from './ops/job-backlog.js';
 import { createHttpServer } from './http/http-server.js';
 import { startMetricsServer } from './http/metrics-server.js';
 import { createWorkerApp } from './http/worker-app.js';
@@ -158,6 +159,8 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
   }
   const metrics = new Metrics();
   metrics.observeFairShare(() => scheduler.snapshot());
+  const queue = jobs.jobs?.queue;
+  if (queue) metrics.observeJobBacklog(() => jobBacklog(queue));
   const opsExtras = {
     scheduled: () => scheduler.snapshot().waiting,
     ...(config.METRICS_TOKEN ? { metricsToken: config.METRICS_TOKEN } : {}),

@@ -26,24 +26,32 @@ export class PrivateMariaDb {
   private server: ChildProcess | undefined;
   private exited: Promise<void> | undefined;
 
+  /**
+   * `bindAddress` and `port` place it elsewhere than a free loopback port; `launch` starts it through
+   * another program, e.g. `['ip', 'netns', 'exec', <namespace>]` to run it on a simulated host.
+   */
+  constructor(private readonly placement: { bindAddress?: string; port?: number; launch?: string[] } = {}) {}
+
   get rootUrl(): string {
-    return `mysql://root@127.0.0.1:${this.port}`;
+    return `mysql://root@${this.placement.bindAddress ?? '127.0.0.1'}:${this.port}`;
   }
 
   async init(): Promise<this> {
     await run('mariadb-install-db', ['--no-defaults', `--datadir=${join(this.dir, 'data')}`, '--user=root', '--skip-test-db', '--auth-root-authentication-method=normal'], { timeout: 120_000 });
-    this.port = await freePort();
+    this.port = this.placement.port ?? (await freePort());
     return this;
   }
 
   async start(): Promise<void> {
+    const [launcher, ...launcherArgs] = [...(this.placement.launch ?? []), 'mariadbd'];
     const server = spawn(
-      'mariadbd',
+      launcher!,
       [
+        ...launcherArgs,
         '--no-defaults',
         `--datadir=${join(this.dir, 'data')}`,
         `--port=${this.port}`,
-        '--bind-address=127.0.0.1',
+        `--bind-address=${this.placement.bindAddress ?? '127.0.0.1'}`,
         `--socket=${join(this.dir, 'mysqld.sock')}`,
         `--pid-file=${join(this.dir, 'mysqld.pid')}`,
         `--log-error=${join(this.dir, 'error.log')}`,

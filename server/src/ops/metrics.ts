@@ -12,6 +12,12 @@ export function queueDepthBuckets(depths: number[]): Record<'1' | '2-4' | '5+', 
   return counts;
 }
 
+/** Async capture jobs by what they wait for. */
+export interface JobBacklog {
+  waiting: number;
+  active: number;
+}
+
 /**
  * Every metric of the service, on a registry of its own (several runtimes in one test process
  * must not share counters). Names follow Prometheus conventions, prefixed `rendershot_`.
@@ -91,6 +97,55 @@ export class Metrics {
 
   observeFairShare(snapshot: () => FairShareSnapshot): void {
     this.fairShare = snapshot;
+  }
+
+  /**
+   * Async capture jobs waiting (plain, prioritized or delayed) or rendering, across every worker:
+   * the figure KEDA scales workers on (issue #29). Read from the queue itself, because BullMQ keeps
+   * prioritized jobs out of the `wait` list that KEDA's redis trigger counts.
+   */
+  private jobBacklog: (() => Promise<JobBacklog>) | undefined;
+  /** One queue read serves the three gauges of a scrape (each collects on its own). */
+  private backlogRead: { at: number; read: Promise<JobBacklog | undefined> } | undefined;
+  private readBacklog(): Promise<JobBacklog | undefined> {
+    const read = this.jobBacklog;
+    if (!read) return Promise.resolve(undefined);
+    if (!this.backlogRead || Date.now() - this.backlogRead.at > 1_000) {
+      // Redis unreachable: undefined, and the gauges keep their last values; /ready and the logs report the outage.
+      this.backlogRead = { at: Date.now(), read: read().catch(() => undefined) };
+    }
+    return this.backlogRead.read;
+  }
+  readonly captureJobsWaiting: Gauge = new Gauge({
+    name: 'rendershot_capture_jobs_waiting',
+    help: 'Async capture jobs queued and not yet taken by a worker (all workers, read from the queue)',
+    registers: [this.registry],
+    collect: async (): Promise<void> => {
+      const backlog = await this.readBacklog();
+      if (backlog) this.captureJobsWaiting.set(backlog.waiting);
+    },
+  });
+  readonly captureJobsActive: Gauge = new Gauge({
+    name: 'rendershot_capture_jobs_active',
+    help: 'Async capture jobs a worker is rendering now (all workers, read from the queue)',
+    registers: [this.registry],
+    collect: async (): Promise<void> => {
+      const backlog = await this.readBacklog();
+      if (backlog) this.captureJobsActive.set(backlog.active);
+    },
+  });
+  readonly captureJobsBacklog: Gauge = new Gauge({
+    name: 'rendershot_capture_jobs_backlog',
+    help: 'Async capture jobs waiting plus rendering: what worker autoscaling divides by the jobs one worker renders at once',
+    registers: [this.registry],
+    collect: async (): Promise<void> => {
+      const backlog = await this.readBacklog();
+      if (backlog) this.captureJobsBacklog.set(backlog.waiting + backlog.active);
+    },
+  });
+
+  observeJobBacklog(read: () => Promise<JobBacklog>): void {
+    this.jobBacklog = read;
   }
 
   constructor() {
