@@ -24,5 +24,10 @@ function headerRecord(headers: WebhookHeaders): Record<string, string> {
  */
 export function verifyWebhook(signingSecret: string, body: string | Uint8Array, headers: WebhookHeaders): CaptureWebhookEvent {
   const payload = typeof body === 'string' ? body : new TextDecoder().decode(body);
-  return new Webhook(signingSecret, { format: 'raw' }).verify(payload, headerRecord(headers)) as CaptureWebhookEvent;
+  // `whsec_…` secrets are Standard Webhooks secrets; older `rss_…` ones are keyed by their text.
+  const webhook = signingSecret.startsWith('whsec_') ? new Webhook(signingSecret) : new Webhook(signingSecret, { format: 'raw' });
+  return webhook.verify(payload, headerRecord(headers)) as CaptureWebhookEvent;
 }
+
+/** Thrown by `verifyWebhook` when the signature does not match or the timestamp is too old or too new. */
+export { WebhookVerificationError } from 'standardwebhooks';

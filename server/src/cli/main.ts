@@ -5,7 +5,7 @@ import { hashPassword } from '../services/passwords.js';
 import { bootstrapDemo, defaultPlan, requireOrganization, requirePlan, requireUser } from './admin.js';
 import { iso, jsonOption, print, withData } from './cli-output.js';
 import { registerPlanCommands } from './plan-commands.js';
-import { writeDemoKeyFile } from './demo-key-file.js';
+import { demoSecretFilePath, writeDemoKeyFile } from './demo-key-file.js';
 
 /** SIGTERM/SIGINT: graceful shutdown (runtime.stop), then exit 0, or 1 when stopping failed. */
 function stopOnSignals(runtime: Runtime) {
@@ -37,7 +37,8 @@ program
       const keyFile = await writeDemoKeyFile(config.DEMO_KEY_FILE, demo.key.key);
       console.log(`Demo API key written to ${keyFile} (readable by its owner only; the key is never printed).`);
       console.log(`Try: curl -o shot.png -H "X-API-Key: $(cat ${keyFile})" "${runtime.url}/capture?url=https://example.com"`);
-      console.log(`Its key id, for signed links: ${demo.key.id} (create its signing secret with: rendershot key rotate-secret --id ${demo.key.id})`);
+      const secretFile = await writeDemoKeyFile(demoSecretFilePath(config.DEMO_KEY_FILE), demo.key.signingSecret);
+      console.log(`Its key id: ${demo.key.id}; its signing secret (signed links, webhook signatures: new Webhook(secret)) is in ${secretFile} (owner only).`);
     }
     stopOnSignals(runtime);
   });
