@@ -55,6 +55,25 @@ program
   });
 
 program
+  .command('mcp')
+  .description('an MCP server on stdin/stdout for AI agents, talking to a Rendershot service (docs/mcp.md)')
+  .option('--url <url>', 'the service address (default: RENDERSHOT_URL)')
+  .option('--api-key <key>', 'the API key (default: RENDERSHOT_API_KEY; prefer the variable: arguments show in process lists)')
+  .action(async (opts: { url?: string; apiKey?: string }) => {
+    const config = loadConfig();
+    const url = opts.url ?? config.RENDERSHOT_URL;
+    const apiKey = opts.apiKey ?? config.RENDERSHOT_API_KEY;
+    // stdout is the protocol channel: problems go to stderr.
+    if (!url || !apiKey) {
+      console.error(`rendershot mcp needs ${!url ? 'the service address (--url or RENDERSHOT_URL)' : ''}${!url && !apiKey ? ' and ' : ''}${!apiKey ? 'an API key (--api-key or RENDERSHOT_API_KEY)' : ''}`);
+      process.exit(2);
+    }
+    const { serveMcpOverStdio } = await import('../mcp/stdio.js');
+    await serveMcpOverStdio({ url, apiKey, budget: { maxBytes: config.MCP_INLINE_MAX_BYTES, maxSidePx: config.MCP_INLINE_MAX_SIDE_PX } });
+    process.exit(0);
+  });
+
+program
   .command('migrate')
   .description('create or update the database schema')
   .addOption(jsonOption())
