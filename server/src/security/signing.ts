@@ -41,13 +41,16 @@ export function splitSignedQuery(rawQuery: string): SignedQuery | undefined {
 }
 
 /**
- * The forms of a signed query that mean the same link. Browsers (fetch, `<img src>`) send `'` as
- * `%27` in a query string, while encodeURIComponent, a common way to build the string that was
- * signed, leaves it alone: a link signed over `'` must still match when it arrives as `%27`.
+ * The forms of a signed query that mean the same link (same parameters, same values, same order),
+ * so that re-encoding on the way does not break it:
+ * - browsers (fetch, `<img src>`) send `'` as `%27`, which encodeURIComponent leaves alone;
+ * - proxies and gateways re-serialize a query as application/x-www-form-urlencoded (Prism sends a
+ *   space as `+` where it came as `%20`): the form URLSearchParams writes, which the SDK signs.
+ * Every form authenticates exactly the decoded parameters the server then reads.
  */
 export function equivalentSignedForms(signed: string): string[] {
-  const literal = signed.replace(/%27/gi, "'");
-  return literal === signed ? [signed] : [signed, literal];
+  const forms = [signed, signed.replace(/%27/gi, "'"), new URLSearchParams(signed).toString()];
+  return [...new Set(forms)];
 }
 
 /** Constant-time check of a presented signature against the one computed with the secret. */
