@@ -18,6 +18,7 @@ import { errorResponder, sendError } from './error-responder.js';
 import { rateLimit, type CaptureRateLimiter } from './rate-limit.js';
 import { rejectRepeatedParameters } from './repeated-parameters.js';
 import { usageHandler } from './usage-routes.js';
+import { docsPageOptions } from './docs-page.js';
 import { jobHandlers, type JobRouteDependencies } from './job-routes.js';
 import type { InlineBudget } from '../mcp/delivery.js';
 import { mcpEndpoint } from '../mcp/http-endpoint.js';
@@ -64,7 +65,7 @@ export function createApp(deps: AppDependencies): Express {
 
   const openapi = JSON.parse(readFileSync(OPENAPI_PATH, 'utf8')) as object;
   app.get('/openapi.json', (_req, res) => res.json(openapi));
-  app.use('/docs', swaggerUi.serve, swaggerUi.setup(openapi, { customSiteTitle: 'Rendershot API' }));
+  app.use('/docs', swaggerUi.serve, swaggerUi.setup(openapi, docsPageOptions()));
   deps.extraRoutes?.(app);
 
   const auth = authenticate(deps.apiKeys, { requireHttps: deps.requireHttps });
