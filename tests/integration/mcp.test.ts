@@ -197,6 +197,13 @@ describe('`rendershot mcp` over stdio, and /mcp on a service without async jobs'
     }
   });
 
+  it('answers POST /captures on this service without Redis with 503 and a Retry-After', async () => {
+    const response = await service.get('/captures', { method: 'POST', headers: { 'X-API-Key': service.apiKey, 'content-type': 'application/json' }, body: JSON.stringify({ html: GREEN }) });
+    expect(response.status).toBe(503);
+    expect(response.headers.get('retry-after')).toBe('300');
+    expect(((await response.json()) as { error: { code: string } }).error.code).toBe('SERVICE_UNAVAILABLE');
+  });
+
   it('exits with a message on stderr when it has no service address or key', async () => {
     const { spawnSync } = await import('node:child_process');
     const run = spawnSync(process.execPath, [CLI, 'mcp'], { env: getDefaultEnvironment(), encoding: 'utf8', timeout: 60_000 });
