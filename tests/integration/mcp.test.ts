@@ -212,3 +212,36 @@ describe('`rendershot mcp` over stdio, and /mcp on a service without async jobs'
     expect(run.stderr).toMatch(/--url or RENDERSHOT_URL.*--api-key or RENDERSHOT_API_KEY/);
   });
 });
+
+describe('/mcp behind a TLS proxy with REQUIRE_HTTPS', () => {
+  let service: TestService;
+
+  beforeAll(async () => {
+    service = await startTestService({ credits: 5, env: { REQUIRE_HTTPS: 'true', TRUST_PROXY: 'true' } });
+  });
+  afterAll(async () => {
+    await service?.stop();
+  });
+
+  const connect = async (headers: Record<string, string>) => {
+    const client = new Client({ name: 'rendershot-https-test', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${service.url}/mcp`), { requestInit: { headers: { 'X-API-Key': service.apiKey, ...headers } } }));
+    return client;
+  };
+
+  it('refuses plain HTTP, and over HTTPS its own loopback calls pass the check a forged header cannot', async () => {
+    await expect(connect({})).rejects.toThrow(/HTTPS_REQUIRED|API keys must be sent over HTTPS/);
+    const client = await connect({ 'X-Forwarded-Proto': 'https' });
+    try {
+      const usage = await call(client, 'usage', {});
+      expect(usage.isError, textOf(usage)).toBeFalsy();
+      expect((usage.structuredContent as { credits: { remaining: number } }).credits.remaining).toBe(5);
+    } finally {
+      await client.close();
+    }
+    // Guessing the loopback marker gets a plain HTTP request nowhere.
+    const forged = await service.get('/usage', { headers: { 'X-API-Key': service.apiKey, 'X-Rendershot-Mcp-Loopback': 'a'.repeat(64) } });
+    expect(forged.status).toBe(400);
+    expect(((await forged.json()) as { error: { code: string } }).error.code).toBe('HTTPS_REQUIRED');
+  });
+});

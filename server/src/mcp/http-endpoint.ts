@@ -39,7 +39,7 @@ export function mcpEndpoint(deps: McpEndpointDependencies): Router {
 
   const authenticate = (req: Request, res: Response, next: NextFunction) => {
     if (deps.requireHttps && !req.secure) {
-      jsonRpcError(res, 403, 'HTTPS_REQUIRED', 'API keys must be sent over HTTPS; use the https:// address');
+      jsonRpcError(res, 400, 'HTTPS_REQUIRED', 'API keys must be sent over HTTPS; use the https:// address');
       return;
     }
     const key = presentedKey(req);
