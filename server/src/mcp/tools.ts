@@ -84,7 +84,7 @@ export function registerRendershotTools(server: McpServer, deps: ToolDependencie
     // Decided before downloading where possible: a pdf or an oversized file is a link without a transfer.
     const early = inlineRefusal(summary, budget);
     if (delivery === 'link' || (delivery === 'auto' && early !== undefined)) return linkResult(summary, delivery === 'link' ? undefined : early);
-    if (delivery === 'inline' && early !== undefined && !early.includes(' px ')) return errorResult(`Cannot return capture ${job.jobId} inline: ${early}. Use delivery "link".`, summary);
+    if (delivery === 'inline' && early !== undefined) return errorResult(`Cannot return capture ${job.jobId} inline: ${early}. Use delivery "link".`, summary);
     const file = await client.getCaptureFile(job.jobId);
     Object.assign(summary, await imageSize(file.bytes));
     const refusal = inlineRefusal(summary, budget);
