@@ -1,6 +1,6 @@
 import type { AppRoute } from '@ts-rest/core';
 import { generateOpenApi } from '@ts-rest/open-api';
-import { contract, FORMATS, MIME_TYPES } from '@rendershot/contract';
+import { contract, errorExample, FORMATS, MIME_TYPES, QUERY_BOOLEAN_WORDS, REQUEST_BODY_EXAMPLES, SECURITY_SCHEMES, securityOf } from '@rendershot/contract';
 import type { OpenAPIObject, OperationObject, ParameterObject, SchemaObject } from 'openapi3-ts';
 import { readFileSync } from 'node:fs';
 import { responseHeadersFor } from './openapi-response-headers.js';
@@ -15,8 +15,45 @@ const BINARY = { schema: { type: 'string', format: 'binary' } };
  * send it as separate keys (`additionalProp1=…`, `headers[X-A]=…`), which the server refuses.
  */
 const QUERY_WIRE_SCHEMAS: Record<string, SchemaObject> = {
-  headers: { type: 'string', example: '{"Accept-Language":"de-DE"}' },
+  // No example: "Try it out" would send it as a real header. The description gives one.
+  headers: { type: 'string' },
 };
+
+/**
+ * A boolean in the query string: true/false, and 1/0 too (contract/src/params.ts). Declared as
+ * both so validating proxies and generated clients accept what the server accepts.
+ */
+function queryBooleanSchema(schema: SchemaObject): SchemaObject {
+  const words = QUERY_BOOLEAN_WORDS.filter((word) => word !== 'true' && word !== 'false');
+  return {
+    anyOf: [{ type: 'boolean' }, { type: 'string', enum: words }],
+    ...(schema.default !== undefined ? { default: schema.default } : {}),
+    ...(schema.description !== undefined ? { description: schema.description } : {}),
+  };
+}
+
+/**
+ * Request bodies are written inline, not as $ref components: openapi-typescript (defaultNonNullable,
+ * on by default) makes every field with a `default` required outside request bodies, so a
+ * referenced CaptureRequest would demand all 30 defaulted fields from a caller.
+ */
+function inlineRequestBodies(document: OpenAPIObject): void {
+  const schemas = (document.components?.schemas ?? {}) as Record<string, SchemaObject>;
+  const inlined = new Set<string>();
+  for (const path of Object.values(document.paths ?? {}) as Array<Record<string, OperationObject>>) {
+    for (const operation of Object.values(path)) {
+      const media = (operation.requestBody as { content?: Record<string, { schema?: { $ref?: string } }> } | undefined)?.content?.['application/json'];
+      const ref = media?.schema?.$ref;
+      if (!media || !ref?.startsWith('#/components/schemas/')) continue;
+      const name = ref.slice('#/components/schemas/'.length);
+      media.schema = structuredClone(schemas[name]!) as never;
+      inlined.add(name);
+    }
+  }
+  for (const name of inlined) {
+    if (!JSON.stringify(document).includes(`"#/components/schemas/${name}"`)) delete schemas[name];
+  }
+}
 
 /**
  * `z.unknown()` becomes `{ nullable: true }` without a type, which OpenAPI 3.0 linters reject. A
@@ -47,19 +84,31 @@ function completeOperation(operation: OperationObject, route: AppRoute): Operati
   if (ok && route.method === 'GET' && route.path === '/captures/:jobId/file') {
     ok.description = 'The file of the succeeded job, with the headers of a binary /capture.';
     ok.content = Object.fromEntries(FORMATS.map((format) => [MIME_TYPES[format], BINARY]));
-    ok.headers = { 'Content-Disposition': { description: 'inline; filename="<fileName>"', schema: { type: 'string' } } };
   }
   if (route.path === '/captures') operation.tags = ['captures'];
+  const operationId = operation.operationId!;
   for (const [status, response] of Object.entries(operation.responses ?? {})) {
-    if (!response || !operation.operationId) continue;
-    const headers = responseHeadersFor(operation.operationId, status);
+    if (!response) continue;
+    const headers = responseHeadersFor(operationId, status);
     if (Object.keys(headers).length > 0) response.headers = headers;
+    // One example per status (401 API_KEY_REQUIRED, 402 INSUFFICIENT_CREDITS, …), not the schema's first enum value.
+    const example = errorExample(operationId, status);
+    const json = response.content?.['application/json'];
+    if (example && json) json.example = example;
   }
+  const bodyExample = REQUEST_BODY_EXAMPLES[operationId];
+  const body = (operation.requestBody as { content?: Record<string, { example?: unknown }> } | undefined)?.content?.['application/json'];
+  // Swagger UI pre-fills this instead of a sample of every field ("apiKey": "string" overrode the authorized key).
+  if (bodyExample && body) body.example = bodyExample;
   for (const parameter of (operation.parameters ?? []) as ParameterObject[]) {
     if (parameter.in !== 'query') continue;
     const wire = QUERY_WIRE_SCHEMAS[parameter.name];
     if (wire) {
       parameter.schema = wire;
+      continue;
+    }
+    if (parameter.schema && 'type' in parameter.schema && parameter.schema.type === 'boolean') {
+      parameter.schema = queryBooleanSchema(parameter.schema);
       continue;
     }
     // Lists travel as one comma-separated value: blockResources=image,font
@@ -68,7 +117,7 @@ function completeOperation(operation: OperationObject, route: AppRoute): Operati
       parameter.explode = false;
     }
   }
-  operation.security = [{ apiKeyQuery: [] }, { apiKeyHeader: [] }];
+  operation.security = securityOf(operationId);
   return operation;
 }
 
@@ -87,16 +136,13 @@ export function buildOpenApiDocument(): OpenAPIObject {
       tags: [
         { name: 'capture', description: 'Screenshots and PDFs of a page or inline HTML' },
         { name: 'usage', description: 'Credit balance and rate limit of the organization' },
+        { name: 'captures', description: 'Async captures: queue a capture, poll it, download its file, get a signed webhook' },
       ],
-      components: {
-        securitySchemes: {
-          apiKeyQuery: { type: 'apiKey', in: 'query', name: 'apiKey' },
-          apiKeyHeader: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
-        },
-      },
+      components: { securitySchemes: structuredClone(SECURITY_SCHEMES) as never },
     },
     { setOperationId: true, operationMapper: completeOperation },
   );
   dropUntypedNullable(document);
+  inlineRequestBodies(document);
   return document;
 }

@@ -21,15 +21,20 @@ const CAPTURE = ['capture', 'captureWithBody'] as const;
 const CAPTURE_FILE = [...CAPTURE, 'getCaptureJobFile'] as const;
 /** Responses of /capture that pass authentication, where the throttle has counted the request. */
 const THROTTLED = ['200', '400', '402', '403', '429', '500', '502', '503', '504'] as const;
+/** POST /captures passes the same throttle before its validation (server/src/http/app.ts). */
+const THROTTLED_JOB = ['202', '400', '402', '429', '500', '503'] as const;
+const THROTTLED_OPERATIONS = [...CAPTURE, 'createCaptureJob'] as const;
 
 export const RESPONSE_HEADERS: readonly ResponseHeaderRow[] = [
   { name: 'X-Request-Id', description: 'Identifier of this request, also in the server log.', schema: { type: 'string', format: 'uuid' }, operations: '*', statuses: '*' },
-  { name: 'X-RateLimit-Limit', description: 'Capture requests allowed per window for the organization.', schema: { type: 'integer' }, operations: CAPTURE, statuses: THROTTLED },
-  { name: 'X-RateLimit-Remaining', description: 'Capture requests left in the current window.', schema: { type: 'integer' }, operations: CAPTURE, statuses: THROTTLED },
-  { name: 'X-RateLimit-Reset', description: 'Unix epoch seconds when the window resets.', schema: { type: 'integer' }, operations: CAPTURE, statuses: THROTTLED },
+  { name: 'X-RateLimit-Limit', description: 'Capture requests allowed per window for the organization.', schema: { type: 'integer' }, operations: THROTTLED_OPERATIONS, statuses: [...THROTTLED, ...THROTTLED_JOB] },
+  { name: 'X-RateLimit-Remaining', description: 'Capture requests left in the current window.', schema: { type: 'integer' }, operations: THROTTLED_OPERATIONS, statuses: [...THROTTLED, ...THROTTLED_JOB] },
+  { name: 'X-RateLimit-Reset', description: 'Unix epoch seconds when the window resets.', schema: { type: 'integer' }, operations: THROTTLED_OPERATIONS, statuses: [...THROTTLED, ...THROTTLED_JOB] },
   { name: 'Retry-After', description: 'Seconds to wait before retrying.', schema: { type: 'integer' }, operations: '*', statuses: ['429', '503'] },
   { name: 'Content-Length', description: 'Size of the body in bytes.', schema: { type: 'integer' }, operations: '*', statuses: ['200'] },
-  { name: 'Content-Disposition', description: 'With the file: inline; filename="<fileName>".', schema: { type: 'string' }, operations: CAPTURE, statuses: ['200'] },
+  { name: 'Content-Disposition', description: 'With the file: inline; filename="<fileName>".', schema: { type: 'string' }, operations: CAPTURE_FILE, statuses: ['200'] },
+  { name: 'X-Capture-Request-Id', description: 'The request id of the render that made this file (the job\'s capture), as in the ledger and the server log.', schema: { type: 'string', format: 'uuid' }, operations: ['getCaptureJobFile'], statuses: ['200'] },
+  { name: 'Location', description: 'Where to poll the job: /captures/{jobId}.', schema: { type: 'string' }, operations: ['createCaptureJob'], statuses: ['202'] },
   { name: 'Server-Timing', description: 'Time per capture stage, e.g. queue;dur=3, render;dur=412.', schema: { type: 'string' }, operations: CAPTURE, statuses: ['200'] },
   { name: 'X-Cache', description: 'HIT when served from the response cache, MISS otherwise; only with cacheEnabled=true.', schema: { type: 'string', enum: ['HIT', 'MISS'] }, operations: CAPTURE, statuses: ['200'] },
   { name: 'X-Storage-Url', description: 'Address of the uploaded copy; only with requestStorageEnabled=true.', schema: { type: 'string', format: 'uri' }, operations: CAPTURE, statuses: ['200'] },

@@ -19,6 +19,19 @@ export function toAsyncCaptureBody(request: AsyncCaptureRequest): { body: string
   return { body: JSON.stringify(body), headers: { ...headers, 'content-type': 'application/json' } };
 }
 
+/** Thrown by `waitForCapture` when the job has not ended within `timeoutMs`; the job goes on. */
+export class WaitTimeoutError extends Error {
+  override readonly name = 'WaitTimeoutError';
+
+  constructor(
+    readonly jobId: string,
+    /** The job's last known status: queued or active. */
+    readonly lastStatus: CaptureJobData['status'],
+  ) {
+    super(`Capture job ${jobId} did not finish in time (status ${lastStatus})`);
+  }
+}
+
 /** Polls until the job has succeeded or failed, and returns its final state. */
 export async function pollUntilDone(getCapture: (jobId: string) => Promise<CaptureJobData>, jobId: string, options: WaitOptions = {}): Promise<CaptureJobData> {
   const interval = options.intervalMs ?? 1_000;
@@ -26,7 +39,7 @@ export async function pollUntilDone(getCapture: (jobId: string) => Promise<Captu
   for (;;) {
     const job = await getCapture(jobId);
     if (job.status === 'succeeded' || job.status === 'failed') return job;
-    if (Date.now() + interval > deadline) throw new Error(`Capture job ${jobId} did not finish in time (status ${job.status})`);
+    if (Date.now() + interval > deadline) throw new WaitTimeoutError(jobId, job.status);
     await new Promise((resolve) => setTimeout(resolve, interval));
   }
 }

@@ -6,7 +6,8 @@ export type { RetryOptions } from './retry.js';
 export type { SignedUrlOptions } from './signed-url.js';
 export { HTML_QUERY_MAX_LENGTH } from './capture-request.js';
 export type { CaptureInput, CaptureRequest } from './capture-request.js';
-export { verifyWebhook } from './webhooks.js';
+export { verifyWebhook, WebhookVerificationError } from './webhooks.js';
+export { WaitTimeoutError } from './async-captures.js';
 export type { WebhookHeaders } from './webhooks.js';
 export type { AsyncCaptureRequest, WaitOptions } from './async-captures.js';
 

@@ -1,5 +1,5 @@
 import type { CaptureWebhookEvent } from '@rendershot/contract';
-import { Webhook } from 'standardwebhooks';
+import { Webhook, WebhookVerificationError as LibraryVerificationError } from 'standardwebhooks';
 
 /** Headers as Node (`req.headers`), fetch (`Headers`) or a plain object give them. */
 export type WebhookHeaders = Headers | Record<string, string | string[] | undefined>;
@@ -24,5 +24,21 @@ function headerRecord(headers: WebhookHeaders): Record<string, string> {
  */
 export function verifyWebhook(signingSecret: string, body: string | Uint8Array, headers: WebhookHeaders): CaptureWebhookEvent {
   const payload = typeof body === 'string' ? body : new TextDecoder().decode(body);
-  return new Webhook(signingSecret, { format: 'raw' }).verify(payload, headerRecord(headers)) as CaptureWebhookEvent;
+  // `whsec_…` secrets are Standard Webhooks secrets; older `rss_…` ones are keyed by their text.
+  const webhook = signingSecret.startsWith('whsec_') ? new Webhook(signingSecret) : new Webhook(signingSecret, { format: 'raw' });
+  try {
+    return webhook.verify(payload, headerRecord(headers)) as CaptureWebhookEvent;
+  } catch (error) {
+    if (error instanceof LibraryVerificationError) throw new WebhookVerificationError(error.message, { cause: error });
+    throw error;
+  }
+}
+
+/**
+ * Thrown by `verifyWebhook` when the signature does not match or the timestamp is too old or too
+ * new. The SDK's own class (the library is bundled, its types are not), so `instanceof` works
+ * from this package alone.
+ */
+export class WebhookVerificationError extends Error {
+  override readonly name = 'WebhookVerificationError';
 }

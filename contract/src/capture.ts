@@ -194,6 +194,12 @@ function issue(ctx: z.RefinementCtx, field: string, message: string, params?: Re
   ctx.addIssue({ code: z.ZodIssueCode.custom, path: [field], message, ...(params ? { params } : {}) });
 }
 
+function viewportValuesInRange(width: unknown, height: unknown, scale: unknown): boolean {
+  const within = (value: unknown, min: number, max: number) => typeof value === 'number' && value >= min && value <= max;
+  return within(width, LIMITS.viewportMin, LIMITS.viewportMax) && within(height, LIMITS.viewportMin, LIMITS.viewportMax)
+    && within(scale, LIMITS.scaleFactorMin, LIMITS.scaleFactorMax);
+}
+
 /** Rules that span several parameters (spec, "Rules" and the per-table notes). */
 export function checkCrossFieldRules(options: RawCaptureOptions, ctx: z.RefinementCtx) {
   if (options.url !== undefined && options.html !== undefined) {
@@ -238,7 +244,8 @@ export function checkCrossFieldRules(options: RawCaptureOptions, ctx: z.Refineme
   const height = options.viewportHeight ?? preset.height;
   const scale = options.scaleFactor ?? preset.scale;
   const pixels = Math.round(width * scale) * Math.round(height * scale);
-  if (pixels > LIMITS.maxViewportPixels) {
+  // A value already refused for its own range (viewportWidth=99999) is reported once, on its own field.
+  if (pixels > LIMITS.maxViewportPixels && viewportValuesInRange(width, height, scale)) {
     issue(ctx, 'scaleFactor',
       `viewport × scaleFactor gives ${Math.round(width * scale)}×${Math.round(height * scale)} pixels; at most ${LIMITS.maxViewportPixels} pixels (7680×4320) are allowed`);
   }

@@ -50,6 +50,6 @@ export const customHeadersParam = z
   )
   .optional()
   .describe(
-    `Custom HTTP headers sent to the target, as a URL-encoded JSON object; at most ${LIMITS.maxCustomHeaders}. ` +
+    `Custom HTTP headers sent to the target, as a URL-encoded JSON object (a JSON object in a POST body), e.g. {"Accept-Language":"de-DE"}; at most ${LIMITS.maxCustomHeaders}. ` +
       `Blocked names: Host, Content-Length, Transfer-Encoding, Connection, Upgrade, Keep-Alive, TE, Trailer, Proxy-Authorization, Proxy-Connection. Never stored.`,
   );

@@ -11,3 +11,6 @@ export * from './capture-budget.js';
 export * from './pdf-options.js';
 export * from './page-actions.js';
 export * from './error-catalog.js';
+export * from './openapi-examples.js';
+export * from './openapi-security.js';
+export { QUERY_BOOLEAN_WORDS } from './params.js';

@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { withOpenApi } from './openapi-meta.js';
 
 /**
  * Builders for query parameters. Query values arrive as strings while the POST form sends JSON
@@ -8,6 +7,8 @@ import { withOpenApi } from './openapi-meta.js';
  */
 
 const BOOLEAN_WORDS: Record<string, boolean> = { true: true, false: false, '1': true, '0': false };
+/** Every spelling a boolean may take in a query string: the OpenAPI document declares them all. */
+export const QUERY_BOOLEAN_WORDS = Object.keys(BOOLEAN_WORDS);
 
 function toBoolean(value: unknown): unknown {
   if (typeof value !== 'string') return value;
@@ -29,15 +30,16 @@ export function booleanParam(field: string, defaultValue: boolean, description: 
 
 /**
  * A boolean whose absence matters (a rule refuses it where it cannot apply), so the parsed value
- * stays undefined when absent; the documented default is applied by the code that uses it.
+ * stays undefined when absent; the documented default is applied by the code that uses it. It is
+ * said in the description only: an OpenAPI `default` is sent as a real value by Swagger UI's
+ * "Try it out" and generated clients, and sending it is not the same as leaving it out.
  */
 export function optionalBooleanParam(field: string, documentedDefault: boolean, description: string) {
   const message = `${field} must be true or false`;
-  const schema = z
+  return z
     .preprocess(toBoolean, z.boolean({ errorMap: () => ({ message }) }))
     .optional()
     .describe(`${description} Default: ${documentedDefault}.`);
-  return withOpenApi(schema, { default: documentedDefault });
 }
 
 interface NumberRange {
@@ -61,13 +63,14 @@ export function numberParam(field: string, range: NumberRange, defaultValue: num
 
 /**
  * A number whose default depends on other parameters (viewport and scale come from the device
- * preset), so the parsed value stays undefined when absent; the documented default is metadata only.
+ * preset), so the parsed value stays undefined when absent. The documented default is in the
+ * description only, never an OpenAPI `default`: Swagger UI would send viewportWidth=1920 with
+ * device=iphone-15 and override the preset.
  */
 export function optionalNumberParam(field: string, range: NumberRange, description: string, documentedDefault?: number) {
-  const schema = numberSchema(field, range)
+  return numberSchema(field, range)
     .optional()
     .describe(documentedDefault === undefined ? description : `${description} Default: ${documentedDefault}.`);
-  return documentedDefault === undefined ? schema : withOpenApi(schema, { default: documentedDefault });
 }
 
 export function enumParam<T extends string>(field: string, values: readonly [T, ...T[]], defaultValue: T, description: string) {

@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { withOpenApi } from './openapi-meta.js';
 import { booleanParam, optionalBooleanParam, optionalNumberParam, stringParam } from './params.js';
 
 /** Paper sizes Chromium knows by name (puppeteer's PaperFormat). */
@@ -23,13 +22,13 @@ const CSS_LENGTH = /^(0|\d{1,4}(\.\d{1,4})?(px|in|cm|mm))$/;
 
 function cssLength(field: string, documented: string) {
   const message = `${field} must be a CSS length in px, in, cm or mm, e.g. 12mm, 0.5in or 40px (0 without a unit)`;
-  const schema = z
+  // No OpenAPI example: Swagger UI's "Try it out" would send it as a real margin.
+  return z
     .string({ errorMap: () => ({ message }) })
     .transform((value) => value.trim().toLowerCase())
     .refine((value) => CSS_LENGTH.test(value), message)
     .optional()
-    .describe(`${field === 'pdfMargin' ? 'Margin of all four sides' : `${field.slice('pdfMargin'.length)} margin`} of paginated pdf pages, a CSS length (px, in, cm, mm). Default: ${documented}.`);
-  return withOpenApi(schema, { example: '12mm' });
+    .describe(`${field === 'pdfMargin' ? 'Margin of all four sides' : `${field.slice('pdfMargin'.length)} margin`} of paginated pdf pages, a CSS length (px, in, cm, mm), e.g. 12mm or 0.5in. Default: ${documented}.`);
 }
 
 /** Whether a page-range list is one Chromium accepts: "1-3,5", "4-" (to the end), "-2" (from the start); numbers from 1, start ≤ end. */
@@ -46,17 +45,15 @@ export function isPageRangeList(value: string): boolean {
 }
 
 const templateDescription = (where: 'header' | 'footer') =>
-  `HTML of the ${where} of every paginated pdf page (turns ${where}s and footers on). Elements with the classes pageNumber, totalPages, date, title or url get those values. The template is rendered without network access: inline fonts and images (data: URIs, inline <style>); give it a font-size (Chromium's default is tiny). It shows inside the ${where === 'header' ? 'top' : 'bottom'} margin.`;
+  `HTML of the ${where} of every paginated pdf page (turns the header and footer on). Elements with the classes pageNumber, totalPages, date, title or url get those values. The template is rendered without network access: inline fonts and images (data: URIs, inline <style>); give it a font-size (Chromium's default is tiny). It shows inside the ${where === 'header' ? 'top' : 'bottom'} margin.`;
 
 /** The pdf options of issue #19; all but pdfPrintBackground apply to the paginated layout only. */
 export const pdfFields = {
-  pdfFormat: withOpenApi(
-    z
-      .enum(PDF_FORMATS, { errorMap: () => ({ message: `pdfFormat must be one of: ${PDF_FORMATS.join(', ')}` }) })
-      .optional()
-      .describe('Paper size of paginated pdf pages. Default: A4.'),
-    { default: 'A4' },
-  ),
+  // Default in the description only (see optionalBooleanParam): an explicit A4 is refused with pdfPageLayout=single.
+  pdfFormat: z
+    .enum(PDF_FORMATS, { errorMap: () => ({ message: `pdfFormat must be one of: ${PDF_FORMATS.join(', ')}` }) })
+    .optional()
+    .describe('Paper size of paginated pdf pages. Default: A4.'),
   pdfLandscape: optionalBooleanParam('pdfLandscape', false, 'true: paginated pdf pages in landscape orientation.'),
   pdfMargin: cssLength('pdfMargin', '12mm top and bottom, 10mm left and right'),
   pdfMarginTop: cssLength('pdfMarginTop', 'pdfMargin, else 12mm'),
@@ -65,15 +62,12 @@ export const pdfFields = {
   pdfMarginLeft: cssLength('pdfMarginLeft', 'pdfMargin, else 10mm'),
   pdfPrintBackground: booleanParam('pdfPrintBackground', true, 'Print background colours and images (both pdf layouts).'),
   pdfScale: optionalNumberParam('pdfScale', { min: 0.1, max: 2 }, 'Scale of the rendering of paginated pdf pages, 0.1 to 2.', 1),
-  pdfPageRanges: withOpenApi(
-    z
-      .string({ errorMap: () => ({ message: 'pdfPageRanges must be a string' }) })
-      .max(200, 'pdfPageRanges must be at most 200 characters')
-      .refine(isPageRangeList, 'pdfPageRanges must list pages or ranges from 1, separated by commas, e.g. 1-3,5 or 2- (start ≤ end)')
-      .optional()
-      .describe('Pages of the paginated pdf to keep, e.g. 1-3,5; 4- runs to the end. Ranges past the last page are ignored; none left is a 400. Default: all pages.'),
-    { example: '1-3,5' },
-  ),
+  pdfPageRanges: z
+    .string({ errorMap: () => ({ message: 'pdfPageRanges must be a string' }) })
+    .max(200, 'pdfPageRanges must be at most 200 characters')
+    .refine(isPageRangeList, 'pdfPageRanges must list pages or ranges from 1, separated by commas, e.g. 1-3,5 or 2- (start ≤ end)')
+    .optional()
+    .describe('Pages of the paginated pdf to keep, e.g. 1-3,5; 4- runs to the end. Ranges past the last page are ignored; none left is a 400. Default: all pages.'),
   pdfHeaderTemplate: stringParam('pdfHeaderTemplate', 100_000, templateDescription('header')),
   pdfFooterTemplate: stringParam('pdfFooterTemplate', 100_000, templateDescription('footer')),
   pdfPreferCssPageSize: optionalBooleanParam('pdfPreferCssPageSize', false, 'true: a CSS @page size in the document wins over pdfFormat and pdfLandscape.'),

@@ -98,6 +98,7 @@ export const jobsContract = c.router({
     method: 'GET',
     path: '/captures/:jobId',
     summary: 'State of an async capture: queued, active, succeeded (with its result) or failed (with its error)',
+    description: 'Polled with the same API key (any key of the organization) that queued the job. Costs nothing and is not rate limited. 404 NOT_FOUND for an unknown id or a job of another organization.',
     pathParams: z.object({ jobId: z.string().describe('The jobId answered by POST /captures') }),
     headers: authHeaders,
     responses: { 200: CaptureJobSchema, 401: ErrorBodySchema, 404: ErrorBodySchema, 500: ErrorBodySchema, 503: ErrorBodySchema },

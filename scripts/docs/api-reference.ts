@@ -1,5 +1,6 @@
 import type { OpenAPIObject, OperationObject, ParameterObject, ReferenceObject, ResponseObject, SchemaObject } from 'openapi3-ts';
 import { ERROR_CATALOG } from '@rendershot/contract';
+import { isQueryBoolean } from './client-options.js';
 
 /**
  * The API reference page, written from the OpenAPI document the contract generates: every
@@ -30,6 +31,7 @@ function resolve<T>(document: OpenAPIObject, node: T | ReferenceObject): T {
 function typeOf(document: OpenAPIObject, schema: SchemaObject | ReferenceObject | undefined): string {
   if (!schema) return '';
   if ('$ref' in schema) return schema.$ref.split('/').pop()!;
+  if (isQueryBoolean(schema)) return 'boolean (`true`/`false`, or `1`/`0`)';
   if (schema.type === 'array') return `list of ${typeOf(document, schema.items as SchemaObject)}`;
   if (schema.anyOf || schema.oneOf) return ((schema.anyOf ?? schema.oneOf) as SchemaObject[]).map((s) => typeOf(document, s)).join(' or ');
   return [schema.type ?? 'any', schema.format ? `(${schema.format})` : ''].filter(Boolean).join(' ');

@@ -7,15 +7,23 @@ const cell = (text: unknown) => (text === undefined ? '' : String(text).replace(
 const code = (value: unknown) => (value === undefined ? '' : `\`${typeof value === 'string' ? value : JSON.stringify(value)}\``);
 
 function typeOf(schema: SchemaObject): string {
+  if (isQueryBoolean(schema)) return 'boolean';
   if (schema.enum) return schema.enum.map((v) => code(v)).join(' | ');
   if (schema.type === 'array') return `${typeOf((schema.items ?? {}) as SchemaObject)}[]`;
   if (schema.type === 'object') return 'object';
   return schema.type ?? 'unknown';
 }
 
+/** A boolean that the query string also accepts as `1`/`0` (the contract's wire form). */
+export function isQueryBoolean(schema: SchemaObject): boolean {
+  const variants = (schema.anyOf ?? []) as SchemaObject[];
+  return variants.length === 2 && variants.some((v) => v.type === 'boolean') && variants.some((v) => v.type === 'string' && v.enum?.join() === '0,1');
+}
+
 /** The options of `capture()`: the fields of the contract's capture body, as the client takes them. */
 export function renderClientOptions(document: OpenAPIObject): string {
-  const body = document.components?.schemas?.CaptureRequest as SchemaObject;
+  const requestBody = document.paths['/capture']?.post?.requestBody as { content: Record<string, { schema: SchemaObject }> };
+  const body = requestBody.content['application/json']!.schema;
   const lines = [START, '', '| Option | Type | Default | Description |', '|---|---|---|---|'];
   for (const [name, property] of Object.entries(body.properties ?? {})) {
     const field = property as SchemaObject;

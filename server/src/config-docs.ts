@@ -66,5 +66,9 @@ export const CONFIG_DOCS: Record<keyof Config, { meaning: string; default?: stri
   JOB_LOCK_MS: { meaning: "A worker that stops renewing its job's lock this long (killed, frozen) loses the job to another worker." },
   WEBHOOK_RETRY_BASE_MS: { meaning: 'Unit of the webhook retry schedule (1, 5, 15, 30 and 60 units).' },
   WEBHOOK_TIMEOUT_MS: { meaning: 'Time a webhook receiver has to answer.' },
+  MCP_INLINE_MAX_BYTES: { meaning: 'Largest image the MCP `capture` tool returns inline; a larger one (and every PDF) comes back as a link.' },
+  MCP_INLINE_MAX_SIDE_PX: { meaning: 'Longest side of an image the MCP `capture` tool returns inline.' },
+  RENDERSHOT_URL: { meaning: 'Address of the service that `rendershot mcp` (stdio) talks to; `--url` wins.' },
+  RENDERSHOT_API_KEY: { meaning: 'API key `rendershot mcp` (stdio) sends; `--api-key` wins. Never printed.' },
   LOG_LEVEL: { meaning: 'pino log level.' },
 };

@@ -116,13 +116,20 @@ export const ConfigSchema = z.object({
   WEBHOOK_RETRY_BASE_MS: integer('WEBHOOK_RETRY_BASE_MS', 10, 3_600_000, 60_000),
   WEBHOOK_TIMEOUT_MS: integer('WEBHOOK_TIMEOUT_MS', 100, 120_000, 10_000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** MCP `capture`: images up to this many bytes go back inline (MCP image content), larger ones as a link (docs/mcp.md). */
+  MCP_INLINE_MAX_BYTES: integer('MCP_INLINE_MAX_BYTES', 1_024, 7 * 1_024 * 1_024, 1_000_000),
+  /** MCP `capture`: the longest side, in pixels, of an image that goes back inline (the Claude API refuses more than 8000). */
+  MCP_INLINE_MAX_SIDE_PX: integer('MCP_INLINE_MAX_SIDE_PX', 16, 16_384, 8_000),
+  /** `rendershot mcp`: the service to talk to and the API key (or --url and --api-key). */
+  RENDERSHOT_URL: z.string().url('RENDERSHOT_URL must be the service address, e.g. https://capture.example.com').optional(),
+  RENDERSHOT_API_KEY: z.string().min(1).optional(),
 });
 
 export type Config = z.infer<typeof ConfigSchema>;
 
 /** Settings whose value never appears in an error message. */
 // Values that may carry credentials are never echoed in a start-up error.
-const SECRET_SETTINGS = new Set(['STORAGE_ENCRYPTION_KEY', 'SIGNING_SECRETS_KEY', 'DATABASE_URL', 'REDIS_URL']);
+const SECRET_SETTINGS = new Set(['STORAGE_ENCRYPTION_KEY', 'SIGNING_SECRETS_KEY', 'DATABASE_URL', 'REDIS_URL', 'RENDERSHOT_API_KEY']);
 
 export class ConfigError extends Error {}
 

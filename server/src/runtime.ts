@@ -188,6 +188,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
     logger,
     trustProxy: config.TRUST_PROXY,
     requireHttps: config.REQUIRE_HTTPS,
+    mcpBudget: { maxBytes: config.MCP_INLINE_MAX_BYTES, maxSidePx: config.MCP_INLINE_MAX_SIDE_PX },
   });
   const server = createHttpServer(app);
   await new Promise<void>((resolve, reject) => {

@@ -80,9 +80,14 @@ describe('Chromium reaches none of the service secrets (service started as root)
     expect(checked).toBeGreaterThan(1);
   });
 
-  it("Chromium's user can read neither the database file, its WAL, the data folder nor the key files", () => {
+  it("Chromium's user can read neither the database file, its WAL, the data folder nor the key files", async () => {
+    // Written by `serve` right after the key file.
+    const secretFile = join(dataDir, 'demo-api-key.signing-secret.txt');
+    for (let i = 0; i < 100 && !existsSync(secretFile); i++) await new Promise((r) => setTimeout(r, 50));
     const files = readdirSync(dataDir);
-    expect(files).toEqual(expect.arrayContaining(['rendershot.db', 'rendershot.db-wal', 'demo-api-key.txt']));
+    // The demo key's signing secret is beside it (issue #31), as private, in the Standard Webhooks form.
+    expect(files).toEqual(expect.arrayContaining(['rendershot.db', 'rendershot.db-wal', 'demo-api-key.txt', 'demo-api-key.signing-secret.txt']));
+    expect(readFileSync(join(dataDir, 'demo-api-key.signing-secret.txt'), 'utf8')).toMatch(/^whsec_[A-Za-z0-9+/]{43}=\n$/);
     for (const file of files) {
       const denied = asChromiumUser(['cat', join(dataDir, file)]);
       expect(denied.status, file).not.toBe(0);

@@ -9,7 +9,7 @@ import { startTestService, type TestService } from '../helpers/test-service.js';
  * The published @rendershot/client, as a user gets it: `npm pack`, installed from the tarball into a
  * CommonJS and an ESM project, type-checked under strict, and run against the live service.
  */
-const PROGRAM = `import { createClient, type CaptureInput, type RendershotClient } from '@rendershot/client';
+const PROGRAM = `import { createClient, RendershotError, verifyWebhook, WaitTimeoutError, WebhookVerificationError, type CaptureInput, type RendershotClient } from '@rendershot/client';
 
 const input: CaptureInput = {
   html: '<body style="margin:0;background:rgb(10,120,220)">x</body>',
@@ -36,7 +36,22 @@ async function main(): Promise<void> {
   const client = createClient({ baseUrl: process.env.RENDERSHOT_URL!, apiKey: process.env.RENDERSHOT_KEY! });
   const file = await client.capture(input);
   const usage = await client.usage();
-  console.log(JSON.stringify({ contentType: file.contentType, head: Array.from(file.bytes.subarray(0, 3)), used: usage.credits.usedThisPeriod }));
+  // The error classes are exported: callers branch with instanceof.
+  let refusal = 'none';
+  await createClient({ baseUrl: process.env.RENDERSHOT_URL!, apiKey: 'rs_wrong' }).usage().catch((error: unknown) => {
+    refusal = error instanceof RendershotError ? error.code : String(error);
+  });
+  let verification = 'none';
+  try {
+    const secret = 'whsec_' + Buffer.alloc(32, 7).toString('base64');
+    verifyWebhook(secret, '{}', { 'webhook-id': 'msg_1', 'webhook-timestamp': String(Math.floor(Date.now() / 1000)), 'webhook-signature': 'v1,AAAA' });
+  } catch (error) {
+    verification = error instanceof WebhookVerificationError ? 'WebhookVerificationError' : String(error);
+  }
+  console.log(JSON.stringify({
+    contentType: file.contentType, head: Array.from(file.bytes.subarray(0, 3)), used: usage.credits.usedThisPeriod,
+    refusal, verification, waitTimeoutError: new WaitTimeoutError('j', 'active') instanceof Error,
+  }));
 }
 main().catch((error: unknown) => {
   console.error(error);
@@ -76,7 +91,8 @@ describe('@rendershot/client packed and installed into CommonJS and ESM projects
         expect(probe.stdout.trim()).toBe('function');
       }
       const { stdout } = await exec('node', [compiled], { cwd: dir, timeout: 60_000, env: { ...process.env, RENDERSHOT_URL: service.url, RENDERSHOT_KEY: service.apiKey } });
-      const result = JSON.parse(stdout.trim()) as { contentType: string; head: number[]; used: number };
+      const result = JSON.parse(stdout.trim()) as { contentType: string; head: number[]; used: number; refusal: string; verification: string; waitTimeoutError: boolean };
+      expect(result).toMatchObject({ refusal: 'INVALID_API_KEY', verification: 'WebhookVerificationError', waitTimeoutError: true });
       expect(result.contentType).toBe('image/jpeg');
       expect(result.head).toEqual([0xff, 0xd8, 0xff]);
       expect(result.used).toBeGreaterThanOrEqual(1);

@@ -415,7 +415,7 @@ describe('the dashboard in a real browser', () => {
     await navigateBy(page, 'form[action$="/keys"] button[type="submit"]');
     const secret = await page.$eval('#new-signing-secret', (el) => (el as HTMLInputElement).value);
     const keyId = await page.$eval('#new-signing-secret', (el) => el.getAttribute('data-key-id')!);
-    expect(secret).toMatch(/^rss_[\w-]{43}$/);
+    expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
     expect(await page.$('[data-copy="#new-signing-secret"]')).not.toBeNull();
     expect((await signedCapture(keyId, secret)).status).toBe(200);
     await page.reload({ waitUntil: 'domcontentloaded' });
@@ -424,7 +424,7 @@ describe('the dashboard in a real browser', () => {
 
     await navigateBy(page, `tr[data-key-id="${keyId}"] form[action$="/rotate-secret"] button`);
     const rotated = await page.$eval('[data-testid="new-secret"] #new-signing-secret', (el) => (el as HTMLInputElement).value);
-    expect(rotated).toMatch(/^rss_/);
+    expect(rotated).toMatch(/^whsec_/);
     expect(rotated).not.toBe(secret);
     const old = await signedCapture(keyId, secret);
     expect(old.status).toBe(401);
@@ -463,7 +463,7 @@ describe('the dashboard in a real browser', () => {
     const link = await page.$eval('#pg-signed-url', (el) => el.textContent!);
     expect(link).toMatch(new RegExp(`^${service.url}/capture\\?html=.+&viewportWidth=360&viewportHeight=240&keyId=${key.id}&expires=\\d+&signature=[0-9a-f]{64}$`));
     expect(link).not.toContain('rs_');
-    expect(link).not.toContain('rss_');
+    expect(link).not.toContain('whsec_');
 
     // A fresh context without the dashboard cookie: the link alone makes the image.
     const anonymous = await browser.createBrowserContext();

@@ -46,7 +46,7 @@ describe('signed capture links (sqlite)', () => {
   afterAll(async () => service?.stop());
 
   it('answers the image to a bare GET carrying no key, and charges one credit', async () => {
-    expect(secret).toMatch(/^rss_[A-Za-z0-9_-]{43}$/);
+    expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
     const before = await remaining();
     const query = q({ html: PAGE, viewportWidth: '320', viewportHeight: '200', keyId, expires: String(nowSeconds() + 600) });
     const response = await service.get(signedPath(query));
@@ -176,12 +176,12 @@ describe('signed capture links (sqlite)', () => {
       return JSON.parse(stdout) as Record<string, string | boolean>;
     };
     const created = await cli('key', 'create', '--org', service.organizationId, '--name', 'from-cli');
-    expect(created).toMatchObject({ id: expect.stringMatching(/^[0-9a-f-]{36}$/), key: expect.stringMatching(/^rs_/), signingSecret: expect.stringMatching(/^rss_/) });
+    expect(created).toMatchObject({ id: expect.stringMatching(/^[0-9a-f-]{36}$/), key: expect.stringMatching(/^rs_/), signingSecret: expect.stringMatching(/^whsec_/) });
     // The service (same data folder, same server key) accepts a link signed with the CLI's secret.
     const query = q({ html: PAGE, viewportWidth: '200', viewportHeight: '100', keyId: String(created.id) });
     expect((await service.get(signedPath(query, String(created.signingSecret)))).status).toBe(200);
     const rotated = await cli('key', 'rotate-secret', '--id', String(created.id));
-    expect(rotated).toMatchObject({ id: created.id, signingSecret: expect.stringMatching(/^rss_/) });
+    expect(rotated).toMatchObject({ id: created.id, signingSecret: expect.stringMatching(/^whsec_/) });
     expect(rotated.signingSecret).not.toBe(created.signingSecret);
     expect((await service.get(signedPath(query, String(rotated.signingSecret)))).status).toBe(200);
 

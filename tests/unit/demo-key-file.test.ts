@@ -2,7 +2,7 @@ import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { writeDemoKeyFile } from '../../server/src/cli/demo-key-file.js';
+import { demoSecretFilePath, writeDemoKeyFile } from '../../server/src/cli/demo-key-file.js';
 
 describe('demo key file (issue #15)', () => {
   it('is readable by its owner only, and replaces a file left by an earlier database', async () => {
@@ -19,5 +19,9 @@ describe('demo key file (issue #15)', () => {
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
+  });
+
+  it("puts the demo key's signing secret beside the key file", () => {
+    expect(demoSecretFilePath('/srv/data/demo-api-key.txt')).toBe('/srv/data/demo-api-key.signing-secret.txt');
   });
 });

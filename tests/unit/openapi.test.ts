@@ -55,18 +55,69 @@ describe('openapi.json', () => {
     }
   });
 
-  it('has security schemes for the apiKey query parameter and the X-API-Key header', () => {
-    const schemes = (committed.components as { securitySchemes: Record<string, unknown> }).securitySchemes;
-    expect(schemes).toEqual({
-      apiKeyQuery: { type: 'apiKey', in: 'query', name: 'apiKey' },
-      apiKeyHeader: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
+  it('has security schemes for the key (query, header) and signed links, which GET /capture alone accepts', () => {
+    const schemes = (committed.components as { securitySchemes: Record<string, { type: string; in: string; name: string }> }).securitySchemes;
+    expect(Object.fromEntries(Object.entries(schemes).map(([name, s]) => [name, [s.type, s.in, s.name]]))).toEqual({
+      apiKeyQuery: ['apiKey', 'query', 'apiKey'],
+      apiKeyHeader: ['apiKey', 'header', 'X-API-Key'],
+      signedLink: ['apiKey', 'query', 'signature'],
     });
+    const security = (path: string, method: string) => (operation(path, method) as unknown as { security: unknown[] }).security;
+    expect(security('/capture', 'get')).toEqual([{ apiKeyQuery: [] }, { apiKeyHeader: [] }, { signedLink: [] }]);
+    for (const [path, method] of [['/capture', 'post'], ['/usage', 'get'], ['/captures', 'post'], ['/captures/{jobId}', 'get'], ['/captures/{jobId}/file', 'get']] as const) {
+      expect(security(path, method), `${method} ${path}`).toEqual([{ apiKeyQuery: [] }, { apiKeyHeader: [] }]);
+    }
   });
 
-  it('declares headers as the URL-encoded JSON string the server reads, with an example that parses', () => {
+  it('declares headers as the URL-encoded JSON string the server reads, with no example "Try it out" would send', () => {
     const headers = operation('/capture', 'get').parameters.find((p) => p.name === 'headers')!;
-    expect(headers.schema).toEqual({ type: 'string', example: '{"Accept-Language":"de-DE"}' });
-    expect(JSON.parse(String((headers.schema as { example: string }).example))).toEqual({ 'Accept-Language': 'de-DE' });
+    expect(headers.schema).toEqual({ type: 'string' });
+    expect(headers.description).toContain('{"Accept-Language":"de-DE"}');
+  });
+
+  it('has no parameter example or default that would change a capture when sent as a value', () => {
+    const offenders: string[] = [];
+    for (const [path, methods] of Object.entries(committed.paths as Record<string, Record<string, Operation>>)) {
+      for (const [method, op] of Object.entries(methods)) {
+        for (const parameter of op.parameters ?? []) {
+          const schema = (parameter.schema ?? {}) as { example?: unknown; default?: unknown };
+          if (parameter.example !== undefined || schema.example !== undefined) offenders.push(`${method} ${path} ${parameter.name}: example`);
+          // Defaults that depend on the device preset or are refused with pdfPageLayout=single.
+          if (['viewportWidth', 'viewportHeight', 'scaleFactor', 'pdfFormat', 'pdfScale', 'pdfLandscape', 'pdfPreferCssPageSize'].includes(parameter.name) && schema.default !== undefined) {
+            offenders.push(`${method} ${path} ${parameter.name}: default`);
+          }
+        }
+      }
+    }
+    expect(offenders).toEqual([]);
+  });
+
+  it('declares query booleans with the 1 and 0 the server also accepts', () => {
+    const fullPage = operation('/capture', 'get').parameters.find((p) => p.name === 'fullPage')!;
+    expect(fullPage.schema).toMatchObject({ anyOf: [{ type: 'boolean' }, { type: 'string', enum: ['0', '1'] }], default: false });
+  });
+
+  it('inlines request bodies (openapi-typescript would make every defaulted field required in a component) with a minimal example', () => {
+    for (const [path, id] of [['/capture', 'captureWithBody'], ['/captures', 'createCaptureJob']] as const) {
+      const body = (committed.paths as Record<string, Record<string, { requestBody: { content: Record<string, { schema: { $ref?: string; required?: string[] }; example: unknown }> } }>>)[path]!.post!.requestBody.content['application/json']!;
+      expect(body.schema.$ref, id).toBeUndefined();
+      expect(body.schema.required ?? [], id).toEqual([]);
+      expect(body.example, id).toMatchObject({ url: 'https://example.com' });
+      expect(body.example, id).not.toHaveProperty('apiKey');
+    }
+  });
+
+  it('gives each error status an example with its own code', () => {
+    const example = (path: string, method: string, status: string) =>
+      (operation(path, method).responses[status]!.content!['application/json'] as unknown as { example: { error: { code: string } } }).example.error.code;
+    expect(example('/capture', 'get', '400')).toBe('VALIDATION_ERROR');
+    expect(example('/capture', 'get', '401')).toBe('API_KEY_REQUIRED');
+    expect(example('/capture', 'get', '402')).toBe('INSUFFICIENT_CREDITS');
+    expect(example('/capture', 'get', '429')).toBe('RATE_LIMIT_EXCEEDED');
+    expect(example('/capture', 'get', '503')).toBe('SERVICE_UNAVAILABLE');
+    expect(example('/capture', 'get', '504')).toBe('CAPTURE_TIMEOUT');
+    expect(example('/usage', 'get', '403')).toBe('MEMBERSHIP_INACTIVE');
+    expect(example('/captures/{jobId}/file', 'get', '409')).toBe('JOB_NOT_FINISHED');
   });
 
   it('declares the response headers the server sends on each response that carries them', () => {
@@ -83,6 +134,17 @@ describe('openapi.json', () => {
       for (const response of Object.values(responses)) expect(Object.keys(response.headers!)).toContain('X-Request-Id');
     }
     expect(Object.keys(operation('/usage', 'get').responses['200']!.headers!)).not.toContain('X-RateLimit-Limit');
+    const job = operation('/captures', 'post').responses;
+    expect(Object.keys(job['202']!.headers!)).toEqual(expect.arrayContaining(['Location', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset']));
+    for (const status of ['400', '402', '429']) expect(Object.keys(job[status]!.headers!), status).toContain('X-RateLimit-Remaining');
+    expect(Object.keys(operation('/captures/{jobId}/file', 'get').responses['200']!.headers!)).toEqual(
+      expect.arrayContaining(['Content-Disposition', 'X-Capture-Request-Id', 'Content-Length']),
+    );
+    for (const [path, methods] of Object.entries(committed.paths as Record<string, Record<string, Operation>>)) {
+      for (const [method, op] of Object.entries(methods)) {
+        if (op.responses['503']) expect(Object.keys(op.responses['503'].headers!), `${method} ${path}`).toContain('Retry-After');
+      }
+    }
   });
 
   it('declares every status each operation can answer', () => {

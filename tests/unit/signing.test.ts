@@ -55,7 +55,7 @@ describe('signing', () => {
     const keys = {} as ApiKeyRepository;
     const secrets = new SigningSecrets(keys, randomBytes(32));
     const { secret, sealed } = secrets.issue('key-1');
-    expect(secret).toMatch(/^rss_[\w-]{43}$/);
+    expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
     expect(sealed).not.toContain(secret.slice(4));
     expect(secrets.open('key-1', sealed)).toBe(secret);
     expect(() => secrets.open('key-2', sealed)).toThrow(ApiError);

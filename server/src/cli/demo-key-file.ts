@@ -22,3 +22,14 @@ export async function writeDemoKeyFile(path: string, key: string): Promise<strin
   }
   return absolute;
 }
+
+/**
+ * The demo key's signing secret (signed links, webhook signatures), beside the key file and as
+ * private: `demo-api-key.txt` → `demo-api-key.signing-secret.txt`. Without it the demo key's
+ * webhooks could not be verified, since the secret is shown only once.
+ */
+export function demoSecretFilePath(keyFile: string): string {
+  const absolute = resolve(keyFile);
+  const name = absolute.slice(dirname(absolute).length + 1).replace(/\.txt$/, '');
+  return join(dirname(absolute), `${name}.signing-secret.txt`);
+}

@@ -5,7 +5,7 @@ import { hashPassword } from '../services/passwords.js';
 import { bootstrapDemo, defaultPlan, requireOrganization, requirePlan, requireUser } from './admin.js';
 import { iso, jsonOption, print, withData } from './cli-output.js';
 import { registerPlanCommands } from './plan-commands.js';
-import { writeDemoKeyFile } from './demo-key-file.js';
+import { demoSecretFilePath, writeDemoKeyFile } from './demo-key-file.js';
 
 /** SIGTERM/SIGINT: graceful shutdown (runtime.stop), then exit 0, or 1 when stopping failed. */
 function stopOnSignals(runtime: Runtime) {
@@ -37,7 +37,8 @@ program
       const keyFile = await writeDemoKeyFile(config.DEMO_KEY_FILE, demo.key.key);
       console.log(`Demo API key written to ${keyFile} (readable by its owner only; the key is never printed).`);
       console.log(`Try: curl -o shot.png -H "X-API-Key: $(cat ${keyFile})" "${runtime.url}/capture?url=https://example.com"`);
-      console.log(`Its key id, for signed links: ${demo.key.id} (create its signing secret with: rendershot key rotate-secret --id ${demo.key.id})`);
+      const secretFile = await writeDemoKeyFile(demoSecretFilePath(config.DEMO_KEY_FILE), demo.key.signingSecret);
+      console.log(`Its key id: ${demo.key.id}; its signing secret (signed links, webhook signatures: new Webhook(secret)) is in ${secretFile} (owner only).`);
     }
     stopOnSignals(runtime);
   });
@@ -51,6 +52,25 @@ program
     const runtime = await startRuntime(config, { role: 'worker' });
     console.log(`Rendershot worker rendering up to ${Math.max(1, config.CAPTURE_WORKERS)} jobs at once (health: ${runtime.url}/health)`);
     stopOnSignals(runtime);
+  });
+
+program
+  .command('mcp')
+  .description('an MCP server on stdin/stdout for AI agents, talking to a Rendershot service (docs/mcp.md)')
+  .option('--url <url>', 'the service address (default: RENDERSHOT_URL)')
+  .option('--api-key <key>', 'the API key (default: RENDERSHOT_API_KEY; prefer the variable: arguments show in process lists)')
+  .action(async (opts: { url?: string; apiKey?: string }) => {
+    const config = loadConfig();
+    const url = opts.url ?? config.RENDERSHOT_URL;
+    const apiKey = opts.apiKey ?? config.RENDERSHOT_API_KEY;
+    // stdout is the protocol channel: problems go to stderr.
+    if (!url || !apiKey) {
+      console.error(`rendershot mcp needs ${!url ? 'the service address (--url or RENDERSHOT_URL)' : ''}${!url && !apiKey ? ' and ' : ''}${!apiKey ? 'an API key (--api-key or RENDERSHOT_API_KEY)' : ''}`);
+      process.exit(2);
+    }
+    const { serveMcpOverStdio } = await import('../mcp/stdio.js');
+    await serveMcpOverStdio({ url, apiKey, budget: { maxBytes: config.MCP_INLINE_MAX_BYTES, maxSidePx: config.MCP_INLINE_MAX_SIDE_PX } });
+    process.exit(0);
   });
 
 program

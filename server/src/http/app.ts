@@ -18,7 +18,10 @@ import { errorResponder, sendError } from './error-responder.js';
 import { rateLimit, type CaptureRateLimiter } from './rate-limit.js';
 import { rejectRepeatedParameters } from './repeated-parameters.js';
 import { usageHandler } from './usage-routes.js';
+import { docsPageOptions } from './docs-page.js';
 import { jobHandlers, type JobRouteDependencies } from './job-routes.js';
+import type { InlineBudget } from '../mcp/delivery.js';
+import { mcpEndpoint } from '../mcp/http-endpoint.js';
 
 export interface AppDependencies {
   metrics: Metrics;
@@ -35,6 +38,8 @@ export interface AppDependencies {
   requireHttps: boolean;
   /** Async captures (POST /captures); `jobs` is undefined without REDIS_URL. */
   jobRoutes: Omit<JobRouteDependencies, 'captures' | 'creditsPerCapture'>;
+  /** The MCP face at /mcp (docs/mcp.md): what an inline image may weigh. */
+  mcpBudget: InlineBudget;
   /** Extra routes (health, metrics, dashboard) mounted before the API. */
   extraRoutes?: (app: Express) => void;
 }
@@ -60,7 +65,7 @@ export function createApp(deps: AppDependencies): Express {
 
   const openapi = JSON.parse(readFileSync(OPENAPI_PATH, 'utf8')) as object;
   app.get('/openapi.json', (_req, res) => res.json(openapi));
-  app.use('/docs', swaggerUi.serve, swaggerUi.setup(openapi, { customSiteTitle: 'Rendershot API' }));
+  app.use('/docs', swaggerUi.serve, swaggerUi.setup(openapi, docsPageOptions()));
   deps.extraRoutes?.(app);
 
   const auth = authenticate(deps.apiKeys, { requireHttps: deps.requireHttps });
@@ -72,6 +77,7 @@ export function createApp(deps: AppDependencies): Express {
   app.use('/capture', captureMetrics(deps.metrics, deps.creditsPerCapture), rejectRepeatedParameters(), captureAuth, throttle);
   app.use('/usage', rejectRepeatedParameters(), auth);
   app.use('/captures', rejectRepeatedParameters(), auth);
+  app.use('/mcp', mcpEndpoint({ apiKeys: deps.apiKeys, requireHttps: deps.requireHttps, budget: deps.mcpBudget, logger: deps.logger }));
   // Queuing a job counts against the organization's capture rate limit; polling does not.
   app.post('/captures', throttle);
   const jobs = jobHandlers({ ...deps.jobRoutes, captures: deps.captures, creditsPerCapture: deps.creditsPerCapture });

@@ -3,6 +3,7 @@ import type { ApiKeyService, AuthenticatedKey } from '../services/api-keys.js';
 import { ApiError, errors } from '../errors.js';
 import { contextOf } from './request-context.js';
 import { verifySignedLink } from './signed-link-auth.js';
+import { isMcpLoopback } from '../mcp/loopback.js';
 
 type KeySource = 'query' | 'body' | 'header';
 
@@ -40,7 +41,8 @@ async function authenticateRequest(keys: ApiKeyService, req: Request, signedLink
  */
 export function authenticate(keys: ApiKeyService, options: { requireHttps: boolean; signedLinks?: boolean }): RequestHandler {
   return (req: Request, _res: Response, next: NextFunction) => {
-    if (options.requireHttps && !req.secure) {
+    // The /mcp face's own calls come over loopback, after its request passed this check (mcp/loopback.ts).
+    if (options.requireHttps && !req.secure && !isMcpLoopback(req)) {
       next(new ApiError('HTTPS_REQUIRED', 'API keys must be sent over HTTPS; this request arrived over plain HTTP. Use the https:// address.'));
       return;
     }

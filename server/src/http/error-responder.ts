@@ -5,9 +5,13 @@ import { ApiError } from '../errors.js';
 import { bodyParserError } from './body-errors.js';
 import { zodIssuesToApiError } from './validation.js';
 
+/** Every 503 says when to come back (openapi.json declares Retry-After on each), 5 s unless the error knows better. */
+const DEFAULT_UNAVAILABLE_RETRY_SECONDS = 5;
+
 export function sendError(res: Response, error: ApiError): void {
   res.locals.errorCode = error.code;
-  if (error.options.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(error.options.retryAfterSeconds));
+  const retryAfter = error.options.retryAfterSeconds ?? (error.status === 503 ? DEFAULT_UNAVAILABLE_RETRY_SECONDS : undefined);
+  if (retryAfter !== undefined) res.setHeader('Retry-After', String(retryAfter));
   res.status(error.status).json(error.toBody());
 }
 

@@ -20,7 +20,8 @@ export interface JobRouteDependencies {
 
 function requireJobs(jobs: CaptureJobs | undefined): CaptureJobs {
   if (!jobs) {
-    throw new ApiError('SERVICE_UNAVAILABLE', 'Async captures need a Redis server: this server runs without REDIS_URL. Use GET /capture, or ask the operator to set REDIS_URL.');
+    // A configuration, not a passing fault: a retry is pointless before the operator acts, hence a long Retry-After.
+    throw new ApiError('SERVICE_UNAVAILABLE', 'Async captures need a Redis server: this server runs without REDIS_URL. Use GET /capture, or ask the operator to set REDIS_URL.', { retryAfterSeconds: 300 });
   }
   return jobs;
 }

@@ -1,0 +1,30 @@
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import type { Request } from 'express';
+
+/**
+ * The /mcp endpoint reaches the API through the SDK over loopback, so a tool call goes through the
+ * same authentication, rate limit, validation and credits as any request. The token marks those
+ * calls as the continuation of an /mcp request that already passed REQUIRE_HTTPS: it is random per
+ * process and never leaves it.
+ */
+const TOKEN = randomBytes(32).toString('hex');
+export const LOOPBACK_HEADER = 'x-rendershot-mcp-loopback';
+
+export function loopbackHeaders(): Record<string, string> {
+  return { [LOOPBACK_HEADER]: TOKEN };
+}
+
+export function isMcpLoopback(req: Request): boolean {
+  const presented = req.get(LOOPBACK_HEADER);
+  if (presented === undefined || presented.length !== TOKEN.length) return false;
+  return timingSafeEqual(Buffer.from(presented), Buffer.from(TOKEN));
+}
+
+/** The address this request arrived on, as a base URL the process can call itself at. */
+export function loopbackBaseUrl(req: Request): string {
+  const socket = req.socket;
+  const raw = socket.localAddress ?? '127.0.0.1';
+  const address = raw.startsWith('::ffff:') ? raw.slice('::ffff:'.length) : raw;
+  const host = address.includes(':') ? `[${address}]` : address;
+  return `http://${host}:${socket.localPort}`;
+}
