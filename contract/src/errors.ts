@@ -25,6 +25,7 @@ export const ERROR_CODES = [
   'SERVICE_UNAVAILABLE',
   'CAPTURE_TIMEOUT',
   'JOB_NOT_FINISHED',
+  'PAGE_MEMORY_LIMIT',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

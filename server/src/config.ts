@@ -96,6 +96,13 @@ const ConfigSchema = z.object({
   CREDIT_SWEEP_INTERVAL_MS: integer('CREDIT_SWEEP_INTERVAL_MS', 500, 3_600_000, 10_000),
   /** V8 heap cap of each renderer (MiB): a page past it crashes alone instead of taking the host's memory. */
   RENDERER_MAX_HEAP_MB: integer('RENDERER_MAX_HEAP_MB', 64, 65_536, 512),
+  /**
+   * All the memory one Chromium renderer may use (MiB, proportional set size: JS heap, ArrayBuffers,
+   * canvases, images, raster and shared memory); past it the renderer is ended and the capture
+   * answers 422 PAGE_MEMORY_LIMIT (issue #28). 1024 fits a 2-core, 4 GB host: two captures at the
+   * limit plus Chromium's own processes and the service stay under 3 GB.
+   */
+  RENDERER_MEMORY_LIMIT_MB: integer('RENDERER_MEMORY_LIMIT_MB', 128, 1_048_576, 1024),
   // Opt-out of Chromium's sandbox where the kernel forbids user namespaces (issue #14); logged at every start, shown in /ready.
   ALLOW_UNSANDBOXED_CHROMIUM: booleanFlag('ALLOW_UNSANDBOXED_CHROMIUM'),
   /** Async captures (POST /captures): jobs this process renders at once; 0 = API only (`serve`). */

@@ -23,6 +23,8 @@ const STATUS_OF: Record<ErrorCode, number> = {
   SERVICE_UNAVAILABLE: 503,
   CAPTURE_TIMEOUT: 504,
   JOB_NOT_FINISHED: 409,
+  // The page is the problem, not the service: a retry of the same page fails the same way (issue #28).
+  PAGE_MEMORY_LIMIT: 422,
 };
 
 /**

@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import { maxCaptureBudgetMs } from '@rendershot/contract';
 import type { Config } from './config.js';
 import { BrowserManager } from './capture/browser-manager.js';
+import { pageMemoryLimit, RendererMemoryWatchdog } from './capture/renderer-memory-watchdog.js';
 import { checkSandbox, sandboxFlags } from './capture/sandbox-check.js';
 import { ContentFilters } from './capture/content-filters/index.js';
 import { ContextPool } from './capture/context-pool.js';
@@ -44,6 +45,8 @@ export interface Runtime extends DataLayer {
   app: Express;
   server: Server;
   browser: BrowserManager;
+  /** Ends Chromium processes past RENDERER_MEMORY_LIMIT_MB (issue #28). */
+  memoryWatchdog: RendererMemoryWatchdog;
   pool: ContextPool;
   captures: CaptureService;
   cache: ResponseCache;
@@ -107,6 +110,9 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
     extraArgs: [...sandboxFlags(sandbox), `--proxy-server=${egress.url}`, '--proxy-bypass-list=<-loopback>', `--js-flags=--max-old-space-size=${config.RENDERER_MAX_HEAP_MB}`],
     logger,
   });
+  // All of a renderer's memory, not only its JS heap, has a limit (issue #28).
+  const memoryWatchdog = new RendererMemoryWatchdog({ limitBytes: config.RENDERER_MEMORY_LIMIT_MB * 1024 ** 2, roots: () => browser.pids(), logger });
+  memoryWatchdog.start();
   const pool = new ContextPool(browser, {
     size: config.MAX_CONCURRENCY,
     maxQueue: config.MAX_QUEUE,
@@ -123,6 +129,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
     openProxyChain: (upstream) => egress.openChain(upstream),
     wasRefused: (url) => egress.refusedRecently(url),
     fullPageBudget: { maxHeightPx: config.FULL_PAGE_MAX_HEIGHT_PX, maxPixels: config.FULL_PAGE_MAX_PIXELS },
+    explainCrash: () => (memoryWatchdog.claim() ? pageMemoryLimit(memoryWatchdog.limitBytes) : undefined),
   });
   // The filter engines load in the background (from their cache when the lists are unchanged): start-up does not wait.
   const contentFilters = new ContentFilters({ logger });
@@ -224,10 +231,11 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
       await closed;
       await sweeper.stop();
       await pool.close();
+      memoryWatchdog.stop();
       await browser.close();
       await egress.stop();
       redis?.disconnect();
       await data.db.close();
     })());
-  return { ...data, config, egress, logger, metrics, ...(metricsServer ? { metricsUrl: metricsServer.url } : {}), app, server, browser, pool, captures, cache, jobs, url, stop };
+  return { ...data, config, egress, logger, metrics, ...(metricsServer ? { metricsUrl: metricsServer.url } : {}), app, server, browser, memoryWatchdog, pool, captures, cache, jobs, url, stop };
 }

@@ -129,6 +129,8 @@ export interface RendererOptions {
   wasRefused?: (url: string) => boolean;
   /** Largest full-page or element image (FULL_PAGE_MAX_HEIGHT_PX, FULL_PAGE_MAX_PIXELS); past it the image is cut and says so. */
   fullPageBudget?: FullPageBudget;
+  /** Names why a page crashed when something of ours ended its renderer (the memory watchdog, issue #28). */
+  explainCrash?: () => Error | undefined;
 }
 
 /** Renders one capture on a pooled page: set up, navigate, wait, clean, capture. */
@@ -172,7 +174,7 @@ export class Renderer {
     }
     mark('queue', started);
     let stopFiltering: () => void = () => undefined;
-    const crash = watchPageCrash(slot.page);
+    const crash = watchPageCrash(slot.page, this.options.explainCrash);
     request = { ...request, pageCrash: crash.crashed };
     try {
       const page = slot.page;
@@ -236,6 +238,12 @@ export class Renderer {
       // Anything unexpected (timeout, crash, client gone) leaves the page in an unknown state.
       // So does a caller's script still running: its page is busy.
       if (!(error instanceof ApiError) || error.status >= 500 || error instanceof ScriptStillRunningError) slot.doubtful = true;
+      // A stage's CDP call can fail with the crash before the guard sees it: the crash says why.
+      const crashed = crash.error();
+      if (crashed) {
+        slot.doubtful = true;
+        throw crashed;
+      }
       throw error;
     } finally {
       crash.stop();
