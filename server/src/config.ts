@@ -2,6 +2,7 @@ import { cpus } from 'node:os';
 import { z } from 'zod';
 import { parseEncryptionKey } from './services/storage-secrets.js';
 import { defaultChromiumPath } from './capture/chromium-launch.js';
+import { isSecretName, maskUserinfo } from './http/redact-query.js';
 
 const booleanFlag = (name: string) =>
   z
@@ -123,9 +124,12 @@ const ConfigSchema = z.object({
 
 export type Config = z.infer<typeof ConfigSchema>;
 
-/** Settings whose value never appears in an error message. */
-// Values that may carry credentials are never echoed in a start-up error.
-const SECRET_SETTINGS = new Set(['STORAGE_ENCRYPTION_KEY', 'SIGNING_SECRETS_KEY', 'DATABASE_URL', 'REDIS_URL']);
+/**
+ * Settings whose value never appears in an error message: those that may carry credentials, and
+ * any whose name says key, token, secret or password (issue #28: a short METRICS_TOKEN was printed).
+ */
+const SECRET_SETTINGS = new Set(['DATABASE_URL', 'REDIS_URL', 'OPENAI_BASE_URL']);
+const hiddenSetting = (name: string) => SECRET_SETTINGS.has(name) || isSecretName(name);
 
 export class ConfigError extends Error {}
 
@@ -138,7 +142,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   }
   const parsed = ConfigSchema.safeParse(source);
   if (!parsed.success) {
-    const shown = (name: string) => (SECRET_SETTINGS.has(name) ? '(value hidden)' : `(got ${JSON.stringify(source[name])})`);
+    const shown = (name: string) => (hiddenSetting(name) ? '(value hidden)' : `(got ${JSON.stringify(maskUserinfo(source[name] ?? ''))})`);
     const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message} ${shown(String(i.path[0]))}`);
     throw new ConfigError(`Invalid configuration:\n  ${problems.join('\n  ')}`);
   }

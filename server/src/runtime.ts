@@ -166,6 +166,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
     scheduled: () => scheduler.snapshot().waiting,
     ...(config.METRICS_TOKEN ? { metricsToken: config.METRICS_TOKEN } : {}),
     metricsElsewhere: config.METRICS_PORT !== undefined,
+    logger,
   };
   // Aborted when a shutdown's grace period ends: captures still running then fail and release their credits.
   const shutdown = new AbortController();
