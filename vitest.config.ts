@@ -14,6 +14,8 @@ const ALONE = [
   'tests/integration/plan-share.test.ts',
   // Its omitBackground case saw a transparent background carried over twice with another file beside it.
   'tests/integration/capture-page-control.test.ts',
+  // Memory bombs: ~0.5 GB each, ended by the watchdog; its margin assertion wants the cores to itself.
+  'tests/integration/renderer-memory-limit.test.ts',
 ];
 
 export default defineConfig({
