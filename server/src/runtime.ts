@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import { maxCaptureBudgetMs } from '@rendershot/contract';
 import type { Config } from './config.js';
 import { BrowserManager } from './capture/browser-manager.js';
+import { MemoryCgroups } from './capture/renderer-memory-cgroup.js';
 import { pageMemoryLimit, RendererMemoryWatchdog } from './capture/renderer-memory-watchdog.js';
 import { checkSandbox, sandboxFlags } from './capture/sandbox-check.js';
 import { ContentFilters } from './capture/content-filters/index.js';
@@ -111,8 +112,10 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
     logger,
   });
   // All of a renderer's memory, not only its JS heap, has a limit (issue #28).
-  const memoryWatchdog = new RendererMemoryWatchdog({ limitBytes: config.RENDERER_MEMORY_LIMIT_MB * 1024 ** 2, roots: () => browser.pids(), logger });
+  const cgroups = MemoryCgroups.open();
+  const memoryWatchdog = new RendererMemoryWatchdog({ limitBytes: config.RENDERER_MEMORY_LIMIT_MB * 1024 ** 2, roots: () => browser.pids(), logger, ...(cgroups ? { cgroups } : {}) });
   memoryWatchdog.start();
+  logger.info({ limitMb: config.RENDERER_MEMORY_LIMIT_MB, kernelHold: memoryWatchdog.kernelHold }, 'renderer memory limit');
   const pool = new ContextPool(browser, {
     size: config.MAX_CONCURRENCY,
     maxQueue: config.MAX_QUEUE,
@@ -234,6 +237,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
       await pool.close();
       memoryWatchdog.stop();
       await browser.close();
+      memoryWatchdog.close();
       await egress.stop();
       redis?.disconnect();
       await data.db.close();

@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import type { Logger } from 'pino';
 import { ApiError } from '../errors.js';
+import type { MemoryCgroups } from './renderer-memory-cgroup.js';
 
 /**
  * Holds every child process of the service's Chromium to a memory limit (issue #28), so that one
@@ -35,6 +36,8 @@ export interface RendererMemoryWatchdogOptions {
   logger: Logger;
   /** Read /proc from elsewhere (tests); default /proc. */
   procRoot?: string;
+  /** The kernel's hold at the limit, where it can take one (renderer-memory-cgroup.ts). */
+  cgroups?: MemoryCgroups;
 }
 
 /** A process the watchdog ended. */
@@ -50,8 +53,8 @@ export interface MemoryKill {
   claimed: boolean;
 }
 
-/** A kill is blamed on a page crash that follows it within this long. */
-const CLAIM_WINDOW_MS = 10_000;
+/** A kill is blamed on a page crash that follows it within this long (the crash event takes milliseconds). */
+const CLAIM_WINDOW_MS = 5_000;
 const PAGE_SIZE = 4096;
 
 interface Known {
@@ -64,8 +67,7 @@ export class RendererMemoryWatchdog {
   private readonly known = new Map<number, Known>();
   private readonly kills: MemoryKill[] = [];
   private readonly proc: string;
-  /** Largest proportional size seen of any watched process since start (for tests and metrics). */
-  peakBytes = 0;
+  /** Processes ended since start. */
   killCount = 0;
 
   constructor(private readonly options: RendererMemoryWatchdogOptions) {
@@ -86,6 +88,12 @@ export class RendererMemoryWatchdog {
   stop(): void {
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
+  }
+
+  /** Removes the cgroups (once Chromium is gone). */
+  close(): void {
+    this.stop();
+    this.options.cgroups?.close();
   }
 
   /**
@@ -110,21 +118,51 @@ export class RendererMemoryWatchdog {
     return this.kills;
   }
 
+  /** Whether the kernel holds the watched processes at the limit too (a memory cgroup each). */
+  get kernelHold(): boolean {
+    return this.options.cgroups !== undefined;
+  }
+
   /** One pass: find the watched processes, measure them, end those past the limit. Returns the kills made. */
   sample(): MemoryKill[] {
     const roots = this.options.roots();
-    if (roots.length === 0) return [];
+    const cgroups = this.options.cgroups;
+    if (roots.length === 0) {
+      cgroups?.forget(new Set());
+      return [];
+    }
     const made: MemoryKill[] = [];
-    for (const pid of this.descendants(roots)) {
+    const watched = this.descendants(roots);
+    const limit = this.options.limitBytes;
+    for (const pid of watched) {
+      if (cgroups && !cgroups.has(pid) && !this.unconfinable.has(pid)) this.confine(pid, cgroups);
       const resident = this.residentBytes(pid);
-      if (resident === undefined || resident <= this.options.limitBytes) continue;
+      if (resident === undefined) continue;
+      // Held by the kernel at its cgroup's limit (which is this limit): over it, whatever PSS says.
+      const held = cgroups !== undefined && resident > limit / 2 && cgroups.atLimit(pid);
+      if (!held && resident <= limit) continue;
       const used = this.proportionalBytes(pid) ?? resident;
-      if (used > this.peakBytes) this.peakBytes = used;
-      if (used <= this.options.limitBytes) continue;
+      if (!held && used <= limit) continue;
       const kill = this.end(pid, used);
       if (kill) made.push(kill);
     }
+    cgroups?.forget(new Set(watched));
     return made;
+  }
+
+  /** Processes never to move into a cgroup: zygotes (their forks would share it) and those the kernel refused. */
+  private readonly unconfinable = new Set<number>();
+
+  /**
+   * Gives a renderer, GPU or utility process a cgroup that lets it grow to the limit from its size
+   * now. A zygote is left where it is: every renderer it forks would start in its cgroup. A process
+   * just forked by the zygote still has the zygote's command line: it is looked at again next pass.
+   */
+  private confine(pid: number, cgroups: MemoryCgroups): void {
+    const type = this.typeOf(pid);
+    if (type === 'zygote' || type === 'unknown') return;
+    const now = this.proportionalBytes(pid) ?? this.residentBytes(pid) ?? 0;
+    if (!cgroups.confine(pid, this.options.limitBytes - now)) this.unconfinable.add(pid);
   }
 
   private end(pid: number, usedBytes: number): MemoryKill | undefined {
