@@ -7,16 +7,14 @@ import type { MemoryCgroups } from './renderer-memory-cgroup.js';
  * Holds every child process of the service's Chromium to a memory limit (issue #28), so that one
  * page cannot take the host's memory. V8's heap cap (RENDERER_MAX_HEAP_MB) covers the JS heap only;
  * ArrayBuffers, canvases, decoded images and the raster and shared memory a page causes live
- * outside it. The kernel could enforce a limit with a memory cgroup per renderer (cgroup v2's
- * memory.max), but it cannot be relied on: on hosts with the v1 hierarchy (as the machines here)
- * the cgroup2 mount has no memory controller, containers rarely delegate one, and Chromium's
- * zygote forks renderers where a cgroup set on the browser would cover all organizations at once.
- * So the service watches: every `intervalMs` it reads the resident size of each Chromium child
- * process from /proc (statm, one small read), and only for a process whose resident size is past
- * the limit it reads its proportional size (smaps_rollup: PSS, shared pages split among the
- * processes that map them, plus the PSS of what is swapped out). A process whose proportional size
- * is past the limit is ended with SIGKILL at once; the capture on that renderer then fails with
- * PAGE_MEMORY_LIMIT (renderer.ts asks claim()).
+ * outside it. Where the kernel can, each process also gets a memory cgroup that holds it at the
+ * limit (renderer-memory-cgroup.ts); this watchdog is what ends it, and the whole enforcement where
+ * the kernel cannot (cgroup v2 only, no delegated controller, not root). Every `intervalMs` it reads
+ * the resident size of each Chromium child process from /proc (statm, one small read), and only for
+ * a process whose resident size is past the limit it reads its proportional size (smaps_rollup:
+ * PSS, shared pages split among the processes that map them, plus the PSS of what is swapped out).
+ * A process past the limit, or waiting at its cgroup's limit, is ended with SIGKILL at once; the
+ * capture on that renderer then fails with PAGE_MEMORY_LIMIT (renderer.ts asks claim()).
  *
  * Counted per process: its private memory (JS heap, ArrayBuffer backing stores, canvas and image
  * bitmaps, Skia's software raster, malloc and PartitionAlloc), its share of shared memory (the
