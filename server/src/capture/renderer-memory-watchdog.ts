@@ -64,6 +64,8 @@ export class RendererMemoryWatchdog {
   /** ppid of each pid seen in /proc, read once per process (a process's parent only changes when it is orphaned). */
   private readonly known = new Map<number, Known>();
   private readonly kills: MemoryKill[] = [];
+  /** Processes the kernel refused a cgroup to: not asked again. */
+  private readonly unconfinable = new Set<number>();
   private readonly proc: string;
   /** Processes ended since start. */
   killCount = 0;
@@ -147,9 +149,6 @@ export class RendererMemoryWatchdog {
     cgroups?.forget(new Set(watched));
     return made;
   }
-
-  /** Processes never to move into a cgroup: zygotes (their forks would share it) and those the kernel refused. */
-  private readonly unconfinable = new Set<number>();
 
   /**
    * Gives a renderer, GPU or utility process a cgroup that lets it grow to the limit from its size
