@@ -1,8 +1,10 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BrowserManager } from '../../server/src/capture/browser-manager.js';
 import { defaultChromiumPath } from '../../server/src/capture/chromium-launch.js';
+import { MemoryCgroups } from '../../server/src/capture/renderer-memory-cgroup.js';
 import { RendererMemoryWatchdog } from '../../server/src/capture/renderer-memory-watchdog.js';
 import { decodePng, near } from '../helpers/images.js';
 import { alive, descendantsOf } from '../helpers/process-tree.js';
@@ -145,4 +147,28 @@ describe('the watchdog alone, without a memory cgroup', () => {
     console.log(`watchdog alone (limit 384 MB): sampled peak ${Math.round(peak / MB)} MB, ${Math.round(kill.usedBytes / MB)} MB when ended`);
     await context.close();
   }, 60_000);
+});
+
+describe('memory cgroups of a service that died', () => {
+  it('are removed by the next start, and a live one is left alone', () => {
+    const own = /^\d+:memory:(.*)$/m.exec(readFileSync('/proc/self/cgroup', 'utf8'))?.[1];
+    const available = process.getuid?.() === 0 && own !== undefined && existsSync('/sys/fs/cgroup/memory/memory.limit_in_bytes');
+    if (!available) {
+      expect(MemoryCgroups.open()).toBeUndefined();
+      return;
+    }
+    const parent = join('/sys/fs/cgroup/memory', own);
+    // pid 1's start time is not 1 tick: this owner is dead. A folder with a child cgroup, as a SIGKILLed service leaves it.
+    const dead = join(parent, 'rendershot-1-1-1');
+    mkdirSync(join(dead, 'p123'), { recursive: true });
+    const cgroups = MemoryCgroups.open()!;
+    try {
+      expect(cgroups).toBeDefined();
+      expect(existsSync(dead)).toBe(false);
+      // This process's own folder (alive) is kept.
+      expect(readdirSync(parent).some((name) => name.startsWith(`rendershot-${process.pid}-`))).toBe(true);
+    } finally {
+      cgroups.close();
+    }
+  });
 });
