@@ -176,7 +176,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
   const inFlight = new InFlight();
   let accepting = true;
   const mountOps = (expressApp: Express) => mountOpsRoutes(expressApp, { db: data.db, browser, pool, metrics, sandbox, accepting: () => accepting, ...opsExtras });
-  const app = role === 'worker' ? createWorkerApp(mountOps) : createApp({
+  const app = role === 'worker' ? createWorkerApp(mountOps, logger) : createApp({
     metrics,
     shutdownSignal: shutdown.signal,
     inFlight,

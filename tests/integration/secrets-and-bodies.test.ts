@@ -131,6 +131,26 @@ describe('secrets by meaning, JSON bodies and errors through the real service (i
     expect(shallow.status).toBe(200);
   });
 
+  it('answers odd requests with the JSON error body, never an HTML page', async () => {
+    const requests: Array<[string, RequestInit?]> = [
+      ['/%'],
+      ['/capture/%E0%A4%A'],
+      ['/usage?%=%'],
+      ['/nowhere'],
+      ['/capture', { method: 'POST', headers: { 'content-type': 'application/json; charset=latin1', 'x-api-key': service.apiKey }, body: '{}' }],
+      ['/capture', { method: 'POST', headers: { 'content-type': 'application/json', 'content-encoding': 'gzip', 'x-api-key': service.apiKey }, body: 'not gzip' }],
+      ['/capture', { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': service.apiKey }, body: `{"html":"${'x'.repeat(2 * 1024 * 1024)}"}` }],
+      ['/capture', { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': service.apiKey }, body: '{"html": "x",' }],
+      ['/captures', { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': service.apiKey }, body: '[' }],
+    ];
+    for (const [path, init] of requests) {
+      const answer = await record(await fetch(`${service.url}${path}`, init));
+      expect(answer.type, path).toContain('application/json');
+      expect(answer.status, path).toBeLessThan(500);
+      expect(answer.text, path).not.toMatch(/<html|<pre|\bat \S+ \(|\/work\//i);
+    }
+  });
+
   it('left none of the secrets in any answer or log line', () => {
     const log = capturedLogLines.slice(logFrom).join('\n');
     expect(log.length).toBeGreaterThan(0);
