@@ -169,6 +169,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
     scheduled: () => scheduler.snapshot().waiting,
     ...(config.METRICS_TOKEN ? { metricsToken: config.METRICS_TOKEN } : {}),
     metricsElsewhere: config.METRICS_PORT !== undefined,
+    memoryKills: () => memoryWatchdog.killCount,
     logger,
   };
   // Aborted when a shutdown's grace period ends: captures still running then fail and release their credits.

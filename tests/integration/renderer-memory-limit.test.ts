@@ -111,6 +111,7 @@ describe('a memory limit per capture that covers all of a renderer memory (RENDE
       );
 
       expect((await service.client.usage()).credits.remaining).toBe(before.credits.remaining);
+      expect(await (await service.get('/metrics')).text()).toContain(`rendershot_renderer_memory_kills_total ${watchdog.killCount}`);
       // The next capture of every organization works.
       await expectWorks(service.apiKey);
       await expectWorks(otherKey);

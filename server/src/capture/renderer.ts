@@ -106,6 +106,9 @@ const proxyCredentialsRefused = () =>
     'The proxy of proxyUrl refused the credentials (HTTP 407 Proxy Authentication Required): check proxyUsername and proxyPassword. Nothing was charged.',
   );
 
+/** How a CDP call fails when the page's renderer is gone. */
+const PAGE_GONE = /Target crashed|Target closed|Session closed|detached/i;
+
 /** Time kept between a tiled image's planned end and the deadline, for the answer (and png re-encoding) after it. */
 const STITCH_RESERVE_MS = 1_500;
 
@@ -239,7 +242,8 @@ export class Renderer {
       // So does a caller's script still running: its page is busy.
       if (!(error instanceof ApiError) || error.status >= 500 || error instanceof ScriptStillRunningError) slot.doubtful = true;
       // A stage's CDP call can fail with the crash before the guard sees it: the crash says why.
-      const crashed = crash.error();
+      // (A CDP call can also fail with the crash before puppeteer's crash event arrives.)
+      const crashed = crash.error() ?? (error instanceof Error && !(error instanceof ApiError) && PAGE_GONE.test(error.message) ? this.options.explainCrash?.() : undefined);
       if (crashed) {
         slot.doubtful = true;
         throw crashed;

@@ -22,6 +22,8 @@ export interface OpsDependencies {
   metricsToken?: string;
   /** True when /metrics is served on METRICS_PORT instead of the API port. */
   metricsElsewhere?: boolean;
+  /** Chromium processes the memory watchdog ended (issue #28). */
+  memoryKills?: () => number;
   /** Where a failed readiness check's detail goes (never into the public answer). */
   logger?: Logger;
 }
@@ -94,6 +96,7 @@ export function metricsHandler(deps: OpsDependencies) {
     deps.metrics.busySlots.set(deps.pool.busy);
     deps.metrics.browserRestarts.set(deps.browser.restarts);
     deps.metrics.browserCrashes.set(deps.browser.crashes);
+    if (deps.memoryKills) deps.metrics.memoryKills.set(deps.memoryKills());
     res.setHeader('Content-Type', deps.metrics.registry.contentType);
     res.end(await deps.metrics.registry.metrics());
   };
