@@ -241,8 +241,8 @@ export class Renderer {
       // Anything unexpected (timeout, crash, client gone) leaves the page in an unknown state.
       // So does a caller's script still running: its page is busy.
       if (!(error instanceof ApiError) || error.status >= 500 || error instanceof ScriptStillRunningError) slot.doubtful = true;
-      // A stage's CDP call can fail with the crash before the guard sees it: the crash says why.
-      // (A CDP call can also fail with the crash before puppeteer's crash event arrives.)
+      // A stage's CDP call can fail with the crash before the guard, or puppeteer's crash event,
+      // sees it: the crash, and what ended the renderer, say why.
       const crashed = crash.error() ?? (error instanceof Error && !(error instanceof ApiError) && PAGE_GONE.test(error.message) ? this.options.explainCrash?.() : undefined);
       if (crashed) {
         slot.doubtful = true;

@@ -23,7 +23,11 @@ export function errorResponder(logger: Logger): ErrorRequestHandler {
     } catch (failure) {
       // Never Express's own HTML page with a stack and paths (issue #28): whatever failed while
       // answering (a body too strange to describe, say), the client gets the spec's JSON 500.
-      logger.error({ err: failure, requestId: res.locals.rendershot?.requestId }, 'error responder failed');
+      try {
+        logger.error({ err: failure, requestId: res.locals.rendershot?.requestId }, 'error responder failed');
+      } catch {
+        // Not even loggable: the answer below still goes out.
+      }
       if (res.headersSent) {
         res.destroy();
         return;
