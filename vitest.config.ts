@@ -16,6 +16,8 @@ const ALONE = [
   'tests/integration/capture-page-control.test.ts',
   // Five services and a data host in network namespaces; kills a worker and an API instance.
   'tests/integration/multi-host.test.ts',
+  // Memory bombs: ~0.5 GB each, ended by the watchdog; its margin assertion wants the cores to itself.
+  'tests/integration/renderer-memory-limit.test.ts',
 ];
 
 export default defineConfig({

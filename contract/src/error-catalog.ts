@@ -23,6 +23,7 @@ export const ERROR_CATALOG: Record<ErrorCode, { status: number; when: string }> 
   NOT_FOUND: { status: 404, when: 'No such resource (for example an unknown job id, or a job of another organization).' },
   JOB_NOT_FINISHED: { status: 409, when: 'The file of an async capture was asked for before the job succeeded.' },
   CONCURRENCY_LIMIT_EXCEEDED: { status: 429, when: "The organization already has its plan's number of captures in progress; `Retry-After` says when to retry; nothing is charged." },
+  PAGE_MEMORY_LIMIT: { status: 422, when: 'The page used more memory than `RENDERER_MEMORY_LIMIT_MB` allows; its renderer was ended; `details.limitMb` gives the limit; nothing is charged.' },
   RATE_LIMIT_EXCEEDED: { status: 429, when: 'The organization has used its capture requests for the current window; `Retry-After` says when to retry.' },
   INTERNAL_ERROR: { status: 500, when: 'An unexpected fault in the service; nothing is charged.' },
   OPERATION_FAILED: { status: 500, when: 'The capture could not be completed; nothing is charged.' },

@@ -27,6 +27,7 @@ export const ERROR_CODES = [
   'CAPTURE_TIMEOUT',
   'PAGE_UNRESPONSIVE',
   'JOB_NOT_FINISHED',
+  'PAGE_MEMORY_LIMIT',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

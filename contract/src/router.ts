@@ -25,6 +25,8 @@ const captureResponses = {
   401: ErrorBodySchema,
   402: ErrorBodySchema,
   403: ErrorBodySchema,
+  // PAGE_MEMORY_LIMIT: the page's renderer used more than RENDERER_MEMORY_LIMIT_MB and was ended; nothing charged.
+  422: ErrorBodySchema,
   429: ErrorBodySchema,
   500: ErrorBodySchema,
   // TARGET_HTTP_ERROR: failOnHttpError and a 4xx/5xx target.

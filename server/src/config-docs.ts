@@ -55,6 +55,7 @@ export const CONFIG_DOCS: Record<keyof Config, { meaning: string; default?: stri
   SHUTDOWN_TIMEOUT_MS: { meaning: 'Grace period of in-flight captures on SIGTERM/SIGINT.' },
   STALE_RESERVATION_MARGIN_MS: { meaning: 'A credit reservation whose capture deadline ended longer ago than this is released by the sweeper.' },
   CREDIT_SWEEP_INTERVAL_MS: { meaning: 'How often each instance sweeps stale credit reservations.' },
+  RENDERER_MEMORY_LIMIT_MB: { meaning: 'All the memory (PSS) one Chromium process may use; past it the renderer is ended and the capture answers 422 `PAGE_MEMORY_LIMIT`, nothing charged. Enforced by a memory cgroup where the kernel offers one, and by a watchdog always.' },
   RENDERER_MAX_HEAP_MB: { meaning: 'JavaScript heap cap of each Chromium renderer; a page past it crashes alone (500, nothing charged).' },
   ALLOW_UNSANDBOXED_CHROMIUM: {
     meaning: "Run Chromium with `--no-sandbox` where the kernel forbids unprivileged user namespaces (otherwise the service refuses to start); logged at every start and shown in `/ready`.",

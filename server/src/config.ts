@@ -2,6 +2,7 @@ import { cpus } from 'node:os';
 import { z } from 'zod';
 import { parseEncryptionKey } from './security/secret-box.js';
 import { defaultChromiumPath } from './capture/chromium-launch.js';
+import { isSecretName, maskUserinfo } from './http/redact-query.js';
 
 const booleanFlag = (name: string) =>
   z
@@ -100,6 +101,13 @@ export const ConfigSchema = z.object({
   CREDIT_SWEEP_INTERVAL_MS: integer('CREDIT_SWEEP_INTERVAL_MS', 500, 3_600_000, 10_000),
   /** V8 heap cap of each renderer (MiB): a page past it crashes alone instead of taking the host's memory. */
   RENDERER_MAX_HEAP_MB: integer('RENDERER_MAX_HEAP_MB', 64, 65_536, 512),
+  /**
+   * All the memory one Chromium renderer may use (MiB, proportional set size: JS heap, ArrayBuffers,
+   * canvases, images, raster and shared memory); past it the renderer is ended and the capture
+   * answers 422 PAGE_MEMORY_LIMIT (issue #28). 1024 fits a 2-core, 4 GB host: two captures at the
+   * limit plus Chromium's own processes and the service stay under 3 GB.
+   */
+  RENDERER_MEMORY_LIMIT_MB: integer('RENDERER_MEMORY_LIMIT_MB', 128, 1_048_576, 1024),
   // Opt-out of Chromium's sandbox where the kernel forbids user namespaces (issue #14); logged at every start, shown in /ready.
   ALLOW_UNSANDBOXED_CHROMIUM: booleanFlag('ALLOW_UNSANDBOXED_CHROMIUM'),
   /** Async captures (POST /captures): jobs this process renders at once; 0 = API only (`serve`). */
@@ -127,9 +135,12 @@ export const ConfigSchema = z.object({
 
 export type Config = z.infer<typeof ConfigSchema>;
 
-/** Settings whose value never appears in an error message. */
-// Values that may carry credentials are never echoed in a start-up error.
-const SECRET_SETTINGS = new Set(['STORAGE_ENCRYPTION_KEY', 'SIGNING_SECRETS_KEY', 'DATABASE_URL', 'REDIS_URL', 'RENDERSHOT_API_KEY']);
+/**
+ * Settings whose value never appears in an error message: those that may carry credentials, and
+ * any whose name says key, token, secret or password (issue #28: a short METRICS_TOKEN was printed).
+ */
+const SECRET_SETTINGS = new Set(['DATABASE_URL', 'REDIS_URL', 'OPENAI_BASE_URL']);
+const hiddenSetting = (name: string) => SECRET_SETTINGS.has(name) || isSecretName(name);
 
 export class ConfigError extends Error {}
 
@@ -142,7 +153,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   }
   const parsed = ConfigSchema.safeParse(source);
   if (!parsed.success) {
-    const shown = (name: string) => (SECRET_SETTINGS.has(name) ? '(value hidden)' : `(got ${JSON.stringify(source[name])})`);
+    const shown = (name: string) => (hiddenSetting(name) ? '(value hidden)' : `(got ${JSON.stringify(maskUserinfo(source[name] ?? ''))})`);
     const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message} ${shown(String(i.path[0]))}`);
     throw new ConfigError(`Invalid configuration:\n  ${problems.join('\n  ')}`);
   }

@@ -1,4 +1,5 @@
 import pino, { type Logger } from 'pino';
+import { isSecretName, maskUserinfo } from './http/redact-query.js';
 
 /** Paths whose values never reach a log line (issue: secrets in query strings and headers). */
 export const REDACTED_PATHS = [
@@ -30,6 +31,44 @@ export const REDACTED_PATHS = [
 // Query redaction works on decoded names and masks URL credentials (issue #15).
 export { redactUrl } from './http/redact-query.js';
 
+const MASK = '[REDACTED]';
+/** Names that read like secrets but name an identifier the operator needs (an API key's id). */
+const NOT_SECRET = new Set(['keyId']);
+
+/**
+ * Every log line's own fields, judged by meaning (issue #28): a member whose name looks like a key,
+ * token, secret, password or signature is masked whatever its spelling, and strings lose URL
+ * credentials and key-shaped values. Only plain objects and arrays are walked (never a request or
+ * an Error, which have serializers), to a bounded depth.
+ */
+function redactByMeaning(value: unknown, depth: number): unknown {
+  if (typeof value === 'string') return maskUserinfo(value);
+  if (depth > 6 || value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return value.map((item) => redactByMeaning(item, depth + 1));
+  const proto = Object.getPrototypeOf(value) as unknown;
+  if (proto !== Object.prototype && proto !== null) return value;
+  const out: Record<string, unknown> = {};
+  for (const [name, member] of Object.entries(value)) {
+    out[name] = !NOT_SECRET.has(name) && isSecretName(name) && member !== undefined && member !== null ? MASK : redactByMeaning(member, depth + 1);
+  }
+  return out;
+}
+
+/** Errors keep their stack for the operator, without URL credentials or key-shaped values in it. */
+function errorSerializer(error: Error): unknown {
+  const serialized = pino.stdSerializers.err(error) as unknown as Record<string, unknown>;
+  return redactByMeaning({ ...serialized }, 0);
+}
+
 export function createLogger(level: string, destination?: pino.DestinationStream): Logger {
-  return pino({ level, redact: { paths: REDACTED_PATHS, censor: '[REDACTED]' }, base: { service: 'rendershot' } }, destination);
+  return pino(
+    {
+      level,
+      redact: { paths: REDACTED_PATHS, censor: MASK },
+      base: { service: 'rendershot' },
+      serializers: { err: errorSerializer },
+      formatters: { log: (object) => redactByMeaning(object, 0) as Record<string, unknown> },
+    },
+    destination,
+  );
 }

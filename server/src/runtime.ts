@@ -6,6 +6,8 @@ import type { Logger } from 'pino';
 import { maxCaptureBudgetMs } from '@rendershot/contract';
 import type { Config } from './config.js';
 import { BrowserManager } from './capture/browser-manager.js';
+import { MemoryCgroups } from './capture/renderer-memory-cgroup.js';
+import { pageMemoryLimit, RendererMemoryWatchdog } from './capture/renderer-memory-watchdog.js';
 import { checkSandbox, sandboxFlags } from './capture/sandbox-check.js';
 import { ContentFilters } from './capture/content-filters/index.js';
 import { ContextPool } from './capture/context-pool.js';
@@ -46,6 +48,8 @@ export interface Runtime extends DataLayer {
   app: Express;
   server: Server;
   browser: BrowserManager;
+  /** Ends Chromium processes past RENDERER_MEMORY_LIMIT_MB (issue #28). */
+  memoryWatchdog: RendererMemoryWatchdog;
   pool: ContextPool;
   captures: CaptureService;
   cache: ResponseCache;
@@ -109,6 +113,11 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
     extraArgs: [...sandboxFlags(sandbox), `--proxy-server=${egress.url}`, '--proxy-bypass-list=<-loopback>', `--js-flags=--max-old-space-size=${config.RENDERER_MAX_HEAP_MB}`],
     logger,
   });
+  // All of a renderer's memory, not only its JS heap, has a limit (issue #28).
+  const cgroups = MemoryCgroups.open();
+  const memoryWatchdog = new RendererMemoryWatchdog({ limitBytes: config.RENDERER_MEMORY_LIMIT_MB * 1024 ** 2, roots: () => browser.pids(), logger, ...(cgroups ? { cgroups } : {}) });
+  memoryWatchdog.start();
+  logger.info({ limitMb: config.RENDERER_MEMORY_LIMIT_MB, kernelHold: memoryWatchdog.kernelHold }, 'renderer memory limit');
   const pool = new ContextPool(browser, {
     size: config.MAX_CONCURRENCY,
     maxQueue: config.MAX_QUEUE,
@@ -126,6 +135,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
     wasRefused: (url) => egress.refusedRecently(url),
     fullPageBudget: { maxHeightPx: config.FULL_PAGE_MAX_HEIGHT_PX, maxPixels: config.FULL_PAGE_MAX_PIXELS },
     unresponsiveTimeoutMs: config.PAGE_UNRESPONSIVE_TIMEOUT_MS,
+    explainCrash: () => (memoryWatchdog.claim() ? pageMemoryLimit(memoryWatchdog.limitBytes) : undefined),
   });
   // The filter engines load in the background (from their cache when the lists are unchanged): start-up does not wait.
   const contentFilters = new ContentFilters({ logger });
@@ -165,13 +175,15 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
     scheduled: () => scheduler.snapshot().waiting,
     ...(config.METRICS_TOKEN ? { metricsToken: config.METRICS_TOKEN } : {}),
     metricsElsewhere: config.METRICS_PORT !== undefined,
+    memoryKills: () => memoryWatchdog.killCount,
+    logger,
   };
   // Aborted when a shutdown's grace period ends: captures still running then fail and release their credits.
   const shutdown = new AbortController();
   const inFlight = new InFlight();
   let accepting = true;
   const mountOps = (expressApp: Express) => mountOpsRoutes(expressApp, { db: data.db, browser, pool, metrics, sandbox, accepting: () => accepting, ...opsExtras });
-  const app = role === 'worker' ? createWorkerApp(mountOps) : createApp({
+  const app = role === 'worker' ? createWorkerApp(mountOps, logger) : createApp({
     metrics,
     shutdownSignal: shutdown.signal,
     inFlight,
@@ -231,10 +243,12 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
       await closed;
       await sweeper.stop();
       await pool.close();
+      memoryWatchdog.stop();
       await browser.close();
+      memoryWatchdog.close();
       await egress.stop();
       redis?.disconnect();
       await data.db.close();
     })());
-  return { ...data, config, egress, logger, metrics, ...(metricsServer ? { metricsUrl: metricsServer.url } : {}), app, server, browser, pool, captures, cache, jobs, url, stop };
+  return { ...data, config, egress, logger, metrics, ...(metricsServer ? { metricsUrl: metricsServer.url } : {}), app, server, browser, memoryWatchdog, pool, captures, cache, jobs, url, stop };
 }

@@ -60,6 +60,15 @@ describe('database outage mid-capture (a private MariaDB killed by pid)', () => 
     const during = await capture({ html: OK_PAGE });
     expect(during.status).toBe(503);
     expect((await usage()).status).toBe(503);
+    // The public /ready says the database does not answer, never where it is (issue #28).
+    const ready = await fetch(`${service.url}/ready`);
+    const readyText = await ready.text();
+    expect(ready.status).toBe(503);
+    expect(JSON.parse(readyText)).toMatchObject({ checks: { database: { ok: false, error: 'the database does not answer' } } });
+    for (const text of [readyText, await (await fetch(`${service.url}/health`)).text()]) {
+      expect(text).not.toContain('127.0.0.1');
+      expect(text).not.toContain(String(mariadb.port));
+    }
 
     await mariadb.start();
     // The releases failed during the outage; the sweeper gives both credits back while the service runs.

@@ -12,7 +12,7 @@ const SECRET = 'S3CR3T-canary-4f1e';
 async function databaseDump(service: TestService): Promise<Record<string, string>> {
   const knex = service.runtime.db.knex;
   const tables = ((await knex.raw("select name from sqlite_master where type = 'table'")) as Array<{ name: string }>).map((row) => row.name);
-  expect(tables).toEqual(expect.arrayContaining(['capture_ledger', 'api_keys', 'sign_in_failures', 'plans', 'dashboard_sessions']));
+  expect(tables).toEqual(expect.arrayContaining(['capture_ledger', 'api_keys', 'sign_in_attempts', 'plans', 'dashboard_sessions']));
   const dump: Record<string, string> = {};
   for (const table of tables) dump[table] = JSON.stringify(await knex.select('*').from(table));
   return dump;

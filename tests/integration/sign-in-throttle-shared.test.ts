@@ -10,6 +10,7 @@ import { hashPassword } from '../../server/src/services/passwords.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/databases.js';
 
 const PASSWORD = 'correct horse battery staple';
+const TARGET = 'target@example.test';
 
 /** Issue #15: two instances on one MariaDB, each with its own process state, share the sign-in lock. */
 describe('dashboard sign-in throttle across instances (MariaDB)', () => {
@@ -20,6 +21,8 @@ describe('dashboard sign-in throttle across instances (MariaDB)', () => {
     // A data layer of its own (its own connection pool), as a second process would have.
     const data = await openDataLayer(loadConfig({}, { DATABASE_URL: database.url }));
     const app = express();
+    // The client address comes from X-Forwarded-For, so that a test can be several addresses.
+    app.set('trust proxy', true);
     mountDashboard(app, { data, logger: pino({ level: 'silent' }), config: { REQUIRE_HTTPS: false, STORAGE_ENCRYPTION_KEY: undefined } });
     const server = app.listen(0, '127.0.0.1');
     await new Promise((resolve) => server.once('listening', resolve));
@@ -28,18 +31,23 @@ describe('dashboard sign-in throttle across instances (MariaDB)', () => {
     return instance;
   }
 
-  async function signIn(base: string, password: string) {
+  /** The sign-in form's cookie and token, fetched once and sent with any number of attempts. */
+  async function signInForm(base: string) {
     const form = await fetch(`${base}/dashboard/sign-in`);
     const cookie = form.headers
       .getSetCookie()
       .map((c) => c.split(';')[0])
       .join('; ');
-    const token = /name="_csrf" value="([^"]+)"/.exec(await form.text())![1]!;
+    return { cookie, token: /name="_csrf" value="([^"]+)"/.exec(await form.text())![1]! };
+  }
+
+  async function signIn(base: string, password: string, options: { email?: string; address?: string; form?: { cookie: string; token: string } } = {}) {
+    const { cookie, token } = options.form ?? (await signInForm(base));
     return fetch(`${base}/dashboard/sign-in`, {
       method: 'POST',
       redirect: 'manual',
-      headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ _csrf: token, email: 'shared@example.test', password }),
+      headers: { cookie, 'content-type': 'application/x-www-form-urlencoded', ...(options.address ? { 'x-forwarded-for': options.address } : {}) },
+      body: new URLSearchParams({ _csrf: token, email: options.email ?? 'shared@example.test', password }),
     });
   }
 
@@ -51,6 +59,8 @@ describe('dashboard sign-in throttle across instances (MariaDB)', () => {
     const org = await first.data.accounts.createOrganization('Org', plan);
     const user = await first.data.accounts.createUser('shared@example.test', 'S', await hashPassword(PASSWORD));
     await first.data.accounts.addMember(org.id, user.id);
+    const target = await first.data.accounts.createUser(TARGET, 'T', await hashPassword(PASSWORD));
+    await first.data.accounts.addMember(org.id, target.id);
   }, 60_000);
   afterAll(async () => {
     for (const { server, data } of instances) {
@@ -71,4 +81,20 @@ describe('dashboard sign-in throttle across instances (MariaDB)', () => {
       expect(refused.headers.getSetCookie().some((c) => c.startsWith('rendershot_session='))).toBe(false);
     }
   }, 60_000);
+
+  it('200 parallel guesses over both instances have at most 10 passwords checked, and the owner still signs in from another address', async () => {
+    const [a, b] = instances;
+    const forms = [await signInForm(a!.base), await signInForm(b!.base)];
+    const statuses = await Promise.all(
+      Array.from({ length: 200 }, (_, i) => signIn(i % 2 === 0 ? a!.base : b!.base, `guess-${i}`, { email: TARGET, address: '198.51.100.23', form: forms[i % 2]! }).then((r) => r.status)),
+    );
+    // 401: the password was checked (and wrong); 429: refused before any check.
+    expect(statuses.filter((status) => status === 401)).toHaveLength(10);
+    expect(statuses.filter((status) => status === 429)).toHaveLength(190);
+    // The attacker's address stays locked for this email, even with the right password...
+    expect((await signIn(a!.base, PASSWORD, { email: TARGET, address: '198.51.100.23' })).status).toBe(429);
+    // ...and the owner, from elsewhere, signs in on either instance.
+    expect((await signIn(b!.base, PASSWORD, { email: TARGET, address: '203.0.113.50' })).status).toBe(303);
+    expect((await signIn(a!.base, PASSWORD, { email: TARGET, address: '203.0.113.51' })).status).toBe(303);
+  }, 120_000);
 });

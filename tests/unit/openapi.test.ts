@@ -149,7 +149,7 @@ describe('openapi.json', () => {
 
   it('declares every status each operation can answer', () => {
     const statuses = (path: string, method: string) => Object.keys(operation(path, method).responses).sort();
-    const capture = ['200', '400', '401', '402', '403', '429', '500', '502', '503', '504'];
+    const capture = ['200', '400', '401', '402', '403', '422', '429', '500', '502', '503', '504'];
     expect(statuses('/capture', 'get')).toEqual(capture);
     expect(statuses('/capture', 'post')).toEqual(capture);
     expect(statuses('/usage', 'get')).toEqual(['200', '400', '401', '403', '500', '503']);

@@ -69,6 +69,8 @@ export class BrowserManager {
   private capturesSinceLaunch = 0;
   private closed = false;
   private sweptDeadProfiles = false;
+  /** Chromium processes still running: the current one and retired ones finishing their captures. */
+  private readonly running = new Set<number>();
   /** Bumped on every (re)launch; pooled contexts of an older generation are discarded. */
   generation = 0;
   restarts = 0;
@@ -104,8 +106,14 @@ export class BrowserManager {
       throw error;
     }
     const chromium = browser.process();
-    if (chromium && chromium.exitCode === null) chromium.once('exit', removeProfile);
-    else removeProfile();
+    if (chromium && chromium.exitCode === null) {
+      const pid = chromium.pid;
+      if (pid !== undefined) this.running.add(pid);
+      chromium.once('exit', () => {
+        if (pid !== undefined) this.running.delete(pid);
+        removeProfile();
+      });
+    } else removeProfile();
     this.userDataDir = userDataDir;
     this.generation += 1;
     this.capturesSinceLaunch = 0;
@@ -165,6 +173,11 @@ export class BrowserManager {
 
   pid(): number | undefined {
     return this.browser?.process()?.pid;
+  }
+
+  /** Every Chromium browser process of this manager still running (the memory watchdog's roots). */
+  pids(): number[] {
+    return [...this.running];
   }
 
   async close(): Promise<void> {

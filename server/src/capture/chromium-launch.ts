@@ -69,13 +69,17 @@ export function makeChromiumProfile(prefix = SERVICE_PROFILE_PREFIX): string {
 /**
  * Launch options shared by the service, the bench baselines and browser tests: Chromium through
  * the sandboxing wrapper, with an environment of the wrapper's own settings only, in the headless
- * mode its binary takes.
+ * mode its binary takes, spoken to over a pipe.
  */
 export function sandboxedLaunchOptions(executablePath: string, userDataDir: string) {
   return {
     executablePath: CHROMIUM_WRAPPER,
     headless: isHeadlessShell(executablePath) ? ('shell' as const) : true,
     userDataDir,
+    // DevTools over fds 3 and 4 (--remote-debugging-pipe) instead of a TCP port (issue #28): a port
+    // on loopback let any local user list and drive every organization's pages; a pipe reaches only
+    // the process that started Chromium (the wrapper's exec chain keeps the two fds open).
+    pipe: true,
     env: {
       RENDERSHOT_CHROMIUM_BIN: realBinary(executablePath),
       RENDERSHOT_CHROMIUM_USER: CHROMIUM_USER,

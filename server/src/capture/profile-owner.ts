@@ -33,7 +33,7 @@ export function ownerTag(pid = process.pid): string {
 const OWNER_IN_NAME = /^(\d+)-(\d+)-/;
 
 /** True when the folder name's owner process is still the one running under that pid. */
-function ownerIsAlive(nameAfterPrefix: string): boolean {
+export function ownerIsAlive(nameAfterPrefix: string): boolean {
   const owner = OWNER_IN_NAME.exec(nameAfterPrefix);
   // A name without an owner is not ours to judge.
   if (!owner) return true;

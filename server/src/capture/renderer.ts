@@ -99,6 +99,9 @@ const proxyCredentialsRefused = () =>
     'The proxy of proxyUrl refused the credentials (HTTP 407 Proxy Authentication Required): check proxyUsername and proxyPassword. Nothing was charged.',
   );
 
+/** How a CDP call fails when the page's renderer is gone. */
+const PAGE_GONE = /Target crashed|Target closed|Session closed|detached/i;
+
 /** Time kept between a tiled image's planned end and the deadline, for the answer (and png re-encoding) after it. */
 const STITCH_RESERVE_MS = 1_500;
 
@@ -124,6 +127,8 @@ export interface RendererOptions {
   fullPageBudget?: FullPageBudget;
   /** A page whose main thread does not answer this long is ended: 504 PAGE_UNRESPONSIVE (PAGE_UNRESPONSIVE_TIMEOUT_MS; 0 or absent: never). */
   unresponsiveTimeoutMs?: number;
+  /** Names why a page crashed when something of ours ended its renderer (the memory watchdog, issue #28). */
+  explainCrash?: () => Error | undefined;
 }
 
 /** Renders one capture on a pooled page: set up, navigate, wait, clean, capture. */
@@ -167,7 +172,7 @@ export class Renderer {
     }
     mark('queue', started);
     let stopFiltering: () => void = () => undefined;
-    const crash = watchPageCrash(slot.page);
+    const crash = watchPageCrash(slot.page, this.options.explainCrash);
     const hang = this.options.unresponsiveTimeoutMs ? watchResponsiveness(slot.page, slot.session, { timeoutMs: this.options.unresponsiveTimeoutMs }) : undefined;
     request = { ...request, pageCrash: hang ? Promise.race([hang.unresponsive, crash.crashed]) : crash.crashed };
     request.pageCrash!.catch(() => undefined);
@@ -233,6 +238,13 @@ export class Renderer {
       // Anything unexpected (timeout, crash, client gone) leaves the page in an unknown state.
       // So does a caller's script still running: its page is busy.
       if (!(error instanceof ApiError) || error.status >= 500 || error instanceof ScriptStillRunningError) slot.doubtful = true;
+      // A stage's CDP call can fail with the crash before the guard, or puppeteer's crash event,
+      // sees it: the crash, and what ended the renderer, say why.
+      const crashed = crash.error() ?? (error instanceof Error && !(error instanceof ApiError) && PAGE_GONE.test(error.message) ? this.options.explainCrash?.() : undefined);
+      if (crashed) {
+        slot.doubtful = true;
+        throw crashed;
+      }
       throw error;
     } finally {
       crash.stop();

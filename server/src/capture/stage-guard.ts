@@ -31,16 +31,19 @@ export const pageCrashed = () =>
  * Inspector.targetCrashed, an out-of-memory kill or a killed process alike) or the page closes
  * under us, rather than leaving the capture to wait for its deadline.
  */
-export function watchPageCrash(page: Page): { crashed: Promise<never>; stop(): void } {
+export function watchPageCrash(page: Page, explain?: () => Error | undefined): { crashed: Promise<never>; stop(): void; error(): Error | undefined } {
   let onCrash: () => void = () => undefined;
+  let error: Error | undefined;
   const crashed = new Promise<never>((_, reject) => {
-    onCrash = () => reject(pageCrashed());
+    // `explain` names a known cause (the memory watchdog ended the renderer, issue #28).
+    onCrash = () => reject((error ??= explain?.() ?? pageCrashed()));
   });
   crashed.catch(() => undefined);
   page.on('error', onCrash);
   page.on('close', onCrash);
   return {
     crashed,
+    error: () => error,
     stop: () => {
       page.off('error', onCrash);
       page.off('close', onCrash);

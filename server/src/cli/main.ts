@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import { loadConfig, ConfigError } from '../config.js';
+import { maskUserinfo } from '../http/redact-query.js';
 import type { Runtime } from '../runtime.js';
 import { hashPassword } from '../services/passwords.js';
 import { bootstrapDemo, defaultPlan, requireOrganization, requirePlan, requireUser } from './admin.js';
@@ -333,6 +334,7 @@ credits
   });
 
 program.parseAsync(process.argv).catch((error: unknown) => {
-  console.error(error instanceof ConfigError ? error.message : `rendershot: ${error instanceof Error ? error.message : String(error)}`);
+  // A driver's message may quote a connection URL: its credentials are masked (issue #28).
+  console.error(error instanceof ConfigError ? error.message : `rendershot: ${maskUserinfo(error instanceof Error ? error.message : String(error))}`);
   process.exit(1);
 });

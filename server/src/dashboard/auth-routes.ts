@@ -16,7 +16,7 @@ import {
 } from './session.js';
 import { messagePage, signInPage } from './views/auth-pages.js';
 import { SignInThrottle } from './sign-in-throttle.js';
-import { SignInFailureRepository } from '../store/sign-in-failure-repository.js';
+import { SignInAttemptRepository } from '../store/sign-in-attempt-repository.js';
 
 const bodyText = (req: Request, name: string) => {
   const value = (req.body as Record<string, unknown> | undefined)?.[name];
@@ -26,7 +26,7 @@ const bodyText = (req: Request, name: string) => {
 export function mountAuthRoutes(router: Router, services: DashboardServices): void {
   const { data, sessions, assets } = services;
   // In the database, so that the lock holds across instances (issue #15).
-  const throttle = new SignInThrottle(new SignInFailureRepository(data.db));
+  const throttle = new SignInThrottle(new SignInAttemptRepository(data.db));
   // Unknown emails are checked against this hash too, so a wrong email takes as long as a wrong password.
   let decoyHash: Promise<string> | undefined;
 
@@ -66,10 +66,11 @@ export function mountAuthRoutes(router: Router, services: DashboardServices): vo
       if (email === '' || password === '') return render(400, 'Enter your email and your password.');
       const normalized = email.toLowerCase();
       const address = req.ip ?? 'unknown';
-      const wait = await throttle.retryAfter(normalized, address, services.now());
+      // Counted and checked in one step before the password is (issue #28): parallel guesses cannot pass together.
+      const wait = await throttle.attempt(normalized, address, services.now());
       if (wait > 0) {
         res.setHeader('Retry-After', String(Math.ceil(wait / 1000)));
-        return render(429, `Too many failed sign-ins. Try again in ${Math.ceil(wait / 60_000)} minutes.`);
+        return render(429, `Too many sign-in attempts. Try again in ${Math.ceil(wait / 60_000)} minutes.`);
       }
 
       // Emails are matched as typed, then lower-cased (SQLite compares case-sensitively, MySQL does not).
@@ -80,11 +81,11 @@ export function mountAuthRoutes(router: Router, services: DashboardServices): vo
         ? await verifyPassword(password, candidate.password_hash!)
         : await verifyPassword(password, await (decoyHash ??= hashPassword(newToken()))).then(() => false);
       if (!candidate || !passwordOk) {
-        await throttle.fail(normalized, address, services.now());
-        services.logger.info({ email: normalized }, 'dashboard: sign-in failed');
+        // Never the typed email (people type passwords into it) nor the password (issue #28).
+        services.logger.info('dashboard: sign-in failed');
         return render(401, 'Incorrect email or password.');
       }
-      await throttle.succeed(normalized);
+      await throttle.succeed(normalized, address);
 
       const memberships = await sessions.memberships(candidate.id);
       const organization = memberships.find((m) => m.active) ?? memberships[0];

@@ -12,6 +12,7 @@ import type { UsageService } from '../services/usage-service.js';
 import type { Metrics } from '../ops/metrics.js';
 import { authenticate } from './auth.js';
 import { captureMetrics } from './capture-metrics.js';
+import { jsonBody } from './json-body.js';
 import { requestLogger } from './request-logger.js';
 import { captureHandler, type InFlight } from './capture-routes.js';
 import { errorResponder, sendError } from './error-responder.js';
@@ -61,7 +62,8 @@ export function createApp(deps: AppDependencies): Express {
     next();
   });
   app.use(requestLogger(deps.logger));
-  app.use(express.json({ limit: '1mb' }));
+  // Size and nesting limits before anything parses or walks the body (issue #28).
+  app.use(jsonBody());
 
   const openapi = JSON.parse(readFileSync(OPENAPI_PATH, 'utf8')) as object;
   app.get('/openapi.json', (_req, res) => res.json(openapi));

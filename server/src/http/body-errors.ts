@@ -1,4 +1,5 @@
 import { ApiError } from '../errors.js';
+import { MAX_JSON_DEPTH } from './json-body.js';
 
 /** What body-parser (express.json) attaches to the errors it raises. */
 interface BodyParserError {
@@ -21,6 +22,8 @@ export function bodyParserError(error: unknown): ApiError | undefined {
   switch (type) {
     case 'entity.too.large':
       return new ApiError('VALIDATION_ERROR', 'The request body is too large; the JSON body of POST /capture may be at most 1 MiB');
+    case 'entity.too.deep':
+      return new ApiError('VALIDATION_ERROR', `The request body is nested too deeply; arrays and objects may be nested at most ${MAX_JSON_DEPTH} levels`);
     case 'charset.unsupported':
       return new ApiError('INVALID_INPUT', 'Content-Type: the charset of a JSON body must be utf-8 (or be left out)', { status: 415 });
     case 'encoding.unsupported':

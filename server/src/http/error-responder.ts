@@ -20,6 +20,28 @@ export function sendError(res: Response, error: ApiError): void {
  * anything else is logged in full and answered with a generic 500 that echoes nothing.
  */
 export function errorResponder(logger: Logger): ErrorRequestHandler {
+  const respond = answer(logger);
+  return (error, req, res, next) => {
+    try {
+      respond(error, req, res, next);
+    } catch (failure) {
+      // Never Express's own HTML page with a stack and paths (issue #28): whatever failed while
+      // answering (a body too strange to describe, say), the client gets the spec's JSON 500.
+      try {
+        logger.error({ err: failure, requestId: res.locals.rendershot?.requestId }, 'error responder failed');
+      } catch {
+        // Not even loggable: the answer below still goes out.
+      }
+      if (res.headersSent) {
+        res.destroy();
+        return;
+      }
+      res.status(500).type('application/json').send(JSON.stringify(new ApiError('INTERNAL_ERROR', 'Internal error; the request id identifies it in the server log').toBody()));
+    }
+  };
+}
+
+function answer(logger: Logger): ErrorRequestHandler {
   return (error, req, res, _next) => {
     if (res.headersSent) {
       res.destroy();
@@ -32,7 +54,8 @@ export function errorResponder(logger: Logger): ErrorRequestHandler {
     // express.json() failures (too large, bad charset or encoding, not JSON): the client's error, logged as such.
     const bodyError = bodyParserError(error);
     if (bodyError) {
-      logger.info({ requestId: res.locals.rendershot?.requestId, code: bodyError.code, status: bodyError.status, reason: (error as Error).message }, 'rejected request body');
+      // The parser's type, not its message: JSON.parse quotes the body it failed on, and a body may hold a key.
+      logger.info({ requestId: res.locals.rendershot?.requestId, code: bodyError.code, status: bodyError.status, reason: (error as { type?: string }).type ?? 'decoding' }, 'rejected request body');
       sendError(res, bodyError);
       return;
     }

@@ -1,5 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Express, Request, Response } from 'express';
+import type { Logger } from 'pino';
 import type { BrowserManager } from '../capture/browser-manager.js';
 import type { ContextPool } from '../capture/context-pool.js';
 import type { SandboxStatus } from '../capture/sandbox-check.js';
@@ -21,6 +22,10 @@ export interface OpsDependencies {
   metricsToken?: string;
   /** True when /metrics is served on METRICS_PORT instead of the API port. */
   metricsElsewhere?: boolean;
+  /** Chromium processes the memory watchdog ended (issue #28). */
+  memoryKills?: () => number;
+  /** Where a failed readiness check's detail goes (never into the public answer). */
+  logger?: Logger;
 }
 
 const digest = (text: string) => createHash('sha256').update(text).digest();
@@ -32,13 +37,19 @@ function bearerMatches(req: Request, token: string): boolean {
   return timingSafeEqual(digest(presented), digest(token));
 }
 
-async function timed<T>(check: () => Promise<T>): Promise<{ ok: boolean; ms: number; error?: string }> {
+/**
+ * Runs a check for /ready. /ready is public: a failure says which check failed and nothing of why,
+ * since a driver's message names internal hosts and ports (`connect ECONNREFUSED 10.0.3.7:3306`,
+ * issue #28); the detail goes to the log.
+ */
+async function timed<T>(name: string, check: () => Promise<T>, logger?: Logger): Promise<{ ok: boolean; ms: number; error?: string }> {
   const started = Date.now();
   try {
     await check();
     return { ok: true, ms: Date.now() - started };
   } catch (error) {
-    return { ok: false, ms: Date.now() - started, error: error instanceof Error ? error.message : String(error) };
+    logger?.warn({ err: error, check: name }, 'readiness check failed');
+    return { ok: false, ms: Date.now() - started, error: `the ${name} does not answer` };
   }
 }
 
@@ -50,10 +61,14 @@ export function mountOpsRoutes(app: Express, deps: OpsDependencies): void {
 
   app.get('/ready', async (_req, res) => {
     const [database, browser] = await Promise.all([
-      timed(() => deps.db.knex.raw('select 1')),
-      timed(async () => {
-        if (!(await deps.browser.healthy())) throw new Error('browser does not answer');
-      }),
+      timed('database', () => deps.db.knex.raw('select 1'), deps.logger),
+      timed(
+        'browser',
+        async () => {
+          if (!(await deps.browser.healthy())) throw new Error('browser does not answer');
+        },
+        deps.logger,
+      ),
     ]);
     const waiting = deps.pool.waiting + (deps.scheduled?.() ?? 0);
     const saturated = waiting >= deps.pool.maxQueue && deps.pool.maxQueue > 0;
@@ -81,6 +96,7 @@ export function metricsHandler(deps: OpsDependencies) {
     deps.metrics.busySlots.set(deps.pool.busy);
     deps.metrics.browserRestarts.set(deps.browser.restarts);
     deps.metrics.browserCrashes.set(deps.browser.crashes);
+    if (deps.memoryKills) deps.metrics.memoryKills.set(deps.memoryKills());
     res.setHeader('Content-Type', deps.metrics.registry.contentType);
     res.end(await deps.metrics.registry.metrics());
   };

@@ -1,6 +1,6 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { validationError } from '../errors.js';
-import { isSecretName } from './redact-query.js';
+import { echoableName, echoableValue } from './redact-query.js';
 
 /**
  * A query parameter given twice (`html=a&html=b`) arrives as an array. Answered here, before
@@ -17,9 +17,9 @@ export function rejectRepeatedParameters(): RequestHandler {
     next(
       validationError(
         repeated.map(([field, value]) => ({
-          field,
-          message: `${field} was given more than once; give it once (lists are one comma-separated value)`,
-          value: isSecretName(field) ? '[REDACTED]' : value,
+          field: echoableName(field),
+          message: `${echoableName(field)} was given more than once; give it once (lists are one comma-separated value)`,
+          value: echoableValue(field, value),
         })),
       ),
     );

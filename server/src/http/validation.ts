@@ -2,7 +2,7 @@ import type { ValidationIssue } from '@rendershot/contract';
 import { MISSING_FIELD_PARAM } from '@rendershot/contract';
 import type { ZodError, ZodIssue } from 'zod';
 import { ApiError, validationError } from '../errors.js';
-import { echoableValue, maskUserinfo } from './redact-query.js';
+import { echoableName, echoableValue, maskUserinfo } from './redact-query.js';
 
 function valueAt(input: unknown, path: (string | number)[]): unknown {
   let current = input;
@@ -16,8 +16,8 @@ function valueAt(input: unknown, path: (string | number)[]): unknown {
 function toIssues(issue: ZodIssue, input: unknown): ValidationIssue[] {
   if (issue.code === 'unrecognized_keys') {
     return issue.keys.map((key) => ({
-      field: key,
-      message: `${key} is not a parameter of this endpoint (names are case-sensitive; see /docs)`,
+      field: echoableName(key),
+      message: `${echoableName(key)} is not a parameter of this endpoint (names are case-sensitive; see /docs)`,
       value: echoableValue(key, valueAt(input, [key])),
     }));
   }

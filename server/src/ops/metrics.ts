@@ -52,6 +52,7 @@ export class Metrics {
   readonly busySlots = new Gauge({ name: 'rendershot_busy_slots', help: 'Browser slots rendering now', registers: [this.registry] });
   readonly browserRestarts = new Gauge({ name: 'rendershot_browser_restarts_total', help: 'Browser recycles since start', registers: [this.registry] });
   readonly browserCrashes = new Gauge({ name: 'rendershot_browser_crashes_total', help: 'Browser crashes/disconnects since start', registers: [this.registry] });
+  readonly memoryKills = new Gauge({ name: 'rendershot_renderer_memory_kills_total', help: 'Chromium processes ended past RENDERER_MEMORY_LIMIT_MB since start', registers: [this.registry] });
 
   readonly creditsCharged = new Counter({ name: 'rendershot_credits_charged_total', help: 'Credits charged for successful captures', registers: [this.registry] });
   readonly rateLimited = new Counter({ name: 'rendershot_rate_limit_rejections_total', help: 'Capture requests refused with 429', registers: [this.registry] });

@@ -250,6 +250,27 @@ const planConcurrency: Knex.Migration = {
   },
 };
 
+/**
+ * Issue 28: sign-in attempts counted per subject (email and address together, address, email) in
+ * one row each, taken by one atomic UPDATE (sign-in-attempt-repository.ts). Replaces the rows per
+ * failure of issue 15, which parallel guesses raced past.
+ */
+const signInAttempts: Knex.Migration = {
+  async up(knex) {
+    await knex.schema.createTable('sign_in_attempts', (t) => {
+      t.string('subject', 64).primary();
+      t.bigInteger('window_start').notNullable();
+      t.integer('attempts').notNullable();
+      t.index(['window_start']);
+    });
+    await knex.schema.dropTableIfExists('sign_in_failures');
+  },
+  async down(knex) {
+    await knex.schema.dropTableIfExists('sign_in_attempts');
+    await signInFailures.up(knex);
+  },
+};
+
 const MIGRATIONS: Record<string, Knex.Migration> = {
   '0001_initial': initial,
   '0002_storage_configs': storageConfigs,
@@ -259,7 +280,8 @@ const MIGRATIONS: Record<string, Knex.Migration> = {
   '0005_issue13_reservation_deadline': reservationDeadline,
   '0006_issue15_plan_share': planShare,
   '0007_issue15_sign_in_failures': signInFailures,
-  '0008_ISSUE27_plan_concurrency': planConcurrency,
+  '0008_issue27_plan_concurrency': planConcurrency,
+  '0009_issue28_sign_in_attempts': signInAttempts,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {
