@@ -25,6 +25,10 @@ export const ERROR_CODES = [
   'SERVICE_UNAVAILABLE',
   'CAPTURE_TIMEOUT',
   'JOB_NOT_FINISHED',
+  'CAPTURE_BLANK',
+  'NO_CONTENT',
+  'CONTENT_TOO_LARGE',
+  'AI_RESULT_INVALID',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

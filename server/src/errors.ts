@@ -23,6 +23,12 @@ const STATUS_OF: Record<ErrorCode, number> = {
   SERVICE_UNAVAILABLE: 503,
   CAPTURE_TIMEOUT: 504,
   JOB_NOT_FINISHED: 409,
+  // Issue #33: the page gave nothing worth charging for (failOnBlank, an empty page as content).
+  CAPTURE_BLANK: 422,
+  NO_CONTENT: 422,
+  CONTENT_TOO_LARGE: 422,
+  // The model answered, but not in the caller's openaiSchema shape.
+  AI_RESULT_INVALID: 502,
 };
 
 /**
