@@ -24,13 +24,18 @@ const GRID_ROWS = 10;
 /** Findings of one kind listed by name (the count says how many there were). */
 const LISTED = 5;
 
+/** Runs in the page: the height of the content (not at least the viewport, as the root's scrollHeight is). */
+function contentHeight(): number {
+  return Math.ceil(Math.max(document.documentElement.getBoundingClientRect().height, document.body?.scrollHeight ?? 0));
+}
+
 export interface QualityProbe {
   heightBefore: number;
 }
 
 /** Taken right before the file: the document height the stillGrowing check compares with. */
 export async function probeBeforeCapture(page: Page): Promise<QualityProbe> {
-  return { heightBefore: await page.evaluate(() => Math.max(document.documentElement?.scrollHeight ?? 0, document.body?.scrollHeight ?? 0)) };
+  return { heightBefore: await page.evaluate(contentHeight) };
 }
 
 interface PageFindings {
@@ -152,7 +157,9 @@ function inspectPage(args: PageCheckArgs): PageFindings {
     for (const element of chain) positioned.set(element, found);
     return found;
   };
-  const covered = new Map<Element, number>();
+  // Per fixed or sticky element: grid points where it is on top, and points where it hides something.
+  const onTop = new Map<Element, number>();
+  const hiding = new Set<Element>();
   for (let column = 0; column < args.columns; column++) {
     for (let row = 0; row < args.rows; row++) {
       const x = ((column + 0.5) * innerWidth) / args.columns;
@@ -160,14 +167,15 @@ function inspectPage(args: PageCheckArgs): PageFindings {
       const stack = document.elementsFromPoint(x, y);
       const overlay = fixedAncestor(stack[0] ?? null);
       if (!overlay) continue;
-      const hidesSomething = stack.some((element) => element !== document.body && element !== document.documentElement && !overlay.contains(element));
-      if (hidesSomething) covered.set(overlay, (covered.get(overlay) ?? 0) + 1);
+      onTop.set(overlay, (onTop.get(overlay) ?? 0) + 1);
+      if (stack.some((element) => element !== document.body && element !== document.documentElement && !overlay.contains(element))) hiding.add(overlay);
     }
   }
   const overlays: PageFindings['overlays'] = [];
-  for (const [element, points] of covered) {
+  for (const [element, points] of onTop) {
     const share = points / (args.columns * args.rows);
-    if (share <= args.overlayShare) continue;
+    // An element that hides nothing anywhere (an app shell that is itself fixed) is the page, not an overlay.
+    if (share <= args.overlayShare || !hiding.has(element)) continue;
     const box = element.getBoundingClientRect();
     overlays.push({
       selector: describe(element),
@@ -184,7 +192,7 @@ function inspectPage(args: PageCheckArgs): PageFindings {
   for (const face of Array.from(document.fonts)) if (face.status === 'error') failedFonts.add(face.family.replace(/^["']|["']$/g, ''));
 
   return {
-    height: Math.max(document.documentElement?.scrollHeight ?? 0, document.body?.scrollHeight ?? 0),
+    height: Math.ceil(Math.max(document.documentElement.getBoundingClientRect().height, document.body?.scrollHeight ?? 0)),
     empty,
     brokenImages,
     brokenImageCount,
