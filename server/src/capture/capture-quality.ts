@@ -231,12 +231,15 @@ export async function readCaptureQuality(page: Page, { options, probe, file }: Q
     IMAGE_MIMES.has(file.mime) ? isOneColour(file.buffer) : Promise.resolve(undefined),
   ]);
   const findings: QualityFinding[] = [];
+  // html, markdown and text hold the page's words and URLs, not its pixels: what pictures, overlays
+  // and fonts did to the look does not change them (blank is NO_CONTENT there, page-content.ts).
+  const pixelsMatter = options.format === 'mhtml' || !isContentFormat(options.format);
   const where = area === 'document' ? 'the page' : area === 'viewport' ? 'the viewport' : `the element of clipSelector "${options.clipSelector}"`;
   // Pixels decide for images; the document decides for pdf and content (and when the image could not be read).
   if (oneColour ?? found.empty) {
     findings.push({ check: 'blank', message: oneColour ? 'The image is a single colour: nothing of the page is visible in it' : `Nothing is visible in ${where}: no text and no pictures` });
   }
-  if (found.brokenImageCount > 0) {
+  if (pixelsMatter && found.brokenImageCount > 0) {
     findings.push({
       check: 'imagesNotLoaded',
       message: `${found.brokenImageCount} image${found.brokenImageCount === 1 ? '' : 's'} in ${where} had no picture when it was captured: ${found.brokenImages.map((image) => `${image.selector} (${image.src || 'no src'}) at ${image.x},${image.y}`).join('; ')}`,
@@ -244,14 +247,14 @@ export async function readCaptureQuality(page: Page, { options, probe, file }: Q
       images: found.brokenImages,
     });
   }
-  for (const overlay of found.overlays) {
+  for (const overlay of pixelsMatter ? found.overlays : []) {
     findings.push({
       check: 'overlay',
       message: `A ${overlay.position} element ${overlay.selector} covers ${Math.round(overlay.share * 100)} % of the viewport over the page's content (at ${overlay.x},${overlay.y}, ${overlay.width}×${overlay.height})`,
       ...overlay,
     });
   }
-  if (found.failedFonts.length > 0) {
+  if (pixelsMatter && found.failedFonts.length > 0) {
     findings.push({ check: 'fontsFailed', message: `Web fonts failed to load (a fallback font was drawn instead): ${found.failedFonts.join(', ')}`, families: found.failedFonts });
   }
   if (found.height > probe.heightBefore) {

@@ -38,7 +38,8 @@ export function recordPageEvents(page: Page): PageEventRecorder {
   };
 
   const onConsole = (message: ConsoleMessage) => {
-    if (message.type() !== 'error') return;
+    // Chromium also logs each failed load as a console error: those are counted as failed requests.
+    if (message.type() !== 'error' || message.text().startsWith('Failed to load resource:')) return;
     const url = message.location()?.url;
     consoleError({ message: cut(message.text()), ...(url ? { url: cut(url) } : {}) });
   };

@@ -30,7 +30,8 @@ interface DeclaredMetadata {
 
 /** Runs in the page: reads the head. URLs come out absolute (the browser resolves href). */
 function readDeclared(maxIcons: number): DeclaredMetadata {
-  const meta = (selector: string) => document.head?.querySelector<HTMLMetaElement>(selector)?.content?.trim() || null;
+  // Anywhere in the document: a stray element in the head makes the parser put later <meta>s in the body.
+  const meta = (selector: string) => document.querySelector<HTMLMetaElement>(selector)?.content?.trim() || null;
   const prefixed = (prefix: string) => {
     const found: Record<string, string> = {};
     for (const element of document.querySelectorAll<HTMLMetaElement>('meta[property], meta[name]')) {
