@@ -16,7 +16,9 @@ const SPEC_PARAMETERS = `url html apiKey format pdfPageLayout returnFile imageQu
 /** Parameters beyond the spec's tables that extend it in its style (issue #19: page control). */
 const EXTENSION_PARAMETERS = ['hideSelectors', 'styles', 'timezone', 'locale', 'mediaType', 'reducedMotion', 'failOnHttpError', 'omitBackground',
   'scripts', 'click', 'scrollIntoView', 'pdfFormat', 'pdfLandscape', 'pdfMargin', 'pdfMarginTop', 'pdfMarginRight', 'pdfMarginBottom',
-  'pdfMarginLeft', 'pdfPrintBackground', 'pdfScale', 'pdfPageRanges', 'pdfHeaderTemplate', 'pdfFooterTemplate', 'pdfPreferCssPageSize'];
+  'pdfMarginLeft', 'pdfPrintBackground', 'pdfScale', 'pdfPageRanges', 'pdfHeaderTemplate', 'pdfFooterTemplate', 'pdfPreferCssPageSize',
+  // Issue #33: page insight.
+  'metadata', 'failOnBlank', 'openaiSchema'];
 
 interface Operation {
   parameters: Array<{ name: string; in: string; description?: string; schema?: { type?: string }; example?: unknown }>;
@@ -87,7 +89,7 @@ describe('openapi.json', () => {
 
   it('declares every status each operation can answer', () => {
     const statuses = (path: string, method: string) => Object.keys(operation(path, method).responses).sort();
-    const capture = ['200', '400', '401', '402', '403', '429', '500', '502', '503', '504'];
+    const capture = ['200', '400', '401', '402', '403', '422', '429', '500', '502', '503', '504'];
     expect(statuses('/capture', 'get')).toEqual(capture);
     expect(statuses('/capture', 'post')).toEqual(capture);
     expect(statuses('/usage', 'get')).toEqual(['200', '400', '401', '403', '500', '503']);
