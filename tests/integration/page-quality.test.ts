@@ -66,7 +66,7 @@ describe('capture quality report', () => {
   it('names the images in the captured area that never loaded, and where they are', async () => {
     const report = await quality('broken-images.html');
     expect(checks(report)).toEqual(['imagesNotLoaded']);
-    const finding = report.findings[0]! as { count: number; images: Array<{ src: string; selector: string; x: number; y: number }> };
+    const finding = report.findings[0]! as unknown as { count: number; images: Array<{ src: string; selector: string; x: number; y: number }> };
     expect(finding.count).toBe(2);
     expect(finding.images.map((image) => image.selector)).toEqual(['img#gone', 'img.thumb.broken']);
     expect(finding.images[0]!.src).toBe(`${fixtures.url}/insight/no-such-picture.png`);
@@ -81,7 +81,7 @@ describe('capture quality report', () => {
   it('finds a fixed overlay still covering the content, naming the element and its share', async () => {
     const report = await quality('overlay.html');
     expect(checks(report)).toEqual(['overlay']);
-    const finding = report.findings[0]! as { selector: string; position: string; share: number };
+    const finding = report.findings[0]! as unknown as { selector: string; position: string; share: number };
     expect(finding.selector).toBe('div#consent-wall.consent');
     expect(finding.position).toBe('fixed');
     expect(finding.share).toBe(1);
@@ -92,13 +92,13 @@ describe('capture quality report', () => {
   it('finds web fonts that failed to load', async () => {
     const report = await quality('font-fail.html');
     expect(checks(report)).toEqual(['fontsFailed']);
-    expect((report.findings[0] as { families: string[] }).families).toEqual(['Brand Serif']);
+    expect((report.findings[0] as unknown as { families: string[] }).families).toEqual(['Brand Serif']);
   });
 
   it('finds a page still growing while it was captured', async () => {
     const report = await quality('growing.html');
     expect(checks(report)).toContain('stillGrowing');
-    const finding = report.findings.find((f) => f.check === 'stillGrowing')! as { heightBefore: number; heightAfter: number };
+    const finding = report.findings.find((f) => f.check === 'stillGrowing')! as unknown as { heightBefore: number; heightAfter: number };
     expect(finding.heightAfter).toBeGreaterThan(finding.heightBefore);
   });
 
