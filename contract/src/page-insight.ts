@@ -45,7 +45,10 @@ function parseJsonSchema(value: string, ctx: z.RefinementCtx): unknown {
   try {
     parsed = JSON.parse(value);
   } catch {
-    ctx.addIssue({ code: z.ZodIssueCode.custom, message: 'openaiSchema must be a JSON Schema written as a JSON string (it is not valid JSON)' });
+    ctx.addIssue({
+      code: z.ZodIssueCode.custom,
+      message: 'openaiSchema must be a JSON Schema written as a JSON string (it is not valid JSON)',
+    });
     return z.NEVER;
   }
   if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed) || (parsed as { type?: unknown }).type !== 'object') {
@@ -59,10 +62,16 @@ function parseJsonSchema(value: string, ctx: z.RefinementCtx): unknown {
 }
 
 export const pageInsightFields = {
-  metadata: booleanParam('metadata', false,
-    'true: the page\'s metadata in data.metadata (JSON mode and async results): title, description, canonicalUrl, language, openGraph, twitter, icons, fonts used to render, httpStatus, httpHeaders (cookies removed), redirects, consoleErrors, failedRequests, timings and the sha256 of the file; binary mode gets X-Capture-Sha256, X-Page-Title and X-Page-Language.'),
-  failOnBlank: booleanParam('failOnBlank', false,
-    'true: a blank (single-colour or empty) capture fails with 422 CAPTURE_BLANK and nothing is charged.'),
+  metadata: booleanParam(
+    'metadata',
+    false,
+    "true: the page's metadata in data.metadata (JSON mode and async results): title, description, canonicalUrl, language, openGraph, twitter, icons, fonts used to render, httpStatus, httpHeaders (cookies removed), redirects, consoleErrors, failedRequests, timings and the sha256 of the file; binary mode gets X-Capture-Sha256, X-Page-Title and X-Page-Language.",
+  ),
+  failOnBlank: booleanParam(
+    'failOnBlank',
+    false,
+    'true: a blank (single-colour or empty) capture fails with 422 CAPTURE_BLANK and nothing is charged.',
+  ),
   openaiSchema: z
     .string({ errorMap: () => ({ message: 'openaiSchema must be a string' }) })
     .min(1, 'openaiSchema must not be empty')
@@ -88,15 +97,25 @@ export const PageMetadataSchema = withOpenApi(
       .array(z.object({ rel: z.string(), href: z.string(), sizes: z.string().nullable(), type: z.string().nullable() }))
       .describe('<link rel="icon|shortcut icon|apple-touch-icon|mask-icon"> resolved to absolute URLs'),
     fonts: z
-      .array(z.object({ family: z.string().describe('Font family name as Chromium reports it'), glyphs: z.number().int().describe('Glyphs drawn with it in the sampled text'), webFont: z.boolean().describe('Loaded from the page (not installed on the server)') }))
+      .array(
+        z.object({
+          family: z.string().describe('Font family name as Chromium reports it'),
+          glyphs: z.number().int().describe('Glyphs drawn with it in the sampled text'),
+          webFont: z.boolean().describe('Loaded from the page (not installed on the server)'),
+        }),
+      )
       .describe('Fonts Chromium actually used to draw the text (CSS.getPlatformFontsForNode), most glyphs first'),
     httpStatus: z.number().int().nullable().describe('HTTP status of the main document; null for inline html'),
     httpHeaders: z.record(z.string()).describe('Response headers of the main document, lower-case names, Set-Cookie removed'),
-    redirects: z.array(z.object({ url: z.string(), status: z.number().int() })).describe('Redirect hops before the final document, in order'),
+    redirects: z
+      .array(z.object({ url: z.string(), status: z.number().int() }))
+      .describe('Redirect hops before the final document, in order'),
     consoleErrors: z.object({ count: z.number().int(), first: namedEntries('The first console errors and uncaught exceptions') }),
     failedRequests: z.object({
       count: z.number().int(),
-      first: z.array(z.object({ url: z.string(), resourceType: z.string(), reason: z.string() })).describe('The first requests that failed (network error or HTTP 4xx/5xx)'),
+      first: z
+        .array(z.object({ url: z.string(), resourceType: z.string(), reason: z.string() }))
+        .describe('The first requests that failed (network error or HTTP 4xx/5xx)'),
     }),
     timings: z
       .object({
@@ -126,7 +145,9 @@ export type QualityFinding = z.infer<typeof QualityFindingSchema>;
 export const CaptureQualitySchema = withOpenApi(
   z.object({
     ok: z.boolean().describe('True when no check found anything (X-Capture-Quality: ok, else warn)'),
-    findings: z.array(QualityFindingSchema).describe('blank, imagesNotLoaded, overlay, fontsFailed, stillGrowing: each with what and where'),
+    findings: z
+      .array(QualityFindingSchema)
+      .describe('blank, imagesNotLoaded, overlay, fontsFailed, stillGrowing: each with what and where'),
   }),
   { title: 'CaptureQuality' },
 );

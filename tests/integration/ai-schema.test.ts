@@ -19,13 +19,15 @@ const SCHEMA = {
   additionalProperties: false,
 };
 
-describe('AI answers in the caller\'s JSON Schema', () => {
+describe("AI answers in the caller's JSON Schema", () => {
   let stub: OpenAiStub;
   let service: TestService;
 
   beforeAll(async () => {
     stub = await new OpenAiStub(PROVIDER_KEY).start();
-    service = await startTestService({ env: { OPENAI_BASE_URL: stub.url, OPENAI_MODEL: 'stub-vision', OPENAI_TIMEOUT_MS: '5000', RATE_LIMIT_MAX: '1000' } });
+    service = await startTestService({
+      env: { OPENAI_BASE_URL: stub.url, OPENAI_MODEL: 'stub-vision', OPENAI_TIMEOUT_MS: '5000', RATE_LIMIT_MAX: '1000' },
+    });
   });
   afterAll(async () => {
     await service?.stop();
@@ -46,19 +48,29 @@ describe('AI answers in the caller\'s JSON Schema', () => {
     const body = (await response.json()) as { data: { aiResult: unknown } };
     expect(body.data.aiResult).toEqual({ product: 'Widget', price: 42, currency: 'EUR' });
     expect(stub.last!.problems).toEqual([]);
-    expect(stub.last!.responseFormat).toEqual({ type: 'json_schema', json_schema: { name: 'rendershot_result', schema: SCHEMA, strict: false } });
+    expect(stub.last!.responseFormat).toEqual({
+      type: 'json_schema',
+      json_schema: { name: 'rendershot_result', schema: SCHEMA, strict: false },
+    });
   });
 
   it('puts the answer as JSON text in X-Service-AI-Result in binary mode', async () => {
     const response = await capture({ openaiPrompt: 'Read the price', openaiSchema: JSON.stringify(SCHEMA) });
     expect(response.status).toBe(200);
-    expect(JSON.parse(decodeURIComponent(response.headers.get('x-service-ai-result')!))).toEqual({ product: 'Widget', price: 42, currency: 'EUR' });
+    expect(JSON.parse(decodeURIComponent(response.headers.get('x-service-ai-result')!))).toEqual({
+      product: 'Widget',
+      price: 42,
+      currency: 'EUR',
+    });
   });
 
   it('answers 502 AI_RESULT_INVALID naming what does not match, charging nothing', async () => {
     const before = await service.client.usage();
     for (const [answer, why] of [
-      [JSON.stringify({ price: 'forty-two', currency: 'GBP' }), /\/price must be number.*\/currency must be equal to one of the allowed values/],
+      [
+        JSON.stringify({ price: 'forty-two', currency: 'GBP' }),
+        /\/price must be number.*\/currency must be equal to one of the allowed values/,
+      ],
       [JSON.stringify({ product: 'Widget' }), /must have required property 'price'/],
       ['The price is 42 euros.', /the answer is not JSON/],
     ] as const) {
@@ -96,9 +108,13 @@ describe('AI answers in the caller\'s JSON Schema', () => {
   it('caches AI answers by image and question with cacheEnabled: a new prompt or schema asks again', async () => {
     const html = `${PAGE}<!-- ai cache ${Date.now()} -->`;
     const ask = (prompt: string, schema?: object) =>
-      capture({ html, openaiPrompt: prompt, ...(schema ? { openaiSchema: JSON.stringify(schema) } : {}), cacheEnabled: 'true', returnFile: 'false' }).then(
-        async (response) => ((await response.json()) as { data: { aiResult: unknown } }).data.aiResult,
-      );
+      capture({
+        html,
+        openaiPrompt: prompt,
+        ...(schema ? { openaiSchema: JSON.stringify(schema) } : {}),
+        cacheEnabled: 'true',
+        returnFile: 'false',
+      }).then(async (response) => ((await response.json()) as { data: { aiResult: unknown } }).data.aiResult);
     const before = stub.requests.length;
     expect(await ask('Read the price', SCHEMA)).toEqual({ product: 'Widget', price: 42, currency: 'EUR' });
     stub.reply(JSON.stringify({ price: 7, currency: 'USD' }));
@@ -113,7 +129,12 @@ describe('AI answers in the caller\'s JSON Schema', () => {
   });
 
   it('analyses a markdown capture from a PNG of the page', async () => {
-    const response = await capture({ format: 'markdown', openaiPrompt: 'Read the price', openaiSchema: JSON.stringify(SCHEMA), returnFile: 'false' });
+    const response = await capture({
+      format: 'markdown',
+      openaiPrompt: 'Read the price',
+      openaiSchema: JSON.stringify(SCHEMA),
+      returnFile: 'false',
+    });
     expect(response.status).toBe(200);
     const body = (await response.json()) as { data: { content: string; aiResult: unknown } };
     expect(body.data.content).toContain('Price: 42 EUR');

@@ -33,8 +33,12 @@ function declaredIn(html: string, pageUrl: string) {
     }
     return found;
   };
-  const description = [...document.querySelectorAll('head meta[name]')].find((m) => m.getAttribute('name')!.toLowerCase() === 'description');
-  const canonical = [...document.querySelectorAll('link[rel][href]')].find((l) => l.getAttribute('rel')!.toLowerCase().split(/\s+/).includes('canonical'));
+  const description = [...document.querySelectorAll('head meta[name]')].find(
+    (m) => m.getAttribute('name')!.toLowerCase() === 'description',
+  );
+  const canonical = [...document.querySelectorAll('link[rel][href]')].find((l) =>
+    l.getAttribute('rel')!.toLowerCase().split(/\s+/).includes('canonical'),
+  );
   const base = document.querySelector('base[href]')?.getAttribute('href');
   const baseUrl = base ? new URL(base, pageUrl).href : pageUrl;
   return {
@@ -73,12 +77,20 @@ describe('page insight: metadata and content formats', () => {
     fixtures = await new FixtureServer().start();
     fixtures.route('/insight/with-cookies', (_req, res) =>
       res
-        .writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'set-cookie': ['session=secret-cookie-value; Path=/', 'other=2'], 'x-served-by': 'fixture', 'content-language': 'fr' })
+        .writeHead(200, {
+          'content-type': 'text/html; charset=utf-8',
+          'set-cookie': ['session=secret-cookie-value; Path=/', 'other=2'],
+          'x-served-by': 'fixture',
+          'content-language': 'fr',
+        })
         .end('<title>Cookies</title><p>cookies</p>'),
     );
     fixtures.route('/insight/hop-1', (_req, res) => res.writeHead(302, { location: '/insight/hop-2' }).end());
     fixtures.route('/insight/hop-2', (_req, res) => res.writeHead(301, { location: '/insight/article.html' }).end());
-    fixtures.page('/insight/scripted', '<title>Scripted</title><body><main id="m"><p>static</p></main><script>document.getElementById("m").insertAdjacentHTML("beforeend", "<p id=added>added by script</p>")</script></body>');
+    fixtures.page(
+      '/insight/scripted',
+      '<title>Scripted</title><body><main id="m"><p>static</p></main><script>document.getElementById("m").insertAdjacentHTML("beforeend", "<p id=added>added by script</p>")</script></body>',
+    );
     service = await startTestService({ env: { RATE_LIMIT_MAX: '1000' }, credits: 1000 });
   });
   afterAll(async () => {
@@ -86,7 +98,8 @@ describe('page insight: metadata and content formats', () => {
     await fixtures?.stop();
   });
 
-  const json = (options: Record<string, unknown>) => service.client.captureJson({ viewportWidth: 1024, viewportHeight: 700, ...options } as never);
+  const json = (options: Record<string, unknown>) =>
+    service.client.captureJson({ viewportWidth: 1024, viewportHeight: 700, ...options } as never);
 
   it('reads every metadata field of a page written for it, and the file sha256', async () => {
     const url = `${fixtures.url}/insight/article.html`;
@@ -158,12 +171,26 @@ describe('page insight: metadata and content formats', () => {
       expect.stringContaining('thrown after load handler'),
     ]);
     expect(metadata.failedRequests.count).toBe(1);
-    expect(metadata.failedRequests.first).toEqual([{ url: `${fixtures.url}/insight/no-such-picture.png`, resourceType: 'image', reason: 'HTTP 404' }]);
+    expect(metadata.failedRequests.first).toEqual([
+      { url: `${fixtures.url}/insight/no-such-picture.png`, resourceType: 'image', reason: 'HTTP 404' },
+    ]);
   });
 
   it('has the inline html mode metadata: no status, headers or redirects', async () => {
-    const metadata = (await json({ html: '<html lang="nl"><title>Inline</title><meta name="description" content="in line"><p>x</p></html>', metadata: true })).data.metadata!;
-    expect(metadata).toMatchObject({ title: 'Inline', description: 'in line', language: 'nl', httpStatus: null, httpHeaders: {}, redirects: [] });
+    const metadata = (
+      await json({
+        html: '<html lang="nl"><title>Inline</title><meta name="description" content="in line"><p>x</p></html>',
+        metadata: true,
+      })
+    ).data.metadata!;
+    expect(metadata).toMatchObject({
+      title: 'Inline',
+      description: 'in line',
+      language: 'nl',
+      httpStatus: null,
+      httpHeaders: {},
+      redirects: [],
+    });
   });
 
   describe('real saved pages', () => {
@@ -178,7 +205,7 @@ describe('page insight: metadata and content formats', () => {
       }
     }, 300_000);
 
-    it('reads metadata that matches each page\'s own markup, field by field', () => {
+    it("reads metadata that matches each page's own markup, field by field", () => {
       for (const name of REAL_PAGES) {
         const url = `${fixtures.url}/insight/real/${name}.html`;
         const expected = declaredIn(readFileSync(`${REAL}${name}.html`, 'utf8'), url);
@@ -196,11 +223,15 @@ describe('page insight: metadata and content formats', () => {
         const found = paragraphs.filter((paragraph) => markdown.includes(paragraph)).length;
         coverage[name] = paragraphs.length === 0 ? 1 : found / paragraphs.length;
       }
-      for (const [name, share] of Object.entries(coverage)) expect(share, `${name}: ${JSON.stringify(coverage)}`).toBeGreaterThanOrEqual(0.9);
+      for (const [name, share] of Object.entries(coverage))
+        expect(share, `${name}: ${JSON.stringify(coverage)}`).toBeGreaterThanOrEqual(0.9);
     });
 
     it('raises no quality finding on them (images replaced by local ones, nothing covering)', () => {
-      const alarms = REAL_PAGES.filter((name) => !results.get(name)!.data.quality.ok).map((name) => ({ name, findings: results.get(name)!.data.quality.findings }));
+      const alarms = REAL_PAGES.filter((name) => !results.get(name)!.data.quality.ok).map((name) => ({
+        name,
+        findings: results.get(name)!.data.quality.findings,
+      }));
       expect(alarms).toEqual([]);
     });
   });
@@ -227,7 +258,7 @@ describe('page insight: metadata and content formats', () => {
     expect(markdown.data.quality.ok).toBe(true);
   });
 
-  it('gives an element with clipSelector, and Chromium\'s mhtml snapshot', async () => {
+  it("gives an element with clipSelector, and Chromium's mhtml snapshot", async () => {
     const element = await json({ url: `${fixtures.url}/insight/scripted`, format: 'html', clipSelector: '#m' });
     expect(element.data.content).toBe('<main id="m"><p>static</p><p id="added">added by script</p></main>');
     const mhtml = await service.client.capture({ url: `${fixtures.url}/insight/article.html`, format: 'mhtml' });
@@ -242,7 +273,9 @@ describe('page insight: metadata and content formats', () => {
   it('answers 422 NO_CONTENT for an empty page in every content format, charging nothing', async () => {
     const before = await service.client.usage();
     for (const format of ['html', 'markdown', 'text', 'mhtml']) {
-      const response = await service.get(`/capture?url=${encodeURIComponent(`${fixtures.url}/insight/blank.html`)}&format=${format}&apiKey=${service.apiKey}`);
+      const response = await service.get(
+        `/capture?url=${encodeURIComponent(`${fixtures.url}/insight/blank.html`)}&format=${format}&apiKey=${service.apiKey}`,
+      );
       expect(response.status, format).toBe(422);
       const error = ((await response.json()) as ErrorBody).error;
       expect(error.code).toBe('NO_CONTENT');
@@ -252,11 +285,15 @@ describe('page insight: metadata and content formats', () => {
   });
 
   it('refuses clipSelector with mhtml and openaiSchema without a prompt, naming the field', async () => {
-    const mhtml = await service.get(`/capture?url=${encodeURIComponent(`${fixtures.url}/insight/article.html`)}&format=mhtml&clipSelector=main&apiKey=${service.apiKey}`);
+    const mhtml = await service.get(
+      `/capture?url=${encodeURIComponent(`${fixtures.url}/insight/article.html`)}&format=mhtml&clipSelector=main&apiKey=${service.apiKey}`,
+    );
     expect(mhtml.status).toBe(400);
     expect(((await mhtml.json()) as ErrorBody).error.details).toEqual([expect.objectContaining({ field: 'clipSelector' })]);
     const bad = await service.get(`/capture?html=x&format=nope&apiKey=${service.apiKey}`);
-    expect(((await bad.json()) as ErrorBody).error.message).toContain('format must be one of: png, webp, jpeg, pdf, html, markdown, text, mhtml');
+    expect(((await bad.json()) as ErrorBody).error.message).toContain(
+      'format must be one of: png, webp, jpeg, pdf, html, markdown, text, mhtml',
+    );
   });
 
   it('caches a content capture like an image (X-Cache: HIT, same bytes)', async () => {

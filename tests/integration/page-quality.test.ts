@@ -23,7 +23,12 @@ describe('capture quality report', () => {
   });
 
   const quality = async (path: string, extra: Record<string, unknown> = {}): Promise<CaptureQuality> => {
-    const result = await service.client.captureJson({ url: `${fixtures.url}/insight/${path}`, viewportWidth: 1024, viewportHeight: 700, ...extra });
+    const result = await service.client.captureJson({
+      url: `${fixtures.url}/insight/${path}`,
+      viewportWidth: 1024,
+      viewportHeight: 700,
+      ...extra,
+    });
     return result.data.quality;
   };
   const checks = (report: CaptureQuality) => report.findings.map((finding) => finding.check);
@@ -46,27 +51,42 @@ describe('capture quality report', () => {
     expect(checks(report)).toEqual(['blank']);
     expect(report.ok).toBe(false);
     expect(report.findings[0]!.message).toContain('single colour');
-    const file = await service.client.capture({ url: `${fixtures.url}/insight/blank.html`, viewportWidth: 400, viewportHeight: 300, format: 'jpeg' });
+    const file = await service.client.capture({
+      url: `${fixtures.url}/insight/blank.html`,
+      viewportWidth: 400,
+      viewportHeight: 300,
+      format: 'jpeg',
+    });
     expect(file.headers['x-capture-quality']).toBe('warn');
     expect(file.headers['x-capture-quality-findings']).toBe('blank');
   });
 
   it('fails a blank capture with failOnBlank=true (422 CAPTURE_BLANK), charging nothing; a page with content passes', async () => {
     const before = await service.client.usage();
-    const response = await service.get(`/capture?url=${encodeURIComponent(`${fixtures.url}/insight/blank.html`)}&failOnBlank=true&apiKey=${service.apiKey}`);
+    const response = await service.get(
+      `/capture?url=${encodeURIComponent(`${fixtures.url}/insight/blank.html`)}&failOnBlank=true&apiKey=${service.apiKey}`,
+    );
     expect(response.status).toBe(422);
     const body = (await response.json()) as ErrorBody;
     expect(body.error.code).toBe('CAPTURE_BLANK');
     expect(body.error.message).toContain('failOnBlank');
     expect((await service.client.usage()).credits.remaining).toBe(before.credits.remaining);
-    const fine = await service.client.captureJson({ url: `${fixtures.url}/insight/article.html`, failOnBlank: true, viewportWidth: 800, viewportHeight: 600 });
+    const fine = await service.client.captureJson({
+      url: `${fixtures.url}/insight/article.html`,
+      failOnBlank: true,
+      viewportWidth: 800,
+      viewportHeight: 600,
+    });
     expect(fine.data.quality.ok).toBe(true);
   });
 
   it('names the images in the captured area that never loaded, and where they are', async () => {
     const report = await quality('broken-images.html');
     expect(checks(report)).toEqual(['imagesNotLoaded']);
-    const finding = report.findings[0]! as unknown as { count: number; images: Array<{ src: string; selector: string; x: number; y: number }> };
+    const finding = report.findings[0]! as unknown as {
+      count: number;
+      images: Array<{ src: string; selector: string; x: number; y: number }>;
+    };
     expect(finding.count).toBe(2);
     expect(finding.images.map((image) => image.selector)).toEqual(['img#gone', 'img.thumb.broken']);
     expect(finding.images[0]!.src).toBe(`${fixtures.url}/insight/no-such-picture.png`);
@@ -105,7 +125,9 @@ describe('capture quality report', () => {
   it('keeps the report on a cache hit and in inline html mode', async () => {
     const html = '<body style="margin:0;background:#123456"></body>';
     const first = await service.client.captureJson({ html, viewportWidth: 300, viewportHeight: 200, cacheEnabled: true });
-    const second = await service.get(`/capture?html=${encodeURIComponent(html)}&viewportWidth=300&viewportHeight=200&cacheEnabled=true&apiKey=${service.apiKey}`);
+    const second = await service.get(
+      `/capture?html=${encodeURIComponent(html)}&viewportWidth=300&viewportHeight=200&cacheEnabled=true&apiKey=${service.apiKey}`,
+    );
     expect(checks(first.data.quality)).toEqual(['blank']);
     expect(second.headers.get('x-cache')).toBe('HIT');
     expect(second.headers.get('x-capture-quality')).toBe('warn');

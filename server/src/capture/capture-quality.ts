@@ -74,7 +74,12 @@ function inspectPage(args: PageCheckArgs): PageFindings {
   let area = { left: 0, top: 0, right: innerWidth, bottom: innerHeight };
   const scroll = { x: scrollX, y: scrollY };
   if (args.area === 'document') {
-    area = { left: 0, top: 0, right: document.documentElement.scrollWidth, bottom: Math.max(document.documentElement.scrollHeight, document.body?.scrollHeight ?? 0) };
+    area = {
+      left: 0,
+      top: 0,
+      right: document.documentElement.scrollWidth,
+      bottom: Math.max(document.documentElement.scrollHeight, document.body?.scrollHeight ?? 0),
+    };
   } else if (args.area === 'viewport') {
     area = { left: scroll.x, top: scroll.y, right: scroll.x + innerWidth, bottom: scroll.y + innerHeight };
   } else {
@@ -85,7 +90,12 @@ function inspectPage(args: PageCheckArgs): PageFindings {
     }
   }
   const inArea = (box: DOMRect) =>
-    box.width > 0 && box.height > 0 && box.right + scroll.x > area.left && box.left + scroll.x < area.right && box.bottom + scroll.y > area.top && box.top + scroll.y < area.bottom;
+    box.width > 0 &&
+    box.height > 0 &&
+    box.right + scroll.x > area.left &&
+    box.left + scroll.x < area.right &&
+    box.bottom + scroll.y > area.top &&
+    box.top + scroll.y < area.bottom;
 
   // Images: visible, in the area, with a source, and no picture (still loading or broken).
   const brokenImages: PageFindings['brokenImages'] = [];
@@ -142,7 +152,11 @@ function inspectPage(args: PageCheckArgs): PageFindings {
   const fixedAncestor = (element: Element | null): Element | null => {
     const chain: Element[] = [];
     let found: Element | null = null;
-    for (let current = element; current && current !== document.body && current !== document.documentElement; current = current.parentElement) {
+    for (
+      let current = element;
+      current && current !== document.body && current !== document.documentElement;
+      current = current.parentElement
+    ) {
       if (positioned.has(current)) {
         found = positioned.get(current)!;
         break;
@@ -168,7 +182,8 @@ function inspectPage(args: PageCheckArgs): PageFindings {
       const overlay = fixedAncestor(stack[0] ?? null);
       if (!overlay) continue;
       onTop.set(overlay, (onTop.get(overlay) ?? 0) + 1);
-      if (stack.some((element) => element !== document.body && element !== document.documentElement && !overlay.contains(element))) hiding.add(overlay);
+      if (stack.some((element) => element !== document.body && element !== document.documentElement && !overlay.contains(element)))
+        hiding.add(overlay);
     }
   }
   const overlays: PageFindings['overlays'] = [];
@@ -269,10 +284,16 @@ export async function readCaptureQuality(page: Page, { options, probe, file }: Q
   // html, markdown and text hold the page's words and URLs, not its pixels: what pictures, overlays
   // and fonts did to the look does not change them (blank is NO_CONTENT there, page-content.ts).
   const pixelsMatter = options.format === 'mhtml' || !isContentFormat(options.format);
-  const where = area === 'document' ? 'the page' : area === 'viewport' ? 'the viewport' : `the element of clipSelector "${options.clipSelector}"`;
+  const where =
+    area === 'document' ? 'the page' : area === 'viewport' ? 'the viewport' : `the element of clipSelector "${options.clipSelector}"`;
   // Pixels decide for images; the document decides for pdf and content (and when the image could not be read).
   if (oneColour ?? found.empty) {
-    findings.push({ check: 'blank', message: oneColour ? 'The image is a single colour: nothing of the page is visible in it' : `Nothing is visible in ${where}: no text and no pictures` });
+    findings.push({
+      check: 'blank',
+      message: oneColour
+        ? 'The image is a single colour: nothing of the page is visible in it'
+        : `Nothing is visible in ${where}: no text and no pictures`,
+    });
   }
   if (pixelsMatter && found.brokenImageCount > 0) {
     findings.push({
@@ -290,7 +311,11 @@ export async function readCaptureQuality(page: Page, { options, probe, file }: Q
     });
   }
   if (pixelsMatter && found.failedFonts.length > 0) {
-    findings.push({ check: 'fontsFailed', message: `Web fonts failed to load (a fallback font was drawn instead): ${found.failedFonts.join(', ')}`, families: found.failedFonts });
+    findings.push({
+      check: 'fontsFailed',
+      message: `Web fonts failed to load (a fallback font was drawn instead): ${found.failedFonts.join(', ')}`,
+      families: found.failedFonts,
+    });
   }
   if (found.height > probe.heightBefore) {
     findings.push({
@@ -307,5 +332,7 @@ export async function readCaptureQuality(page: Page, { options, probe, file }: Q
 export function assertNotBlank(quality: CaptureQuality, options: Pick<CaptureOptions, 'failOnBlank'>): void {
   const blank = quality.findings.find((finding) => finding.check === 'blank');
   if (!options.failOnBlank || !blank) return;
-  throw new ApiError('CAPTURE_BLANK', `The capture is blank (${blank.message}) and failOnBlank is true; nothing was charged`, { details: { findings: [blank] } });
+  throw new ApiError('CAPTURE_BLANK', `The capture is blank (${blank.message}) and failOnBlank is true; nothing was charged`, {
+    details: { findings: [blank] },
+  });
 }

@@ -30,7 +30,10 @@ export function htmlToMarkdown(html: string): MarkdownResult {
   let article: { title?: string | null; content?: string | null; textContent?: string | null } | null = null;
   try {
     // Readability changes the document it reads: it gets its own parse.
-    article = new Readability(parseHTML(html).document as unknown as Document, { maxElemsToParse: MAX_ELEMENTS, keepClasses: false }).parse();
+    article = new Readability(parseHTML(html).document as unknown as Document, {
+      maxElemsToParse: MAX_ELEMENTS,
+      keepClasses: false,
+    }).parse();
   } catch {
     article = null;
   }

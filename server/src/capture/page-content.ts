@@ -14,7 +14,10 @@ import type { RenderResult } from './renderer.js';
 const EXTENSIONS: Record<ContentFormat, string> = { html: 'html', markdown: 'md', text: 'txt', mhtml: 'mhtml' };
 
 const noContent = (what: string) =>
-  new ApiError('NO_CONTENT', `The page has no content to return as ${what}: it shows no text${what === 'text' || what === 'markdown' ? '' : ' and no pictures'}; nothing was charged`);
+  new ApiError(
+    'NO_CONTENT',
+    `The page has no content to return as ${what}: it shows no text${what === 'text' || what === 'markdown' ? '' : ' and no pictures'}; nothing was charged`,
+  );
 
 /** Runs in the page: the DOM as HTML, with absolute link and image URLs and without elements the page hides. */
 function serializeInPage(args: { selector: string | null; dropHidden: boolean }): string | null {
@@ -30,7 +33,8 @@ function serializeInPage(args: { selector: string | null; dropHidden: boolean })
     // The browser resolves href and src against the document's base URL.
     if (original instanceof HTMLAnchorElement && original.hasAttribute('href')) twin.setAttribute('href', original.href);
     if (original instanceof HTMLImageElement && original.hasAttribute('src')) twin.setAttribute('src', original.currentSrc || original.src);
-    if (args.dropHidden && original.closest('body') && getComputedStyle(original).display === 'none' && !original.closest('template')) drop.push(twin);
+    if (args.dropHidden && original.closest('body') && getComputedStyle(original).display === 'none' && !original.closest('template'))
+      drop.push(twin);
   });
   for (const element of drop) element.remove();
   const doctype = !args.selector && document.doctype ? `<!DOCTYPE ${document.doctype.name}>\n` : '';
@@ -69,16 +73,25 @@ export async function captureContent(slot: Slot, options: CaptureOptions): Promi
   const format = options.format as ContentFormat;
   const selector = options.clipSelector ?? null;
   const presence = await page.evaluate(contentPresence, selector);
-  if (!presence.found) throw new ApiError('INVALID_INPUT', `clipSelector "${selector}" matches no element on the page; nothing was charged`);
+  if (!presence.found)
+    throw new ApiError('INVALID_INPUT', `clipSelector "${selector}" matches no element on the page; nothing was charged`);
   const needsText = format === 'text' || format === 'markdown';
   if (!presence.text && (needsText || !presence.pictures)) throw noContent(format);
 
-  const file = (buffer: Buffer, truncated = false): RenderResult => ({ buffer, mime: MIME_TYPES[format], extension: EXTENSIONS[format], truncated });
+  const file = (buffer: Buffer, truncated = false): RenderResult => ({
+    buffer,
+    mime: MIME_TYPES[format],
+    extension: EXTENSIONS[format],
+    truncated,
+  });
   if (format === 'mhtml') {
     const { data } = await slot.session.send('Page.captureSnapshot', { format: 'mhtml' });
     const buffer = Buffer.from(data, 'utf8');
     if (buffer.length > INSIGHT_LIMITS.mhtmlMaxBytes) {
-      throw new ApiError('CONTENT_TOO_LARGE', `The page's mhtml snapshot is ${buffer.length} bytes, more than the ${INSIGHT_LIMITS.mhtmlMaxBytes} allowed; nothing was charged. Try format html or markdown.`);
+      throw new ApiError(
+        'CONTENT_TOO_LARGE',
+        `The page's mhtml snapshot is ${buffer.length} bytes, more than the ${INSIGHT_LIMITS.mhtmlMaxBytes} allowed; nothing was charged. Try format html or markdown.`,
+      );
     }
     return file(buffer);
   }

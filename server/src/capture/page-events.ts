@@ -34,7 +34,8 @@ export function recordPageEvents(page: Page): PageEventRecorder {
     // Inline data is not a request the target made over the network.
     if (url.startsWith('data:')) return;
     log.failedRequests.count += 1;
-    if (log.failedRequests.first.length < keep) log.failedRequests.first.push({ url: cut(url), resourceType: request.resourceType(), reason });
+    if (log.failedRequests.first.length < keep)
+      log.failedRequests.first.push({ url: cut(url), resourceType: request.resourceType(), reason });
   };
 
   const onConsole = (message: ConsoleMessage) => {
@@ -43,7 +44,8 @@ export function recordPageEvents(page: Page): PageEventRecorder {
     const url = message.location()?.url;
     consoleError({ message: cut(message.text()), ...(url ? { url: cut(url) } : {}) });
   };
-  const onPageError = (error: unknown) => consoleError({ message: cut(`Uncaught ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`) });
+  const onPageError = (error: unknown) =>
+    consoleError({ message: cut(`Uncaught ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`) });
   const onRequestFailed = (request: HTTPRequest) => {
     const reason = request.failure()?.errorText ?? 'failed';
     // Requests the capture itself blocked (blockResources, blockUrls, removeAds) are not the page's failures.

@@ -36,7 +36,11 @@ export async function readPageInsight(
  * The insight as the answer carries it, once the file is final (after png compaction): the metadata
  * gains the stage timings and the file's sha256.
  */
-export function finishInsight(insight: PageInsight, buffer: Buffer, timings: Record<string, number>): { quality: CaptureQuality; metadata?: PageMetadata } {
+export function finishInsight(
+  insight: PageInsight,
+  buffer: Buffer,
+  timings: Record<string, number>,
+): { quality: CaptureQuality; metadata?: PageMetadata } {
   if (!insight.metadata) return { quality: insight.quality };
   const { loadMs, ...declared } = insight.metadata;
   const metadata: PageMetadata = {

@@ -129,10 +129,17 @@ async function fontsUsed(session: CDPSession): Promise<PageMetadata['fonts']> {
 
 /** The main document's headers without cookies: Set-Cookie never leaves the service. */
 function headersWithoutCookies(response: HTTPResponse): Record<string, string> {
-  return Object.fromEntries(Object.entries(response.headers()).filter(([name]) => name.toLowerCase() !== 'set-cookie' && name.toLowerCase() !== 'set-cookie2'));
+  return Object.fromEntries(
+    Object.entries(response.headers()).filter(([name]) => name.toLowerCase() !== 'set-cookie' && name.toLowerCase() !== 'set-cookie2'),
+  );
 }
 
-export async function readPageMetadata(page: Page, session: CDPSession, response: HTTPResponse | null, events: PageEventLog): Promise<PageMetadataParts> {
+export async function readPageMetadata(
+  page: Page,
+  session: CDPSession,
+  response: HTTPResponse | null,
+  events: PageEventLog,
+): Promise<PageMetadataParts> {
   const [declared, fonts] = await Promise.all([page.evaluate(readDeclared, INSIGHT_LIMITS.listedEntries), fontsUsed(session)]);
   const redirects = response
     ? response

@@ -11,7 +11,10 @@ const TITLE_HEADER_MAX_BYTES = 256;
  * the metadata for binary answers: X-Capture-Sha256, X-Page-Title (header-safe, percent-encoded
  * like X-Service-AI-Result) and X-Page-Language. The full report is data.quality / data.metadata.
  */
-export function setInsightHeaders(res: Response, insight: { quality?: CaptureQuality | undefined; metadata?: PageMetadata | undefined }): void {
+export function setInsightHeaders(
+  res: Response,
+  insight: { quality?: CaptureQuality | undefined; metadata?: PageMetadata | undefined },
+): void {
   if (insight.quality) {
     res.setHeader('X-Capture-Quality', insight.quality.ok ? 'ok' : 'warn');
     const checks = [...new Set(insight.quality.findings.map((finding) => finding.check))];
@@ -20,7 +23,8 @@ export function setInsightHeaders(res: Response, insight: { quality?: CaptureQua
   if (insight.metadata) {
     res.setHeader('X-Capture-Sha256', insight.metadata.sha256);
     if (insight.metadata.title) res.setHeader('X-Page-Title', aiResultHeader(insight.metadata.title, TITLE_HEADER_MAX_BYTES).value);
-    if (insight.metadata.language && /^[A-Za-z0-9-]{1,35}$/.test(insight.metadata.language)) res.setHeader('X-Page-Language', insight.metadata.language);
+    if (insight.metadata.language && /^[A-Za-z0-9-]{1,35}$/.test(insight.metadata.language))
+      res.setHeader('X-Page-Language', insight.metadata.language);
   }
 }
 

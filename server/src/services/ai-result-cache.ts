@@ -22,7 +22,11 @@ export class AiResultCache {
 
   static keyFor(parts: AiCacheKeyParts): string {
     const hash = (value: string | Buffer) => createHash('sha256').update(value).digest('hex');
-    return hash([parts.organizationId, hash(parts.providerKey), parts.model, hash(parts.prompt), hash(parts.schema ?? ''), hash(parts.image)].join('\n'));
+    return hash(
+      [parts.organizationId, hash(parts.providerKey), parts.model, hash(parts.prompt), hash(parts.schema ?? ''), hash(parts.image)].join(
+        '\n',
+      ),
+    );
   }
 
   get(key: string, maxAgeSeconds: number): AiResult | undefined {

@@ -51,7 +51,9 @@ export function responseFormatFor(schemaText: string) {
 }
 
 const mismatch = (why: string, logDetail: unknown) =>
-  new ApiError('AI_RESULT_INVALID', `AI analysis failed: the model's answer does not match openaiSchema (${why}); nothing was charged`, { logDetail });
+  new ApiError('AI_RESULT_INVALID', `AI analysis failed: the model's answer does not match openaiSchema (${why}); nothing was charged`, {
+    logDetail,
+  });
 
 /** The model's answer parsed and checked against the schema; AI_RESULT_INVALID (502) when it does not match. */
 export function parseAiAnswer(schemaText: string, text: string): Record<string, unknown> {
@@ -63,7 +65,9 @@ export function parseAiAnswer(schemaText: string, text: string): Record<string, 
   }
   const validate = validatorFor(schemaText);
   if (!validate(parsed)) {
-    const problems = (validate.errors ?? []).slice(0, LISTED_PROBLEMS).map((problem) => `${problem.instancePath || '/'} ${problem.message ?? 'is invalid'}`);
+    const problems = (validate.errors ?? [])
+      .slice(0, LISTED_PROBLEMS)
+      .map((problem) => `${problem.instancePath || '/'} ${problem.message ?? 'is invalid'}`);
     throw mismatch(problems.join('; '), { stage: 'ai', problems });
   }
   // The contract's root "type": "object" makes a valid answer an object.
