@@ -24,7 +24,7 @@ describe('capture quality report', () => {
 
   const quality = async (path: string, extra: Record<string, unknown> = {}): Promise<CaptureQuality> => {
     const result = await service.client.captureJson({
-      url: `${fixtures.url}/insight/${path}`,
+      url: path.startsWith('/') ? `${fixtures.url}${path}` : `${fixtures.url}/insight/${path}`,
       viewportWidth: 1024,
       viewportHeight: 700,
       ...extra,
@@ -91,6 +91,14 @@ describe('capture quality report', () => {
     expect(finding.images.map((image) => image.selector)).toEqual(['img#gone', 'img.thumb.broken']);
     expect(finding.images[0]!.src).toBe(`${fixtures.url}/insight/no-such-picture.png`);
     expect(report.findings[0]!.message).toContain('img#gone');
+  });
+
+  it('finds lazy images a full page left unloaded, says how to load them, and passes with fullPageScroll', async () => {
+    // lazy.html: 28 loading=lazy images from 3 900 px down.
+    const report = await quality('/lazy.html', { fullPage: true });
+    expect(checks(report)).toEqual(['imagesNotLoaded']);
+    expect(report.findings[0]!.message).toContain('fullPageScroll=true');
+    expect(await quality('/lazy.html', { fullPage: true, fullPageScroll: true })).toEqual({ ok: true, findings: [] });
   });
 
   it('leaves out a broken image outside the captured area (it is not in the picture)', async () => {

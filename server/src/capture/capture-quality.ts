@@ -42,7 +42,16 @@ interface PageFindings {
   height: number;
   /** No visible text and no visible picture in the area. */
   empty: boolean;
-  brokenImages: Array<{ src: string; selector: string; x: number; y: number; width: number; height: number; loading: boolean }>;
+  brokenImages: Array<{
+    src: string;
+    selector: string;
+    x: number;
+    y: number;
+    width: number;
+    height: number;
+    loading: boolean;
+    lazy: boolean;
+  }>;
   brokenImageCount: number;
   overlays: Array<{ selector: string; position: string; share: number; x: number; y: number; width: number; height: number }>;
   failedFonts: string[];
@@ -120,6 +129,7 @@ function inspectPage(args: PageCheckArgs): PageFindings {
         width: Math.round(box.width),
         height: Math.round(box.height),
         loading: !image.complete,
+        lazy: image.loading === 'lazy',
       });
     }
   }
@@ -298,7 +308,11 @@ export async function readCaptureQuality(page: Page, { options, probe, file }: Q
   if (pixelsMatter && found.brokenImageCount > 0) {
     findings.push({
       check: 'imagesNotLoaded',
-      message: `${found.brokenImageCount} image${found.brokenImageCount === 1 ? '' : 's'} in ${where} had no picture when it was captured: ${found.brokenImages.map((image) => `${image.selector} (${image.src || 'no src'}) at ${image.x},${image.y}`).join('; ')}`,
+      message: `${found.brokenImageCount} image${found.brokenImageCount === 1 ? '' : 's'} in ${where} had no picture when it was captured: ${found.brokenImages.map((image) => `${image.selector} (${image.src || 'no src'}) at ${image.x},${image.y}`).join('; ')}${
+        found.brokenImages.some((image) => image.lazy) && !options.fullPageScroll
+          ? ' (loading=lazy images: fullPageScroll=true scrolls through the page so that they load)'
+          : ''
+      }`,
       count: found.brokenImageCount,
       images: found.brokenImages,
     });
