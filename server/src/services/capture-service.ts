@@ -1,4 +1,4 @@
-import { captureBudgetMs, isContentFormat, MIME_TYPES, type CaptureOptions } from '@rendershot/contract';
+import { captureBudgetMs, isContentFormat, type CaptureOptions } from '@rendershot/contract';
 import type { Logger } from 'pino';
 import type { Page } from 'puppeteer';
 import { ApiError, errors } from '../errors.js';
@@ -6,7 +6,7 @@ import type { ContentFilters } from '../capture/content-filters/index.js';
 import type { FairScheduler } from '../capture/fair-scheduler.js';
 import { ClientGoneError, Renderer } from '../capture/renderer.js';
 import { finishInsight } from '../capture/page-insight.js';
-import { AiResultCache } from './ai-result-cache.js';
+import { CaptureAnalysis } from './capture-analysis.js';
 import { checkAiSchema } from './ai-schema.js';
 import { captureFailure } from './capture-failures.js';
 import type { CreditRepository, LedgerEntry } from '../store/credit-repository.js';
@@ -109,11 +109,13 @@ export class CaptureService {
     this.logger = dependencies.logger;
     this.checkDestination = dependencies.checkDestination;
     this.contentFilters = dependencies.contentFilters;
+    this.analysis = new CaptureAnalysis(this.ai);
   }
 
   private readonly contentFilters: ContentFilters;
 
-  private readonly aiCache = new AiResultCache();
+  /** The AI step (openaiSchema, the AI cache): capture-analysis.ts. */
+  private readonly analysis: CaptureAnalysis;
 
   private readonly checkDestination: CaptureServiceDependencies['checkDestination'];
 
@@ -336,21 +338,13 @@ export class CaptureService {
     const delivery: Delivery = {};
     if (job.analysis) {
       const started = Date.now();
-      // A pdf or a content format is analysed from a PNG of the same page.
-      const notImage = !render.mime.startsWith('image/');
-      const image = notImage ? render.analysisPng : render.buffer;
-      if (!image) throw new ApiError('INTERNAL_ERROR', 'AI analysis failed: no image of the page was kept for the file; nothing was charged');
-      const { prompt, providerKey, schema } = job.analysis;
-      const { options } = command;
-      // With cacheEnabled, the same picture asked the same question is answered from the AI cache (ai-result-cache.ts).
-      const cacheKey = options.cacheEnabled
-        ? AiResultCache.keyFor({ organizationId: job.entry.organizationId, providerKey, model: this.ai.model, prompt, image, ...(schema ? { schema } : {}) })
-        : undefined;
-      delivery.aiResult = cacheKey ? this.aiCache.get(cacheKey, options.cacheTtl) : undefined;
-      if (!delivery.aiResult) {
-        delivery.aiResult = await this.ai.analyze({ prompt, image, imageMime: notImage ? MIME_TYPES.png : render.mime, providerKey, signal: command.signal, ...(schema ? { schema } : {}) });
-        if (cacheKey) this.aiCache.set(cacheKey, delivery.aiResult, options.cacheTtl);
-      }
+      const { cacheEnabled, cacheTtl } = command.options;
+      delivery.aiResult = await this.analysis.run(job.analysis, {
+        organizationId: job.entry.organizationId,
+        render,
+        cache: { enabled: cacheEnabled, ttlSeconds: cacheTtl },
+        signal: command.signal,
+      });
       timings.ai = Date.now() - started;
     }
     if (job.storage) {
