@@ -130,6 +130,14 @@ describe('capture quality report', () => {
     expect(finding.heightAfter).toBeGreaterThan(finding.heightBefore);
   });
 
+  it('never fails a capture because the page broke the DOM APIs the readers use', async () => {
+    const result = await service.client.captureJson({ url: `${fixtures.url}/insight/hostile.html`, metadata: true, viewportWidth: 640, viewportHeight: 400 });
+    expect(result.data.quality).toEqual({ ok: true, findings: [] });
+    expect(result.data.metadata!.httpStatus).toBe(200);
+    const markdown = await service.client.captureJson({ url: `${fixtures.url}/insight/hostile.html`, format: 'markdown' });
+    expect(markdown.data.content).toContain('This page breaks the APIs a reader would call.');
+  });
+
   it('keeps the report on a cache hit and in inline html mode', async () => {
     const html = '<body style="margin:0;background:#123456"></body>';
     const first = await service.client.captureJson({ html, viewportWidth: 300, viewportHeight: 200, cacheEnabled: true });

@@ -1,7 +1,7 @@
 import { INSIGHT_LIMITS, isContentFormat, type CaptureOptions, type CaptureQuality, type QualityFinding } from '@rendershot/contract';
 import type { Page } from 'puppeteer';
 import { isOneColour } from './blank-image.js';
-import { inspectPage, type PageCheckArgs } from './quality-page-scan.js';
+import { inspectPage, type PageCheckArgs, type PageFindings } from './quality-page-scan.js';
 import { ApiError } from '../errors.js';
 
 /**
@@ -29,12 +29,14 @@ function contentHeight(): number {
 }
 
 export interface QualityProbe {
-  heightBefore: number;
+  /** null when the page would not say (a page that broke its own DOM APIs): stillGrowing is then not judged. */
+  heightBefore: number | null;
 }
 
 /** Taken right before the file: the document height the stillGrowing check compares with. */
 export async function probeBeforeCapture(page: Page): Promise<QualityProbe> {
-  return { heightBefore: await page.evaluate(contentHeight) };
+  // The report never fails a capture: a page that broke the DOM APIs it needs just gets fewer checks.
+  return { heightBefore: await page.evaluate(contentHeight).catch(() => null) };
 }
 const IMAGE_MIMES = new Set(['image/png', 'image/jpeg', 'image/webp']);
 
@@ -52,7 +54,9 @@ export async function readCaptureQuality(page: Page, { options, probe, file }: Q
       ? 'document'
       : 'viewport';
   const [found, oneColour] = await Promise.all([
-    page.evaluate(inspectPage, { area, listed: LISTED, columns: GRID_COLUMNS, rows: GRID_ROWS, overlayShare: INSIGHT_LIMITS.overlayShare }),
+    page
+      .evaluate(inspectPage, { area, listed: LISTED, columns: GRID_COLUMNS, rows: GRID_ROWS, overlayShare: INSIGHT_LIMITS.overlayShare })
+      .catch((): PageFindings => ({ height: 0, empty: false, brokenImages: [], brokenImageCount: 0, overlays: [], failedFonts: [] })),
     IMAGE_MIMES.has(file.mime) ? isOneColour(file.buffer) : Promise.resolve(undefined),
   ]);
   const findings: QualityFinding[] = [];
@@ -96,7 +100,7 @@ export async function readCaptureQuality(page: Page, { options, probe, file }: Q
       families: found.failedFonts,
     });
   }
-  if (found.height > probe.heightBefore) {
+  if (probe.heightBefore !== null && found.height > probe.heightBefore) {
     findings.push({
       check: 'stillGrowing',
       message: `The page was still growing: ${probe.heightBefore} px tall before the capture, ${found.height} px after it`,

@@ -27,14 +27,21 @@ function serializeInPage(args: { selector: string | null; dropHidden: boolean })
   const originals = Array.from(source.querySelectorAll('*'));
   const copies = Array.from(copy.querySelectorAll('*'));
   const drop: Element[] = [];
+  // A page that broke getComputedStyle keeps its hidden elements rather than failing the capture.
+  const hidden = (element: Element) => {
+    try {
+      return getComputedStyle(element).display === 'none';
+    } catch {
+      return false;
+    }
+  };
   originals.forEach((original, index) => {
     const twin = copies[index];
     if (!twin) return;
     // The browser resolves href and src against the document's base URL.
     if (original instanceof HTMLAnchorElement && original.hasAttribute('href')) twin.setAttribute('href', original.href);
     if (original instanceof HTMLImageElement && original.hasAttribute('src')) twin.setAttribute('src', original.currentSrc || original.src);
-    if (args.dropHidden && original.closest('body') && getComputedStyle(original).display === 'none' && !original.closest('template'))
-      drop.push(twin);
+    if (args.dropHidden && original.closest('body') && hidden(original) && !original.closest('template')) drop.push(twin);
   });
   for (const element of drop) element.remove();
   const doctype = !args.selector && document.doctype ? `<!DOCTYPE ${document.doctype.name}>\n` : '';
