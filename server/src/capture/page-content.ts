@@ -66,7 +66,7 @@ function visibleText(selector: string | null): string {
 }
 
 /** Cuts text to at most `maxBytes` of UTF-8 without splitting a character. */
-function cutUtf8(text: string, maxBytes: number): { buffer: Buffer; truncated: boolean } {
+export function cutUtf8(text: string, maxBytes: number): { buffer: Buffer; truncated: boolean } {
   const buffer = Buffer.from(text, 'utf8');
   if (buffer.length <= maxBytes) return { buffer, truncated: false };
   let end = maxBytes;
