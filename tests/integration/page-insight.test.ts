@@ -1,10 +1,11 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import type { CaptureResult, ErrorBody, PageMetadata } from '@rendershot/contract';
 import { Redis } from 'ioredis';
 import { parseHTML } from 'linkedom';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FixtureServer } from '../helpers/fixture-server.js';
+import { startS3, type TestS3 } from '../helpers/s3.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
 
 /**
@@ -304,6 +305,55 @@ describe('page insight: metadata and content formats', () => {
     expect(second.headers['x-cache']).toBe('HIT');
     expect(Buffer.from(second.bytes).equals(Buffer.from(first.bytes))).toBe(true);
     expect(second.headers['x-capture-sha256']).toBe(first.headers['x-capture-sha256']);
+  });
+});
+
+describe('content formats with storage and signed links', () => {
+  let service: TestService;
+  let fixtures: FixtureServer;
+  let s3: TestS3;
+
+  beforeAll(async () => {
+    fixtures = await new FixtureServer().start();
+    s3 = await startS3();
+    service = await startTestService({ credits: 100 });
+  });
+  afterAll(async () => {
+    await service?.stop();
+    await s3?.stop();
+    await fixtures?.stop();
+  });
+
+  it('uploads a markdown file to per-request storage with its content type', async () => {
+    const result = await service.client.captureJson({
+      url: `${fixtures.url}/insight/article.html`,
+      format: 'markdown',
+      requestStorageEnabled: true,
+      requestStorageEndpoint: s3.endpoint,
+      requestStorageAccessKeyId: s3.accessKeyId,
+      requestStorageSecretAccessKey: s3.secretAccessKey,
+      requestStorageBucket: s3.bucket,
+    });
+    const prefix = `${s3.endpoint}/${s3.bucket}/`;
+    expect(result.data.url!.startsWith(prefix)).toBe(true);
+    const key = result.data.url!.slice(prefix.length);
+    expect(key).toMatch(/\.md$/);
+    const stored = await s3.getObject(key);
+    expect(stored.contentType).toBe('text/markdown');
+    expect(stored.bytes.toString('utf8')).toBe(result.data.content);
+  });
+
+  it('answers a signed link with the text of the page, charging one credit', async () => {
+    const created = await service.runtime.apiKeys.create({ organizationId: service.organizationId, name: 'insight links' });
+    const query = new URLSearchParams({ url: `${fixtures.url}/insight/article.html`, format: 'text', keyId: created.id }).toString();
+    const signature = createHmac('sha256', created.signingSecret).update(query, 'utf8').digest('hex');
+    const before = (await service.client.usage()).credits.remaining;
+    const response = await service.get(`/capture?${query}&signature=${signature}`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('text/plain; charset=utf-8');
+    expect(response.headers.get('x-capture-quality')).toBe('ok');
+    expect(await response.text()).toContain('Lighthouses of the North Sea');
+    expect((await service.client.usage()).credits.remaining).toBe(before - 1);
   });
 });
 
