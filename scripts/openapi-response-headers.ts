@@ -20,7 +20,7 @@ const CAPTURE = ['capture', 'captureWithBody'] as const;
 /** /capture and the file of an async capture job, which repeats what the capture saw. */
 const CAPTURE_FILE = [...CAPTURE, 'getCaptureJobFile'] as const;
 /** Responses of /capture that pass authentication, where the throttle has counted the request. */
-const THROTTLED = ['200', '400', '402', '403', '429', '500', '502', '503', '504'] as const;
+const THROTTLED = ['200', '400', '402', '403', '422', '429', '500', '502', '503', '504'] as const;
 /** POST /captures passes the same throttle before its validation (server/src/http/app.ts). */
 const THROTTLED_JOB = ['202', '400', '402', '429', '500', '503'] as const;
 const THROTTLED_OPERATIONS = [...CAPTURE, 'createCaptureJob'] as const;
@@ -41,6 +41,11 @@ export const RESPONSE_HEADERS: readonly ResponseHeaderRow[] = [
   { name: 'X-Capture-Truncated', description: 'true when the image was cut to the full-page budget (FULL_PAGE_MAX_HEIGHT_PX / FULL_PAGE_MAX_PIXELS), else false; also data.page.truncated.', schema: { type: 'string', enum: ['true', 'false'] }, operations: CAPTURE_FILE, statuses: ['200'] },
   { name: 'X-Target-Status', description: 'url captures and their job files: HTTP status of the main document after redirects (also data.page.status); absent for html.', schema: { type: 'integer', minimum: 100, maximum: 599 }, operations: CAPTURE_FILE, statuses: ['200'] },
   { name: 'X-Final-Url', description: 'url captures and their job files: the URL of the captured document after redirects, credentials removed (also data.page.finalUrl); absent for html.', schema: { type: 'string', format: 'uri' }, operations: CAPTURE_FILE, statuses: ['200'] },
+  { name: 'X-Capture-Quality', description: 'ok when the capture quality report found nothing, warn otherwise (data.quality has the findings).', schema: { type: 'string', enum: ['ok', 'warn'] }, operations: CAPTURE, statuses: ['200'] },
+  { name: 'X-Capture-Quality-Findings', description: 'Comma-separated checks that found something (blank, imagesNotLoaded, overlay, fontsFailed, stillGrowing); absent when the report is ok.', schema: { type: 'string' }, operations: CAPTURE, statuses: ['200'] },
+  { name: 'X-Capture-Sha256', description: 'With metadata=true: lowercase hex sha256 of the file (also data.metadata.sha256).', schema: { type: 'string' }, operations: CAPTURE, statuses: ['200'] },
+  { name: 'X-Page-Title', description: 'With metadata=true: the page title, header-safe (non-ASCII and % percent-encoded), cut to 256 bytes.', schema: { type: 'string' }, operations: CAPTURE, statuses: ['200'] },
+  { name: 'X-Page-Language', description: 'With metadata=true: the page language (lang attribute, else Content-Language), when it is a language tag.', schema: { type: 'string' }, operations: CAPTURE, statuses: ['200'] },
   { name: 'X-Service-AI-Result', description: 'With the file: the analysis text, header-safe and cut to fit; only with openaiPrompt.', schema: { type: 'string' }, operations: CAPTURE, statuses: ['200'] },
   { name: 'X-Service-AI-Result-Truncated', description: 'With the file: true when X-Service-AI-Result was cut (the JSON form has the full text).', schema: { type: 'string', enum: ['true', 'false'] }, operations: CAPTURE, statuses: ['200'] },
 ];

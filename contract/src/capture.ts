@@ -6,8 +6,12 @@ import { pageActionFields } from './page-actions.js';
 import { PAGINATED_ONLY_PDF_FIELDS, pdfFields } from './pdf-options.js';
 import { withOpenApi } from './openapi-meta.js';
 import { booleanParam, enumParam, listParam, numberParam, optionalNumberParam, stringParam } from './params.js';
+import { CaptureQualitySchema, CONTENT_FORMATS, CONTENT_MIME_TYPES, PageMetadataSchema, pageInsightFields } from './page-insight.js';
 
-export const FORMATS = ['png', 'webp', 'jpeg', 'pdf'] as const;
+export const IMAGE_FORMATS = ['png', 'webp', 'jpeg'] as const;
+export type ImageFormat = (typeof IMAGE_FORMATS)[number];
+/** Images, pdf, and the page's content (issue #33: html, markdown, text, mhtml). */
+export const FORMATS = [...IMAGE_FORMATS, 'pdf', ...CONTENT_FORMATS] as const;
 export type CaptureFormat = (typeof FORMATS)[number];
 export const PDF_PAGE_LAYOUTS = ['paginated', 'single'] as const;
 export const THEMES = ['light', 'dark', 'auto'] as const;
@@ -20,6 +24,7 @@ export const MIME_TYPES: Record<CaptureFormat, string> = {
   webp: 'image/webp',
   jpeg: 'image/jpeg',
   pdf: 'application/pdf',
+  ...CONTENT_MIME_TYPES,
 };
 
 /** Issues carrying this param are reported as MISSING_REQUIRED_FIELD rather than VALIDATION_ERROR. */
@@ -73,7 +78,8 @@ export const captureFields = {
     .describe(`Inline HTML markup to render (HTML mode), URL-encoded; at most ${LIMITS.htmlMaxLength} characters. Exactly one of url or html is required.`),
   apiKey: z.string().optional().describe('API key; may instead be sent in header X-API-Key.'),
 
-  format: enumParam('format', FORMATS, 'png', 'Output format.'),
+  format: enumParam('format', FORMATS, 'png',
+    'Output format: an image (png, webp, jpeg), pdf, or the page\'s content: html (the DOM after scripts), markdown (the main content, via Readability), text (the visible text) or mhtml (Chromium\'s snapshot archive).'),
   pdfPageLayout: enumParam('pdfPageLayout', PDF_PAGE_LAYOUTS, 'paginated',
     'paginated: multi-page A4 with margins (pdfFormat, pdfMargin and the other pdf* options change that); single: one continuous page sized to the document height (viewport height when not full page). Ignored unless format is pdf.'),
   ...pdfFields,
@@ -148,6 +154,8 @@ export const captureFields = {
 
   openaiPrompt: stringParam('openaiPrompt', LIMITS.openaiPromptMaxLength, 'Prompt used to analyze the produced image. Needs a provider key too.'),
   openaiApiKey: stringParam('openaiApiKey', 1_024, 'Analysis-provider key (query fallback; prefer header X-OpenAI-Api-Key). Never stored.'),
+
+  ...pageInsightFields,
 
   latitude: optionalNumberParam('latitude', { min: -90, max: 90 }, 'Emulated latitude, -90 to 90; requires longitude.'),
   longitude: optionalNumberParam('longitude', { min: -180, max: 180 }, 'Emulated longitude, -180 to 180; requires latitude.'),
@@ -227,6 +235,12 @@ export function checkCrossFieldRules(options: RawCaptureOptions, ctx: z.Refineme
     // Chromium's locale override replaces a custom Accept-Language, so one of the two would be ignored silently.
     issue(ctx, 'locale', 'give the language once: either locale or an Accept-Language entry in headers, not both');
   }
+  if (options.openaiSchema !== undefined && options.openaiPrompt === undefined) {
+    issue(ctx, 'openaiSchema', 'openaiSchema needs openaiPrompt (the schema shapes the answer to that prompt)');
+  }
+  if (options.format === 'mhtml' && options.clipSelector !== undefined) {
+    issue(ctx, 'clipSelector', 'clipSelector does not apply to format mhtml (a snapshot of the whole page): leave it out, or use html, text or markdown');
+  }
   if (options.omitBackground && options.format !== 'png' && options.format !== 'webp') {
     issue(ctx, 'omitBackground', 'omitBackground needs format png or webp');
   }
@@ -273,6 +287,9 @@ export const AiResultSchema = z.object({
   model: z.string().describe('The model name'),
 });
 
+/** With openaiSchema, the model's answer parsed and validated: an object of the caller's shape. */
+export const AiResultOrObjectSchema = z.union([AiResultSchema, z.record(z.unknown()).describe('The answer in the shape of openaiSchema')]);
+
 /** What the capture saw (issue #12); also in the headers X-Target-Status, X-Final-Url and X-Capture-Truncated. */
 export const PageReportSchema = withOpenApi(
   z.object({
@@ -297,8 +314,11 @@ export const CaptureResultSchema = withOpenApi(
       fileSize: z.number().int().describe('Size of the file in bytes'),
       url: z.string().url().optional().describe('Storage URL; present when storage is configured'),
       imageData: z.string().optional().describe('Data URI with base64 image data (data:<mime>;base64,<data>); not for pdf'),
-      aiResult: AiResultSchema.optional().describe('Present when openaiPrompt was given'),
+      content: z.string().optional().describe('The file as text, for the content formats html, markdown, text and mhtml (instead of imageData)'),
+      aiResult: AiResultOrObjectSchema.optional().describe('Present when openaiPrompt was given: {text, model}; with openaiSchema, the answer parsed and validated against the schema'),
       page: PageReportSchema.describe('What the capture saw: target status, final URL, title, captured size, truncation'),
+      metadata: PageMetadataSchema.optional().describe('Present when metadata=true'),
+      quality: CaptureQualitySchema.describe('The capture quality report (also X-Capture-Quality)'),
     }),
   }),
   { title: 'CaptureResult' },

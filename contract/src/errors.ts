@@ -28,6 +28,10 @@ export const ERROR_CODES = [
   'PAGE_UNRESPONSIVE',
   'JOB_NOT_FINISHED',
   'PAGE_MEMORY_LIMIT',
+  'CAPTURE_BLANK',
+  'NO_CONTENT',
+  'CONTENT_TOO_LARGE',
+  'AI_RESULT_INVALID',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

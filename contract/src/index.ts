@@ -14,3 +14,4 @@ export * from './error-catalog.js';
 export * from './openapi-examples.js';
 export * from './openapi-security.js';
 export { QUERY_BOOLEAN_WORDS } from './params.js';
+export * from './page-insight.js';

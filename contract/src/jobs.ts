@@ -1,6 +1,7 @@
 import { z } from 'zod';
-import { AiResultSchema, applyPdfOverrides, captureFields, checkCrossFieldRules, PageReportSchema } from './capture.js';
+import { AiResultOrObjectSchema, applyPdfOverrides, captureFields, checkCrossFieldRules, PageReportSchema } from './capture.js';
 import { LIMITS } from './limits.js';
+import { CaptureQualitySchema, PageMetadataSchema } from './page-insight.js';
 import { withOpenApi } from './openapi-meta.js';
 
 export const JOB_STATUSES = ['queued', 'active', 'succeeded', 'failed'] as const;
@@ -57,8 +58,10 @@ export const CaptureJobResultSchema = withOpenApi(
     mime: z.string().describe('Content type of the file, e.g. image/png'),
     fileUrl: z.string().describe('Where to download the file: GET /captures/{jobId}/file (same key)'),
     url: z.string().optional().describe('Storage URL; present when storage was used'),
-    aiResult: AiResultSchema.optional().describe('Present when openaiPrompt was given'),
+    aiResult: AiResultOrObjectSchema.optional().describe('Present when openaiPrompt was given ({text, model}; with openaiSchema, the parsed answer)'),
     page: PageReportSchema.optional().describe('What the capture saw: target status, final URL, title, captured size, truncation'),
+    metadata: PageMetadataSchema.optional().describe('Present when metadata=true'),
+    quality: CaptureQualitySchema.optional().describe('The capture quality report'),
   }),
   { title: 'CaptureJobResult' },
 );

@@ -26,9 +26,11 @@ const captureResponses = {
   402: ErrorBodySchema,
   403: ErrorBodySchema,
   // PAGE_MEMORY_LIMIT: the page's renderer used more than RENDERER_MEMORY_LIMIT_MB and was ended; nothing charged.
+  // CAPTURE_BLANK (failOnBlank), NO_CONTENT and CONTENT_TOO_LARGE (content formats).
   422: ErrorBodySchema,
   429: ErrorBodySchema,
   500: ErrorBodySchema,
+  // AI_RESULT_INVALID: the model's answer does not match openaiSchema.
   // TARGET_HTTP_ERROR: failOnHttpError and a 4xx/5xx target.
   502: ErrorBodySchema,
   503: ErrorBodySchema,

@@ -9,6 +9,8 @@ export interface RecordedCompletion {
   prompt: string | undefined;
   /** The image part's data URL (data:<mime>;base64,…). */
   imageUrl: string | undefined;
+  /** The structured-output request (`response_format`), when one was sent. */
+  responseFormat: unknown;
   /** Problems with the request's shape; empty when it is what the service should send. */
   problems: string[];
 }
@@ -116,7 +118,7 @@ export class OpenAiStub {
 
   private record(req: IncomingMessage, text: string): RecordedCompletion {
     const problems: string[] = [];
-    let body: { model?: string; messages?: Array<{ role?: string; content?: ContentPart[] | string }> } = {};
+    let body: { model?: string; messages?: Array<{ role?: string; content?: ContentPart[] | string }>; response_format?: unknown } = {};
     try {
       body = JSON.parse(text) as typeof body;
     } catch {
@@ -131,7 +133,7 @@ export class OpenAiStub {
     if (!imageUrl || !/^data:image\/(png|jpeg|webp);base64,[A-Za-z0-9+/]+=*$/.test(imageUrl))
       problems.push('no data:image/…;base64 image part');
     if (!body.model) problems.push('no model');
-    return { authorization: req.headers.authorization, model: body.model, prompt, imageUrl, problems };
+    return { authorization: req.headers.authorization, model: body.model, prompt, imageUrl, responseFormat: body.response_format, problems };
   }
 
   private json(res: ServerResponse, status: number, body: unknown) {

@@ -382,6 +382,35 @@ describe('the dashboard in a real browser', () => {
     expect(await text(page, '#pg-result .alert-error')).toContain('401 INVALID_API_KEY. Invalid API key');
   });
 
+  it('playground: shows the quality report and the metadata beside the result, and markdown as text (issue #33)', async () => {
+    const key = (await service.runtime.apiKeys.create({ organizationId: service.organizationId, userId: ownerId, name: 'Insight key' })).key;
+    await page.goto(`${base}/playground`, { waitUntil: 'domcontentloaded' });
+    await page.$eval('#pg-key', (el) => ((el as HTMLInputElement).value = ''));
+    await page.type('#pg-key', key);
+    await page.click('label[for="pg-source-html"]');
+    await page.click('#metadata');
+    await page.$eval('#pg-html', (el) => ((el as HTMLTextAreaElement).value = ''));
+    // The title is markup on purpose: it must come out as text.
+    await page.type('#pg-html', '<html lang="sv"><title>&lt;b&gt;Insight&lt;/b&gt;</title><h1>Insight</h1><img src="/missing.png" width="50" height="50" alt="x"></html>');
+    await page.type('#viewportWidth', '480');
+    await page.type('#viewportHeight', '320');
+    await page.click('#pg-submit');
+    await page.waitForSelector('#pg-insight dl', { timeout: 45_000 });
+    expect(await text(page, '#pg-quality')).toBe('Quality: warn');
+    expect(await text(page, '#pg-insight .pg-findings')).toContain('imagesNotLoaded: 1 image in the viewport had no picture');
+    const terms = await page.$$eval('#pg-insight dt', (dts) => dts.map((dt) => [dt.textContent, dt.nextElementSibling!.textContent]));
+    expect(terms).toContainEqual(['Title', '<b>Insight</b>']);
+    expect(terms).toContainEqual(['Language', 'sv']);
+    expect(await page.$$eval('#pg-insight b', (bold) => bold.length)).toBe(0);
+    expect(await page.$eval('#pg-result img', (img) => (img as HTMLImageElement).src.startsWith('blob:'))).toBe(true);
+    expect(await text(page, '#pg-curl')).toContain('-d metadata=true');
+
+    await page.select('#format', 'markdown');
+    await page.click('#pg-submit');
+    await page.waitForSelector('#pg-result pre.pg-content', { timeout: 45_000 });
+    expect(await text(page, '#pg-result pre.pg-content')).toContain('Insight');
+  });
+
   it('playground: offers the page actions and, for pdf only, the pdf options, and puts them in the snippets', async () => {
     await page.goto(`${base}/playground`, { waitUntil: 'domcontentloaded' });
     expect(await page.$eval('#pdfFormat', (el) => (el.closest('[data-format]') as HTMLElement).hidden)).toBe(true);

@@ -88,7 +88,7 @@ describe.each(DATABASE_KINDS)('validation of every rule (%s)', (database) => {
   it('reports the rejected value and lists valid values for enums', async () => {
     const response = await service.get(`/capture?html=x&format=gif`, { headers: { 'X-API-Key': service.apiKey } });
     const body = (await response.json()) as { error: { details: Array<{ field: string; message: string; value: unknown }> } };
-    expect(body.error.details).toEqual([{ field: 'format', message: 'format must be one of: png, webp, jpeg, pdf', value: 'gif' }]);
+    expect(body.error.details).toEqual([{ field: 'format', message: 'format must be one of: png, webp, jpeg, pdf, html, markdown, text, mhtml', value: 'gif' }]);
   });
 
   it('never echoes a rejected secret', async () => {

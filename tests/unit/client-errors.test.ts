@@ -227,6 +227,7 @@ describe('client retry', () => {
       fileSize: 3,
       imageData: 'data:image/png;base64,AAAA',
       page: { status: 200, finalUrl: 'https://example.com/', title: 'Example', width: 1920, height: 1080, truncated: false },
+      quality: { ok: true, findings: [] },
     },
   };
   const jsonOk: CannedResponse = { status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify(captureResult) };

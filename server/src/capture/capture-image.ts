@@ -1,4 +1,4 @@
-import { MIME_TYPES, type CaptureOptions } from '@rendershot/contract';
+import { MIME_TYPES, type CaptureOptions, type ImageFormat } from '@rendershot/contract';
 import type { ElementHandle, Page } from 'puppeteer';
 import { ApiError } from '../errors.js';
 import type { Slot } from './context-pool.js';
@@ -26,7 +26,7 @@ export const MAX_OUTPUT_WIDTH_PX = FRAME_LIMIT_PX;
 /** Rendered CSS pixels past which the slot's context is replaced after the capture (4 × a 1080p screen). */
 const LARGE_RENDER_PIXELS = 4 * 1920 * 1080;
 
-type ImageType = Exclude<CaptureOptions['format'], 'pdf'>;
+type ImageType = ImageFormat;
 
 interface Shot {
   buffer: Uint8Array;

@@ -41,7 +41,7 @@ async function capturedSize(page: Page, options: CaptureOptions): Promise<{ widt
 }
 
 /** A URL's user name and password never leave the service (issue #15), nor in a header. */
-function withoutCredentials(url: string): string {
+export function withoutCredentials(url: string): string {
   try {
     const parsed = new URL(url);
     if (!parsed.username && !parsed.password) return url;

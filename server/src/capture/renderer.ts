@@ -3,13 +3,15 @@ import type { HTTPRequest, HTTPResponse, Page } from 'puppeteer';
 import { ApiError } from '../errors.js';
 import type { BrowserManager } from './browser-manager.js';
 import { PoolSaturatedError, type ContextPool, type Slot } from './context-pool.js';
-import { captureImage } from './capture-image.js';
-import { capturePdf } from './capture-pdf.js';
+import { captureFile } from './capture-output.js';
+import { probeBeforeCapture } from './capture-quality.js';
 import { invalidSelectors } from './page-actions.js';
 import { assertTargetStatus } from './fail-conditions.js';
 import { ScriptStillRunningError } from './page-interactions.js';
 import { preparePage, type RequestFilter } from './page-setup.js';
 import { pageReport, type PageReport } from './page-report.js';
+import { recordPageEvents, type PageEventRecorder } from './page-events.js';
+import { readPageInsight, type PageInsight } from './page-insight.js';
 import type { FullPageBudget } from './full-page-plan.js';
 import { compactRenderResult } from './png-encoder.js';
 import type { RenderResult } from './render-result.js';
@@ -46,8 +48,8 @@ export interface RenderRequest {
   pageCrash?: Promise<never>;
 }
 
-/** A finished capture: the file and what the page was (page-report.ts). */
-export type RenderedCapture = RenderResult & { page: PageReport };
+/** A finished capture: the file, what the page was (page-report.ts), its quality and metadata (page-insight.ts). */
+export type RenderedCapture = RenderResult & { page: PageReport } & PageInsight;
 
 export type { RenderResult } from './render-result.js';
 export { CaptureTimeoutError, ClientGoneError } from './stage-guard.js';
@@ -172,6 +174,7 @@ export class Renderer {
     }
     mark('queue', started);
     let stopFiltering: () => void = () => undefined;
+    let events: PageEventRecorder | undefined;
     const crash = watchPageCrash(slot.page, this.options.explainCrash);
     const hang = this.options.unresponsiveTimeoutMs ? watchResponsiveness(slot.page, slot.session, { timeoutMs: this.options.unresponsiveTimeoutMs }) : undefined;
     request = { ...request, pageCrash: hang ? Promise.race([hang.unresponsive, crash.crashed]) : crash.crashed };
@@ -184,6 +187,8 @@ export class Renderer {
       await guard(assertValidSelectors(page, options), request, 'preparing the page');
       if (request.beforeNavigate) await guard(request.beforeNavigate(page), request, 'preparing the page');
       mark('setup', started);
+      // Console errors and failed requests, for metadata=true (page-events.ts).
+      if (options.metadata) events = recordPageEvents(page);
 
       started = Date.now();
       // The last URL the main frame navigated to (each redirect hop is a new request).
@@ -225,13 +230,15 @@ export class Renderer {
       mark('wait', started);
 
       started = Date.now();
-      const file = await guard(
-        options.format === 'pdf' ? capturePdf(slot, options, remainingMs(request, 200)) : captureImage(slot, options, this.options.fullPageBudget, request.deadline - STITCH_RESERVE_MS),
-        request,
-        'capturing',
-      );
-      const result: RenderedCapture = { ...file, page: await guard(pageReport(page, options, response, file.truncated === true), request, 'capturing') };
+      const probe = await guard(probeBeforeCapture(page), request, 'capturing');
+      const limits = { fullPageBudget: this.options.fullPageBudget, stopBy: request.deadline - STITCH_RESERVE_MS, pdfTimeoutMs: remainingMs(request, 200) };
+      const file = await guard(captureFile(slot, options, limits), request, 'capturing');
+      const report = await guard(pageReport(page, options, response, file.truncated === true), request, 'capturing');
       mark('capture', started);
+      started = Date.now();
+      const insight = await guard(readPageInsight(slot, options, response, file, probe, events?.log), request, 'inspecting the capture');
+      mark('insight', started);
+      const result: RenderedCapture = { ...file, page: report, ...insight };
       if (this.manager.noteCapture()) this.manager.retire();
       return result;
     } catch (error) {
@@ -250,6 +257,7 @@ export class Renderer {
       crash.stop();
       hang?.stop();
       stopFiltering();
+      events?.stop();
       await request.cleanup?.().catch(() => (slot.doubtful = true));
       if (slot.page.isClosed() || !slot.browser.connected) slot.doubtful = true;
       else if (!slot.doubtful) await slot.page.setRequestInterception(false).catch(() => (slot.doubtful = true));

@@ -1,10 +1,11 @@
 import { Readable } from 'node:stream';
-import type { CaptureOptions, CaptureResult, PageReport } from '@rendershot/contract';
+import { isContentFormat, type CaptureOptions, type CaptureResult, type PageReport } from '@rendershot/contract';
 import type { Response } from 'express';
 import { ApiError } from '../errors.js';
-import { aiResultHeader } from '../services/ai-analysis.js';
+import { aiResultBody, aiResultHeader } from '../services/ai-analysis.js';
 import type { CaptureFile, CaptureService } from '../services/capture-service.js';
 import { observeCapture } from './capture-metrics.js';
+import { contentTypeOf, setInsightHeaders } from './insight-headers.js';
 import { contextOf } from './request-context.js';
 
 /** The signal that tells a capture its client has gone: a closed socket before the response finished. */
@@ -43,6 +44,7 @@ export function setPageHeaders(res: Response, page: PageReport): void {
 function setCommonHeaders(res: Response, file: CaptureFile) {
   res.setHeader('X-Request-Id', file.requestId);
   setPageHeaders(res, file.page);
+  setInsightHeaders(res, file);
   if (file.cache) res.setHeader('X-Cache', file.cache);
   if (file.storageUrl) res.setHeader('X-Storage-Url', file.storageUrl);
   const timing = Object.entries(file.timings).map(([stage, ms]) => `${stage};dur=${ms}`);
@@ -58,9 +60,11 @@ export function toJsonResult(file: CaptureFile, format: CaptureOptions['format']
       processingTime: file.processingTime,
       fileSize: file.buffer.length,
       ...(file.storageUrl ? { url: file.storageUrl } : {}),
-      ...(format !== 'pdf' ? { imageData: `data:${file.mime};base64,${file.buffer.toString('base64')}` } : {}),
-      ...(file.aiResult ? { aiResult: file.aiResult } : {}),
+      ...(isContentFormat(format) ? { content: file.buffer.toString('utf8') } : format !== 'pdf' ? { imageData: `data:${file.mime};base64,${file.buffer.toString('base64')}` } : {}),
+      ...(file.aiResult ? { aiResult: aiResultBody(file.aiResult) } : {}),
       page: file.page,
+      quality: file.quality,
+      ...(file.metadata ? { metadata: file.metadata } : {}),
     },
   };
 }
@@ -70,7 +74,7 @@ export function toJsonResult(file: CaptureFile, format: CaptureOptions['format']
  * is typed as the route's declared 200 (the JSON form) only to satisfy the contract's types.
  */
 function binaryBody(res: Response, file: CaptureFile): CaptureResult {
-  res.setHeader('Content-Type', file.mime);
+  res.setHeader('Content-Type', contentTypeOf(file.mime));
   res.setHeader('Content-Disposition', `inline; filename="${file.fileName}"`);
   res.setHeader('Content-Length', String(file.buffer.length));
   if (file.aiResult) {

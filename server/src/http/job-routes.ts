@@ -7,6 +7,7 @@ import { statusPath } from '../jobs/capture-jobs.js';
 import type { CaptureService } from '../services/capture-service.js';
 import type { CreditRepository } from '../store/credit-repository.js';
 import { setPageHeaders } from './capture-routes.js';
+import { contentTypeOf } from './insight-headers.js';
 import { contextOf } from './request-context.js';
 
 export interface JobRouteDependencies {
@@ -81,7 +82,7 @@ export function jobHandlers(deps: JobRouteDependencies) {
       const { organizationId } = organizationOf(res);
       const file = await jobs.file(jobId, organizationId);
       // The headers of a binary /capture; X-Request-Id names the request that rendered the file.
-      res.setHeader('Content-Type', file.mime);
+      res.setHeader('Content-Type', contentTypeOf(file.mime));
       res.setHeader('Content-Disposition', `inline; filename="${file.fileName}"`);
       res.setHeader('Content-Length', String(file.buffer.length));
       res.setHeader('X-Capture-Request-Id', file.requestId);

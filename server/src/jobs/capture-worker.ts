@@ -95,6 +95,8 @@ export class CaptureWorker {
         ...(file.storageUrl ? { storageUrl: file.storageUrl } : {}),
         ...(file.aiResult ? { aiResult: file.aiResult } : {}),
         page: file.page,
+        quality: file.quality,
+        ...(file.metadata ? { metadata: file.metadata } : {}),
         file: stored,
       };
     } catch (error) {

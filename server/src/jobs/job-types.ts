@@ -1,5 +1,5 @@
 import type { AiResult } from '../services/ai-analysis.js';
-import type { CaptureOptions, PageReport } from '@rendershot/contract';
+import type { CaptureOptions, CaptureQuality, PageMetadata, PageReport } from '@rendershot/contract';
 import type { FairShare } from '../capture/fair-scheduler.js';
 
 export const CAPTURE_QUEUE = 'captures';
@@ -39,6 +39,9 @@ export interface CaptureJobOutcome {
   storageUrl?: string;
   aiResult?: AiResult;
   page?: PageReport;
+  /** Issue #33: the quality report, and the metadata with metadata=true. */
+  quality?: CaptureQuality;
+  metadata?: PageMetadata;
   file: StoredFile;
 }
 

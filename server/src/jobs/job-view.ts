@@ -1,5 +1,6 @@
 import type { CaptureJobData, JobStatus } from '@rendershot/contract';
 import type { Job, JobState } from 'bullmq';
+import { aiResultBody } from '../services/ai-analysis.js';
 import type { CaptureJobFailure, CaptureJobOutcome, CaptureJobPayload } from './job-types.js';
 
 const STATUS_OF: Partial<Record<JobState | 'unknown', JobStatus>> = {
@@ -38,8 +39,10 @@ export function jobView(job: Job<CaptureJobPayload, CaptureJobOutcome>, state: J
       mime: outcome.mime,
       fileUrl,
       ...(outcome.storageUrl ? { url: outcome.storageUrl } : {}),
-      ...(outcome.aiResult ? { aiResult: outcome.aiResult } : {}),
+      ...(outcome.aiResult ? { aiResult: aiResultBody(outcome.aiResult) } : {}),
       ...(outcome.page ? { page: outcome.page } : {}),
+      ...(outcome.quality ? { quality: outcome.quality } : {}),
+      ...(outcome.metadata ? { metadata: outcome.metadata } : {}),
     };
   }
   if (status === 'failed') view.error = failureOf(job);

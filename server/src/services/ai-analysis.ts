@@ -1,5 +1,6 @@
 import OpenAI from 'openai';
 import { ApiError } from '../errors.js';
+import { parseAiAnswer, responseFormatFor } from './ai-schema.js';
 
 /** Where requests go when OPENAI_BASE_URL is not set. */
 export const DEFAULT_OPENAI_BASE_URL = 'https://api.openai.com/v1';
@@ -23,12 +24,16 @@ export interface AnalysisRequest {
   imageMime: string;
   /** The caller's provider key: used for this one call, never stored or logged. */
   providerKey: string;
+  /** openaiSchema: the answer's JSON Schema (as text), sent as a structured output and checked (ai-schema.ts). */
+  schema?: string;
   signal?: AbortSignal;
 }
 
 export interface AiResult {
   text: string;
   model: string;
+  /** With openaiSchema: the answer parsed and validated; the caller gets it as aiResult itself. */
+  data?: Record<string, unknown>;
 }
 
 /** Why the provider refused, by HTTP status. */
@@ -80,6 +85,7 @@ export class AiAnalyzer {
               ],
             },
           ],
+          ...(request.schema ? { response_format: responseFormatFor(request.schema) } : {}),
         },
         request.signal ? { signal: request.signal } : {},
       );
@@ -92,7 +98,8 @@ export class AiAnalyzer {
         logDetail: { stage: 'ai', model: this.options.model, finishReason: completion.choices?.[0]?.finish_reason },
       });
     }
-    return { text, model: completion.model || this.options.model };
+    const model = completion.model || this.options.model;
+    return request.schema ? { text, model, data: parseAiAnswer(request.schema, text) } : { text, model };
   }
 
   private failure(error: unknown): ApiError {
@@ -120,6 +127,11 @@ export class AiAnalyzer {
     logDetail.errorName = error instanceof Error ? error.name : typeof error;
     return fail('unexpected error');
   }
+}
+
+/** data.aiResult: {text, model}, or with openaiSchema the parsed answer itself. */
+export function aiResultBody(result: AiResult): Record<string, unknown> {
+  return result.data ?? { text: result.text, model: result.model };
 }
 
 /**

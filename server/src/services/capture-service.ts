@@ -1,10 +1,13 @@
-import { captureBudgetMs, MIME_TYPES, type CaptureOptions } from '@rendershot/contract';
+import { captureBudgetMs, isContentFormat, type CaptureOptions } from '@rendershot/contract';
 import type { Logger } from 'pino';
 import type { Page } from 'puppeteer';
 import { ApiError, errors } from '../errors.js';
 import type { ContentFilters } from '../capture/content-filters/index.js';
 import type { FairScheduler } from '../capture/fair-scheduler.js';
 import { ClientGoneError, Renderer } from '../capture/renderer.js';
+import { finishInsight } from '../capture/page-insight.js';
+import { CaptureAnalysis } from './capture-analysis.js';
+import { checkAiSchema } from './ai-schema.js';
 import { captureFailure } from './capture-failures.js';
 import type { CreditRepository, LedgerEntry } from '../store/credit-repository.js';
 import type { StorageConfigRepository } from '../store/storage-config-repository.js';
@@ -49,7 +52,7 @@ interface Job {
   started: number;
   entry: LedgerEntry;
   timings: Record<string, number>;
-  analysis?: { prompt: string; providerKey: string };
+  analysis?: { prompt: string; providerKey: string; schema?: string };
   storage?: StorageTarget;
 }
 
@@ -59,6 +62,9 @@ interface Delivery {
   storedIn?: CaptureFile['storedIn'];
   aiResult?: AiResult;
 }
+
+/** The quality report and metadata of a render, as the answer carries them. */
+const insightOf = (render: CachedRender) => ({ quality: render.quality, ...(render.metadata ? { metadata: render.metadata } : {}) });
 
 /** Waits for another request's render, unless this request's client leaves first. */
 function waitForFlight(flight: Flight, signal: AbortSignal): Promise<CachedRender> {
@@ -107,11 +113,15 @@ export class CaptureService {
     this.checkDestination = dependencies.checkDestination;
     this.contentFilters = dependencies.contentFilters;
     this.concurrency = dependencies.concurrency;
+    this.analysis = new CaptureAnalysis(this.ai);
   }
 
   private readonly concurrency: ConcurrencyGate | undefined;
 
   private readonly contentFilters: ContentFilters;
+
+  /** The AI step (openaiSchema, the AI cache): capture-analysis.ts. */
+  private readonly analysis: CaptureAnalysis;
 
   private readonly checkDestination: CaptureServiceDependencies['checkDestination'];
 
@@ -124,6 +134,7 @@ export class CaptureService {
     requireOrganization(command.key);
     const { options } = command;
     const providerKey = checkProviderKeyRule(options, command.providerKeyHeader);
+    checkAiSchema(options.openaiSchema);
     // A clean 400 before any work for what is known to be refused; the egress proxy is the boundary.
     if (options.url !== undefined) await this.checkDestination('url', options.url);
     if (options.proxyUrl !== undefined) await this.checkDestination('proxyUrl', options.proxyUrl);
@@ -151,7 +162,9 @@ export class CaptureService {
         userAgent: options.userAgent ?? null,
         ...(command.mode ? { mode: command.mode } : {}),
       },
-      ...(options.openaiPrompt !== undefined ? { analysis: { prompt: options.openaiPrompt, providerKey: providerKey! } } : {}),
+      ...(options.openaiPrompt !== undefined
+        ? { analysis: { prompt: options.openaiPrompt, providerKey: providerKey!, ...(options.openaiSchema ? { schema: options.openaiSchema } : {}) } }
+        : {}),
     };
     const storage = await this.storageTarget(organizationId, options);
     if (storage) job.storage = storage;
@@ -256,7 +269,7 @@ export class CaptureService {
     try {
       // A pdf is analysed from a PNG of the same page; with caching on it is kept for later hits too.
       let analysisPng: Buffer | undefined;
-      const wantsPng = options.format === 'pdf' && (job.analysis !== undefined || options.cacheEnabled);
+      const wantsPng = (options.format === 'pdf' || isContentFormat(options.format)) && (job.analysis !== undefined || options.cacheEnabled);
       const deadline = job.started + captureBudgetMs(this.options.captureTimeoutMs, options);
       // Ads and cookie banners go before the analysis PNG is taken, so that it shows the cleaned page too.
       const filters = await this.contentFilters.hooksFor(options, { deadline, timings });
@@ -292,6 +305,7 @@ export class CaptureService {
         fileName: `capture-${requestId}.${result.extension}`,
         ...(png ? { analysisPng: png } : {}),
         page: result.page,
+        ...finishInsight(result, result.buffer, timings),
         renderedAt: Date.now(),
       };
       const delivery = await this.deliver(job, render);
@@ -300,7 +314,7 @@ export class CaptureService {
       const committed = await this.credits.commit(requestId, { processingMs: processingTime, fileSize: render.buffer.length });
       if (!committed) throw new ApiError('CAPTURE_TIMEOUT', 'The capture outlived its credit reservation (released as stale); nothing was charged', { logDetail: { requestId } });
       onCharged?.(render);
-      return { requestId, fileName: render.fileName, mime: render.mime, buffer: render.buffer, page: render.page, processingTime, timings, ...delivery };
+      return { requestId, fileName: render.fileName, mime: render.mime, buffer: render.buffer, page: render.page, ...insightOf(render), processingTime, timings, ...delivery };
     } catch (error) {
       const mapped = this.mapFailure(error, captureBudgetMs(this.options.captureTimeoutMs, options));
       await this.credits.release(requestId, mapped.code).catch((releaseError: unknown) =>
@@ -330,6 +344,7 @@ export class CaptureService {
       mime: render.mime,
       buffer: render.buffer,
       page: render.page,
+      ...insightOf(render),
       processingTime,
       timings: job.timings,
       ...delivery,
@@ -343,14 +358,11 @@ export class CaptureService {
     const delivery: Delivery = {};
     if (job.analysis) {
       const started = Date.now();
-      const isPdf = render.mime === MIME_TYPES.pdf;
-      const image = isPdf ? render.analysisPng : render.buffer;
-      if (!image) throw new ApiError('INTERNAL_ERROR', 'AI analysis failed: no image of the page was kept for the pdf; nothing was charged');
-      delivery.aiResult = await this.ai.analyze({
-        prompt: job.analysis.prompt,
-        image,
-        imageMime: isPdf ? MIME_TYPES.png : render.mime,
-        providerKey: job.analysis.providerKey,
+      const { cacheEnabled, cacheTtl } = command.options;
+      delivery.aiResult = await this.analysis.run(job.analysis, {
+        organizationId: job.entry.organizationId,
+        render,
+        cache: { enabled: cacheEnabled, ttlSeconds: cacheTtl },
         signal: command.signal,
       });
       timings.ai = Date.now() - started;

@@ -1,4 +1,4 @@
-import type { CaptureOptions, PageReport } from '@rendershot/contract';
+import type { CaptureOptions, CaptureQuality, PageMetadata, PageReport } from '@rendershot/contract';
 import type { AiResult } from './ai-analysis.js';
 import type { AuthenticatedKey } from './api-keys.js';
 
@@ -33,4 +33,8 @@ export interface CaptureFile {
   cache?: 'HIT' | 'MISS';
   /** What the capture saw: X-Target-Status, X-Final-Url, X-Capture-Truncated and data.page. */
   page: PageReport;
+  /** The capture quality report: data.quality and X-Capture-Quality. */
+  quality: CaptureQuality;
+  /** With metadata=true: data.metadata. */
+  metadata?: PageMetadata;
 }

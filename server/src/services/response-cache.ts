@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { paginatedPdfSettings, type CaptureOptions, type PageReport } from '@rendershot/contract';
+import { paginatedPdfSettings, type CaptureOptions, type CaptureQuality, type PageMetadata, type PageReport } from '@rendershot/contract';
 import { LRUCache } from 'lru-cache';
 
 /**
@@ -10,6 +10,7 @@ export const CACHE_KEY_EXCLUDED_FIELDS = [
   'apiKey',
   'openaiApiKey',
   'openaiPrompt',
+  'openaiSchema',
   'proxyPassword',
   'returnFile',
   'cacheEnabled',
@@ -33,6 +34,9 @@ export interface CachedRender {
   analysisPng?: Buffer;
   /** What the first capture saw (status, final URL, size, truncation), repeated on hits. */
   page: PageReport;
+  /** The quality report and metadata (issue #33) of the first capture, repeated on hits. */
+  quality: CaptureQuality;
+  metadata?: PageMetadata;
   /** Epoch ms of the render. */
   renderedAt: number;
 }

@@ -208,6 +208,8 @@
       if ($('#failOnHttpError').checked) list.push(['failOnHttpError', true]);
       if ($('#removeCookieBanners').checked) list.push(['removeCookieBanners', true]);
       if ($('#removeAds').checked) list.push(['removeAds', true]);
+      if ($('#metadata').checked) list.push(['metadata', true]);
+      if ($('#failOnBlank').checked) list.push(['failOnBlank', true]);
       return list;
     }
 
@@ -352,6 +354,79 @@
       return a;
     }
 
+    var CONTENT_FORMATS = ['html', 'markdown', 'text', 'mhtml'];
+    var CONTENT_TYPES = { html: 'text/html;charset=utf-8', markdown: 'text/markdown;charset=utf-8', text: 'text/plain;charset=utf-8', mhtml: 'multipart/related' };
+
+    /** The bytes of a data: URI's base64 payload (the JSON form's imageData). */
+    function dataUriBlob(uri) {
+      var comma = uri.indexOf(',');
+      var binary = atob(uri.slice(comma + 1));
+      var bytes = new Uint8Array(binary.length);
+      for (var i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+      return new Blob([bytes], { type: uri.slice(5, uri.indexOf(';')) });
+    }
+
+    function term(list, name, value) {
+      if (value === null || value === undefined || value === '') return;
+      var dt = document.createElement('dt');
+      dt.textContent = name;
+      var dd = document.createElement('dd');
+      dd.textContent = String(value);
+      list.appendChild(dt);
+      list.appendChild(dd);
+    }
+
+    /**
+     * The quality report and the metadata beside the result. Everything the page wrote (titles,
+     * messages) goes in as text, never as markup.
+     */
+    function showInsight(quality, metadata, headerQuality) {
+      var box = $('#pg-insight');
+      var badge = $('#pg-quality');
+      box.innerHTML = '';
+      var ok = quality ? quality.ok : headerQuality.value === 'ok';
+      badge.textContent = ok ? 'Quality: ok' : 'Quality: warn';
+      var heading = document.createElement('p');
+      heading.textContent = ok ? 'No quality problem found.' : 'Quality findings:';
+      box.appendChild(heading);
+      var findings = quality ? quality.findings : (headerQuality.findings ? headerQuality.findings.split(',').map(function (check) { return { check: check, message: '' }; }) : []);
+      if (findings.length) {
+        var list = document.createElement('ul');
+        list.className = 'pg-findings';
+        findings.forEach(function (finding) {
+          var item = document.createElement('li');
+          var check = document.createElement('strong');
+          check.textContent = finding.check;
+          item.appendChild(check);
+          item.appendChild(document.createTextNode(finding.message ? ': ' + finding.message : ''));
+          list.appendChild(item);
+        });
+        box.appendChild(list);
+      }
+      if (!metadata) return;
+      var dl = document.createElement('dl');
+      term(dl, 'Title', metadata.title);
+      term(dl, 'Description', metadata.description);
+      term(dl, 'Canonical URL', metadata.canonicalUrl);
+      term(dl, 'Language', metadata.language);
+      term(dl, 'HTTP status', metadata.httpStatus);
+      Object.keys(metadata.openGraph || {}).forEach(function (name) {
+        term(dl, 'og:' + name, metadata.openGraph[name]);
+      });
+      Object.keys(metadata.twitter || {}).forEach(function (name) {
+        term(dl, 'twitter:' + name, metadata.twitter[name]);
+      });
+      term(dl, 'Icons', (metadata.icons || []).map(function (icon) { return icon.href; }).join(' '));
+      term(dl, 'Fonts', (metadata.fonts || []).map(function (font) { return font.family + (font.webFont ? ' (web font)' : ''); }).join(', '));
+      term(dl, 'Redirects', (metadata.redirects || []).map(function (hop) { return hop.status + ' ' + hop.url; }).join(' → '));
+      term(dl, 'Console errors', metadata.consoleErrors.count + (metadata.consoleErrors.first.length ? ' (first: ' + metadata.consoleErrors.first[0].message + ')' : ''));
+      term(dl, 'Failed requests', metadata.failedRequests.count + (metadata.failedRequests.first.length ? ' (first: ' + metadata.failedRequests.first[0].url + ', ' + metadata.failedRequests.first[0].reason + ')' : ''));
+      var timings = metadata.timings;
+      term(dl, 'Timings', 'navigation ' + timings.navigation + ' ms · load ' + (timings.load === null ? '–' : timings.load + ' ms') + ' · wait ' + timings.wait + ' ms · capture ' + timings.capture + ' ms');
+      term(dl, 'SHA-256', metadata.sha256);
+      box.appendChild(dl);
+    }
+
     function fileNameOf(response, format) {
       var disposition = response.headers.get('content-disposition') || '';
       var match = /filename="([^"]+)"/.exec(disposition);
@@ -373,10 +448,13 @@
         return;
       }
       var format = $('#format').value;
+      // Everything but a pdf is fetched as JSON, so the quality report and metadata come with the file.
+      var asJson = format !== 'pdf';
       var query = new URLSearchParams();
       list.forEach(function (pair) {
         query.set(pair[0], String(pair[1]));
       });
+      if (asJson) query.set('returnFile', 'false');
       var html = source() === 'html' ? list[0][1] : '';
       // Large HTML goes as a JSON body, like the typed client does (URL length limits).
       var usePost = html.length > 4000;
@@ -384,6 +462,7 @@
       list.forEach(function (pair) {
         body[pair[0]] = pair[1];
       });
+      if (asJson) body.returnFile = false;
       submit.disabled = true;
       submit.setAttribute('aria-busy', 'true');
       submit.textContent = 'Capturing…';
@@ -426,10 +505,22 @@
           showMessage('error', code + '.', message);
           return;
         }
-        var blob = await response.blob();
+        var blob;
+        var fileName;
+        if (asJson) {
+          var data = (await response.json()).data;
+          blob = data.imageData
+            ? dataUriBlob(data.imageData)
+            : new Blob([data.content || ''], { type: CONTENT_TYPES[format] || 'text/plain' });
+          fileName = data.fileName;
+          showInsight(data.quality, data.metadata, null);
+        } else {
+          blob = await response.blob();
+          fileName = fileNameOf(response, format);
+          showInsight(null, null, { value: response.headers.get('x-capture-quality'), findings: response.headers.get('x-capture-quality-findings') });
+        }
         objectUrl = URL.createObjectURL(blob);
         result.classList.remove('is-loading');
-        var fileName = fileNameOf(response, format);
         statusLine.textContent =
           response.status +
           ' OK · ' +
@@ -439,6 +530,11 @@
           (remaining !== null ? ' · ' + remaining + ' requests left in this window' : '');
         if (format === 'pdf') {
           showMessage('success', 'PDF ready.', fileName + ' (' + formatBytes(blob.size) + ')');
+        } else if (CONTENT_FORMATS.indexOf(format) >= 0) {
+          var pre = document.createElement('pre');
+          pre.className = 'pg-content mono';
+          pre.textContent = data.content.length > 20000 ? data.content.slice(0, 20000) + '\n…' : data.content;
+          result.appendChild(pre);
         } else {
           var img = document.createElement('img');
           img.src = objectUrl;

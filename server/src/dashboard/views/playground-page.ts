@@ -119,6 +119,8 @@ export function playgroundPage(ctx: DashboardContext, assets: Assets, hasActiveK
         <div class="field field-check"><input id="failOnHttpError" name="failOnHttpError" type="checkbox"><label for="failOnHttpError">Fail on HTTP error <span class="hint-inline">(4xx/5xx target: 502, free)</span></label></div>
         <div class="field field-check"><input id="removeCookieBanners" name="removeCookieBanners" type="checkbox"><label for="removeCookieBanners">Remove cookie banners</label></div>
         <div class="field field-check"><input id="removeAds" name="removeAds" type="checkbox"><label for="removeAds">Remove ads</label></div>
+        <div class="field field-check"><input id="metadata" name="metadata" type="checkbox"><label for="metadata">Page metadata <span class="hint-inline">(title, OpenGraph, fonts, status, errors)</span></label></div>
+        <div class="field field-check"><input id="failOnBlank" name="failOnBlank" type="checkbox"><label for="failOnBlank">Fail on blank <span class="hint-inline">(a blank capture: 422, free)</span></label></div>
       </fieldset>
       <div class="form-actions">
         <button type="submit" class="button button-primary" id="pg-submit">Capture</button>
@@ -131,6 +133,10 @@ export function playgroundPage(ctx: DashboardContext, assets: Assets, hasActiveK
         <div id="pg-result" class="pg-result" aria-live="polite">
           <p class="muted pg-placeholder">Run a capture to see it here.</p>
         </div>
+      </section>
+      <section class="card" aria-labelledby="pg-insight-title">
+        <div class="card-header"><h2 id="pg-insight-title">Quality and metadata</h2><span class="muted" id="pg-quality" aria-live="polite"></span></div>
+        <div id="pg-insight" class="pg-insight stack"><p class="muted">The capture's quality report (and its metadata, when asked) appear here.</p></div>
       </section>
       <section class="card" aria-labelledby="pg-code-title">
         <div class="card-header"><h2 id="pg-code-title">Code</h2>

@@ -1,0 +1,22 @@
+import { isContentFormat, type CaptureOptions } from '@rendershot/contract';
+import type { Slot } from './context-pool.js';
+import { captureImage } from './capture-image.js';
+import { capturePdf } from './capture-pdf.js';
+import type { FullPageBudget } from './full-page-plan.js';
+import { captureContent } from './page-content.js';
+import type { RenderResult } from './render-result.js';
+
+export interface OutputLimits {
+  fullPageBudget?: FullPageBudget | undefined;
+  /** Epoch ms by which a tiled image must be stitched. */
+  stopBy: number;
+  /** ms left for a pdf. */
+  pdfTimeoutMs: number;
+}
+
+/** The file of one capture, by format: an image, a pdf, or the page's content (issue #33). */
+export function captureFile(slot: Slot, options: CaptureOptions, limits: OutputLimits): Promise<RenderResult> {
+  if (options.format === 'pdf') return capturePdf(slot, options, limits.pdfTimeoutMs);
+  if (isContentFormat(options.format)) return captureContent(slot, options);
+  return captureImage(slot, options, limits.fullPageBudget, limits.stopBy);
+}

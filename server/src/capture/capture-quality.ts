@@ -1,0 +1,121 @@
+import { INSIGHT_LIMITS, isContentFormat, type CaptureOptions, type CaptureQuality, type QualityFinding } from '@rendershot/contract';
+import type { Page } from 'puppeteer';
+import { isOneColour } from './blank-image.js';
+import { inspectPage, type PageCheckArgs, type PageFindings } from './quality-page-scan.js';
+import { ApiError } from '../errors.js';
+
+/**
+ * The quality report of every capture (issue #33): is the file any good? Five checks, each finding
+ * saying what and where:
+ * - blank: the image is one colour (every pixel within a small tolerance of the first: blank-image.ts),
+ *   or, for pdf and mhtml, the document shows no text and no pictures (quality-page-scan.ts);
+ * - imagesNotLoaded: <img> elements in the captured area that are visible but have no picture;
+ * - overlay: a fixed or sticky element still covering more than INSIGHT_LIMITS.overlayShare of the
+ *   viewport *over other content* (sampled on a grid with elementsFromPoint: an app shell that is
+ *   itself fixed, or a fixed background under the content, covers nothing);
+ * - fontsFailed: web fonts the page asked for that failed to load (document.fonts, status "error");
+ * - stillGrowing: the document got taller between the moment before the capture and after it.
+ */
+
+/** Sample grid over the viewport for the overlay check. */
+const GRID_COLUMNS = 16;
+const GRID_ROWS = 10;
+/** Findings of one kind listed by name (the count says how many there were). */
+const LISTED = 5;
+
+/** Runs in the page: the height of the content (not at least the viewport, as the root's scrollHeight is). */
+function contentHeight(): number {
+  return Math.ceil(Math.max(document.documentElement.getBoundingClientRect().height, document.body?.scrollHeight ?? 0));
+}
+
+export interface QualityProbe {
+  /** null when the page would not say (a page that broke its own DOM APIs): stillGrowing is then not judged. */
+  heightBefore: number | null;
+}
+
+/** Taken right before the file: the document height the stillGrowing check compares with. */
+export async function probeBeforeCapture(page: Page): Promise<QualityProbe> {
+  // The report never fails a capture: a page that broke the DOM APIs it needs just gets fewer checks.
+  return { heightBefore: await page.evaluate(contentHeight).catch(() => null) };
+}
+const IMAGE_MIMES = new Set(['image/png', 'image/jpeg', 'image/webp']);
+
+export interface QualityInput {
+  options: CaptureOptions;
+  probe: QualityProbe;
+  /** The file (an image is checked by its pixels). */
+  file: { buffer: Buffer; mime: string };
+}
+
+export async function readCaptureQuality(page: Page, { options, probe, file }: QualityInput): Promise<CaptureQuality> {
+  const area: PageCheckArgs['area'] = options.clipSelector
+    ? { selector: options.clipSelector }
+    : options.fullPage || options.format === 'pdf' || isContentFormat(options.format)
+      ? 'document'
+      : 'viewport';
+  const [found, oneColour] = await Promise.all([
+    page
+      .evaluate(inspectPage, { area, listed: LISTED, columns: GRID_COLUMNS, rows: GRID_ROWS, overlayShare: INSIGHT_LIMITS.overlayShare })
+      .catch((): PageFindings => ({ height: 0, empty: false, brokenImages: [], brokenImageCount: 0, overlays: [], failedFonts: [] })),
+    IMAGE_MIMES.has(file.mime) ? isOneColour(file.buffer) : Promise.resolve(undefined),
+  ]);
+  const findings: QualityFinding[] = [];
+  // html, markdown and text hold the page's words and URLs, not its pixels: what pictures, overlays
+  // and fonts did to the look does not change them (blank is NO_CONTENT there, page-content.ts).
+  const pixelsMatter = options.format === 'mhtml' || !isContentFormat(options.format);
+  const where =
+    area === 'document' ? 'the page' : area === 'viewport' ? 'the viewport' : `the element of clipSelector "${options.clipSelector}"`;
+  // Pixels decide for images; the document decides for pdf and content (and when the image could not be read).
+  if (oneColour ?? found.empty) {
+    findings.push({
+      check: 'blank',
+      message: oneColour
+        ? 'The image is a single colour: nothing of the page is visible in it'
+        : `Nothing is visible in ${where}: no text and no pictures`,
+    });
+  }
+  if (pixelsMatter && found.brokenImageCount > 0) {
+    findings.push({
+      check: 'imagesNotLoaded',
+      message: `${found.brokenImageCount} image${found.brokenImageCount === 1 ? '' : 's'} in ${where} had no picture when it was captured: ${found.brokenImages.map((image) => `${image.selector} (${image.src || 'no src'}) at ${image.x},${image.y}`).join('; ')}${
+        found.brokenImages.some((image) => image.lazy) && !options.fullPageScroll
+          ? ' (loading=lazy images: fullPageScroll=true scrolls through the page so that they load)'
+          : ''
+      }`,
+      count: found.brokenImageCount,
+      images: found.brokenImages,
+    });
+  }
+  for (const overlay of pixelsMatter ? found.overlays : []) {
+    findings.push({
+      check: 'overlay',
+      message: `A ${overlay.position} element ${overlay.selector} covers ${Math.round(overlay.share * 100)} % of the viewport over the page's content (at ${overlay.x},${overlay.y}, ${overlay.width}×${overlay.height})`,
+      ...overlay,
+    });
+  }
+  if (pixelsMatter && found.failedFonts.length > 0) {
+    findings.push({
+      check: 'fontsFailed',
+      message: `Web fonts failed to load (a fallback font was drawn instead): ${found.failedFonts.join(', ')}`,
+      families: found.failedFonts,
+    });
+  }
+  if (probe.heightBefore !== null && found.height > probe.heightBefore) {
+    findings.push({
+      check: 'stillGrowing',
+      message: `The page was still growing: ${probe.heightBefore} px tall before the capture, ${found.height} px after it`,
+      heightBefore: probe.heightBefore,
+      heightAfter: found.height,
+    });
+  }
+  return { ok: findings.length === 0, findings };
+}
+
+/** failOnBlank: a blank capture is the caller's 422, charged nothing. */
+export function assertNotBlank(quality: CaptureQuality, options: Pick<CaptureOptions, 'failOnBlank'>): void {
+  const blank = quality.findings.find((finding) => finding.check === 'blank');
+  if (!options.failOnBlank || !blank) return;
+  throw new ApiError('CAPTURE_BLANK', `The capture is blank (${blank.message}) and failOnBlank is true; nothing was charged`, {
+    details: { findings: [blank] },
+  });
+}

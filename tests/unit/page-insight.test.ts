@@ -1,0 +1,90 @@
+import { describe, expect, it } from 'vitest';
+import { ApiError } from '../../server/src/errors.js';
+import { htmlToMarkdown } from '../../server/src/capture/html-to-markdown.js';
+import { cutUtf8 } from '../../server/src/capture/page-content.js';
+import { checkAiSchema, parseAiAnswer } from '../../server/src/services/ai-schema.js';
+import { AiResultCache } from '../../server/src/services/ai-result-cache.js';
+
+/** Issue #33, the pure parts: Markdown conversion, bounded text files, the answer schema, the AI cache key. */
+describe('html-to-markdown', () => {
+  const paragraph = (n: number) => `<p>Paragraph ${n} of the article body, long enough for Readability to count it as content worth keeping, with words and commas, and more words.</p>`;
+
+  it('converts the article Readability finds, titled, with atx headings, lists and links', () => {
+    const html = `<!doctype html><html><head><title>Tide tables</title></head><body>
+      <nav><a href="https://example.org/">Home</a> <a href="https://example.org/about">About</a></nav>
+      <article><h1>Tide tables</h1>${paragraph(1)}<h2>Spring tides</h2>${paragraph(2)}
+      <ul><li>High water</li><li>Low water</li></ul><p>See <a href="https://example.org/tides">the tables</a> for more, and more words to be long enough for a paragraph.</p>${paragraph(3)}</article>
+      <footer>Copyright</footer></body></html>`;
+    const { markdown, title, article } = htmlToMarkdown(html);
+    expect(article).toBe(true);
+    expect(title).toBe('Tide tables');
+    expect(markdown.startsWith('# Tide tables\n')).toBe(true);
+    expect(markdown).toContain('## Spring tides');
+    expect(markdown).toMatch(/-\s+High water/);
+    expect(markdown).toContain('[the tables](https://example.org/tides)');
+    expect(markdown).toContain('Paragraph 3 of the article body');
+    expect(markdown).not.toContain('Copyright');
+  });
+
+  it('converts the whole body when there is no article, and gives nothing for an empty page', () => {
+    const short = htmlToMarkdown('<html><head><title>Tiny</title></head><body><p>Just a line.</p></body></html>');
+    expect(short.markdown).toContain('Just a line.');
+    expect(short.markdown.startsWith('# Tiny')).toBe(true);
+    expect(htmlToMarkdown('<html><body></body></html>').markdown).toBe('');
+  });
+});
+
+describe('cutUtf8', () => {
+  it('keeps text within the limit and cuts longer text at a character boundary', () => {
+    expect(cutUtf8('hello', 10)).toEqual({ buffer: Buffer.from('hello'), truncated: false });
+    // "é" is 2 bytes, "€" 3: a cut at 4 bytes of "aé€" must not split the euro sign.
+    const cut = cutUtf8('aé€', 4);
+    expect(cut.truncated).toBe(true);
+    expect(cut.buffer.toString('utf8')).toBe('aé');
+    expect(cutUtf8('€€', 5).buffer.toString('utf8')).toBe('€');
+  });
+});
+
+describe('openaiSchema answers', () => {
+  const schema = JSON.stringify({ type: 'object', properties: { n: { type: 'integer', minimum: 1 } }, required: ['n'] });
+
+  it('returns a matching answer parsed', () => {
+    expect(parseAiAnswer(schema, '{"n": 3}')).toEqual({ n: 3 });
+  });
+
+  it('names every mismatch (AI_RESULT_INVALID) and refuses text that is not JSON', () => {
+    const failure = (text: string) => {
+      try {
+        parseAiAnswer(schema, text);
+      } catch (error) {
+        return error as ApiError;
+      }
+      throw new Error('expected a failure');
+    };
+    const bad = failure('{"n": 0}');
+    expect(bad.code).toBe('AI_RESULT_INVALID');
+    expect(bad.status).toBe(502);
+    expect(bad.message).toContain('/n must be >= 1');
+    expect(failure('{}').message).toContain("must have required property 'n'");
+    expect(failure('sure! {"n": 2}').message).toContain('the answer is not JSON');
+  });
+
+  it('refuses a schema Ajv cannot compile as a VALIDATION_ERROR naming openaiSchema', () => {
+    expect(() => checkAiSchema('{"type":"object","properties":{"a":{"type":"bogus"}}}')).toThrow(/openaiSchema is not a usable JSON Schema/);
+    expect(() => checkAiSchema(schema)).not.toThrow();
+    expect(() => checkAiSchema(undefined)).not.toThrow();
+  });
+});
+
+describe('AI cache key', () => {
+  const base = { organizationId: 'org-1', providerKey: 'sk-1', model: 'm', prompt: 'p', image: Buffer.from('png') };
+
+  it('changes with the image, the prompt, the schema, the model, the organization and the provider key, and never holds the key', () => {
+    const key = AiResultCache.keyFor(base);
+    for (const change of [{ image: Buffer.from('other') }, { prompt: 'q' }, { schema: '{}' }, { model: 'n' }, { organizationId: 'org-2' }, { providerKey: 'sk-2' }]) {
+      expect(AiResultCache.keyFor({ ...base, ...change })).not.toBe(key);
+    }
+    expect(AiResultCache.keyFor({ ...base })).toBe(key);
+    expect(key).not.toContain('sk-1');
+  });
+});
