@@ -4,6 +4,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { FORMATS } from '@rendershot/contract';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { captureBodyFieldNames } from '../helpers/contract-fields.js';
@@ -54,7 +55,9 @@ describe('the MCP server over streamable HTTP at /mcp (stateless, async jobs on 
     // Every body field of the contract but the key and returnFile, plus delivery: a new contract field shows up here by itself.
     expect(Object.keys(properties).sort()).toEqual([...captureBodyFieldNames().filter((n) => n !== 'apiKey' && n !== 'returnFile'), 'delivery'].sort());
     expect(properties.fullPage).toMatchObject({ type: 'boolean', default: false });
-    expect(properties.format).toMatchObject({ enum: ['png', 'webp', 'jpeg', 'pdf'], default: 'png' });
+    // Every output format of the contract, the image formats first.
+    expect(properties.format).toMatchObject({ enum: [...FORMATS], default: 'png' });
+    expect(properties.format!.enum!.slice(0, 4)).toEqual(['png', 'webp', 'jpeg', 'pdf']);
     expect(properties.delivery).toMatchObject({ enum: ['auto', 'inline', 'link'], default: 'auto' });
     expect((capture.inputSchema as { additionalProperties?: boolean }).additionalProperties).toBe(false);
     expect(capture.annotations).toMatchObject({ readOnlyHint: true, openWorldHint: true, destructiveHint: false });
