@@ -98,6 +98,8 @@ export const captureFields = {
   delay: numberParam('delay', { min: 0, max: LIMITS.delayMaxMs, unit: 'ms' }, 0, 'Milliseconds to wait before capture.'),
   waitUntil: enumParam('waitUntil', WAIT_UNTIL, 'load', 'Navigation event to wait for.'),
   waitForSelector: stringParam('waitForSelector', LIMITS.selectorMaxLength, 'CSS selector to wait for before capture.'),
+  failOnWaitTimeout: booleanParam('failOnWaitTimeout', false,
+    'false (best attempt): when waitUntil is not reached within its budget but the page has rendered, the page is captured as it is, marked X-Capture-Wait-Timed-Out: true and data.page.waitTimedOut, and charged. true: such a capture fails with 504 CAPTURE_TIMEOUT instead, and nothing is charged.'),
 
   removeAds: booleanParam('removeAds', false, 'Remove ads.'),
   removeCookieBanners: booleanParam('removeCookieBanners', false, 'Remove cookie consent banners.'),
@@ -126,7 +128,7 @@ export const captureFields = {
     .optional()
     .describe('Emulated CSS media type: screen or print. Default: none (the page\'s own, screen for images).'),
   reducedMotion: booleanParam('reducedMotion', false,
-    'true: the page sees prefers-reduced-motion: reduce, and CSS animations and transitions jump to their end before capture.'),
+    'true: the page sees prefers-reduced-motion: reduce; running CSS transitions and animations and finite Web Animations jump to their end state before capture, endless ones stop, and known carousels (Swiper, Slick, Bootstrap, Splide, Glide, Flickity) stop their autoplay.'),
 
   ...pageActionFields,
 
@@ -275,6 +277,8 @@ export const PageReportSchema = withOpenApi(
     width: z.number().int().describe('Width in CSS pixels of what was captured: the whole document for fullPage and pdf, the element for clipSelector, the viewport otherwise'),
     height: z.number().int().describe('Height in CSS pixels of what was captured (the whole document for fullPage and pdf, also when the image was cut)'),
     truncated: z.boolean().describe('True when the image was cut to the full-page budget (as X-Capture-Truncated)'),
+    waitTimedOut: z.boolean().describe('True when waitUntil was not reached within its budget and the page was captured as it was (best attempt; as X-Capture-Wait-Timed-Out)'),
+    stillGrowing: z.boolean().describe('True when fullPageScroll stopped (at fullPageScrollDuration or the full-page height budget) while the page was still growing (as X-Capture-Still-Growing)'),
   }),
   { title: 'PageReport' },
 );

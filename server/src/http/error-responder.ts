@@ -8,6 +8,8 @@ import { zodIssuesToApiError } from './validation.js';
 export function sendError(res: Response, error: ApiError): void {
   res.locals.errorCode = error.code;
   if (error.options.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(error.options.retryAfterSeconds));
+  // Header-safe: printable ASCII only (a URL's other characters percent-encoded).
+  for (const [name, value] of Object.entries(error.options.headers ?? {})) res.setHeader(name, value.replace(/[^\x20-\x7e]/g, (c) => encodeURIComponent(c)));
   res.status(error.status).json(error.toBody());
 }
 
