@@ -23,6 +23,8 @@ const FOLLOW_GRACE_MS = 100;
 const MIN_CAPTURE_RESERVE_MS = 1_500;
 const MAX_CAPTURE_RESERVE_MS = 5_000;
 const POLL_MS = 100;
+/** A document still arriving is given until this long before the deadline to render. */
+const LAST_LOOK_MS = 500;
 
 /**
  * How long the wait condition may take before the page is captured as it is (best attempt): the
@@ -74,10 +76,10 @@ async function settle(page: Page, watch: NavigationWatch, options: CaptureOption
 /**
  * Best attempt: once the wait condition has had its budget, the page is captured if its main
  * document has rendered (committed and parsed: DOMContentLoaded). A document still arriving gets
- * until shortly before the deadline to get that far; then the capture times out (504).
+ * until LAST_LOOK_MS before the deadline to get that far; then the capture times out (504).
  */
 async function rendered(page: Page, watch: NavigationWatch, firstCommit: number, request: GuardedRequest): Promise<boolean> {
-  const until = request.deadline - MIN_CAPTURE_RESERVE_MS;
+  const until = request.deadline - LAST_LOOK_MS;
   for (;;) {
     if (watch.commits > firstCommit && !watch.pending && !watch.onErrorPage()) {
       const state = await guard(readyState(page), request, 'loading the page');
