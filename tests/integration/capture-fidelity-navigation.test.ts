@@ -49,6 +49,9 @@ describe('capture fidelity: best attempt, followed navigations, unreachable targ
     );
     fixtures.page('/redirect-on-load', `<!doctype html><title>Start</title><body style="margin:0;background:rgb(200,0,0)"><script>addEventListener('load', () => { location.href = '/landed?via=load'; });</script></body>`);
     fixtures.page('/redirect-while-parsing', `<!doctype html><title>Start</title><script>location.replace('/landed?via=parsing');</script><body style="margin:0;background:rgb(200,0,0)"></body>`);
+    fixtures.page('/redirect-by-timer', `<!doctype html><body style="margin:0;background:rgb(200,0,0)"><script>addEventListener('load', () => setTimeout(() => { location.href = '/landed?via=timer'; }, 0));</script></body>`);
+    fixtures.page('/navigate-to-no-content', `<!doctype html><body style="margin:0;background:rgb(0,160,0)"><script>addEventListener('load', () => { location.href = '/no-content'; });</script></body>`);
+    fixtures.route('/no-content', (_req, res) => res.writeHead(204).end());
     fixtures.page('/landed', '<!doctype html><title>Landed</title><body style="margin:0;background:rgb(0,0,200)"><p>landed</p></body>');
     fixtures.page('/redirect-to-missing', `<!doctype html><body style="background:rgb(200,0,0)"><script>addEventListener('load', () => { location.href = '/missing'; });</script></body>`);
     fixtures.route('/missing', (_req, res) => res.writeHead(404, { 'content-type': 'text/html' }).end('<title>Not here</title><body style="background:rgb(0,0,200)">404</body>'));
@@ -105,6 +108,23 @@ describe('capture fidelity: best attempt, followed navigations, unreachable targ
     }
     const json = (await (await get({ url: `${fixtures.url}/redirect-on-load`, returnFile: 'false' })).json()) as CaptureResult;
     expect(json.data.page).toMatchObject({ status: 200, finalUrl: `${fixtures.url}/landed?via=load`, title: 'Landed', waitTimedOut: false });
+  });
+
+  it('follows a redirect that a load handler sets on a zero-delay timer', async () => {
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const response = await get({ url: `${fixtures.url}/redirect-by-timer` });
+      expect(response.status, await response.clone().text()).toBe(200);
+      expect(response.headers.get('x-final-url')).toBe(`${fixtures.url}/landed?via=timer`);
+      expect(near(await centre(response), BLUE)).toBe(true);
+    }
+  });
+
+  it('captures the page itself when its navigation after load ends without a document (204)', async () => {
+    const response = await get({ url: `${fixtures.url}/navigate-to-no-content` });
+    expect(response.status, await response.clone().text()).toBe(200);
+    expect(response.headers.get('x-final-url')).toBe(`${fixtures.url}/navigate-to-no-content`);
+    expect(response.headers.get('x-capture-wait-timed-out')).toBe('false');
+    expect(near(await centre(response), GREEN)).toBe(true);
   });
 
   it('follows a redirect made while the first document is still parsing', async () => {

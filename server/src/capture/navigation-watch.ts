@@ -1,5 +1,8 @@
 import type { CDPSession, Frame, HTTPRequest, HTTPResponse, Page } from 'puppeteer';
 
+/** How long a navigation a script asked for may take to send its request before it no longer counts. */
+const ASKED_EXPIRY_MS = 1_000;
+
 /** The main frame's failed navigation: the address and Chromium's network error (net::ERR_…). */
 export interface FailedNavigation {
   url: string;
@@ -20,8 +23,9 @@ export class NavigationWatch {
   failure: FailedNavigation | undefined;
   /** New documents committed in the main frame (same-document navigations do not count). */
   commits = 0;
-  /** A navigation was asked for (by a script or a request) and has not committed or failed yet. */
-  pending = false;
+  private asked = false;
+  private askedAt = 0;
+  private started = false;
   private readonly waiters = new Set<() => void>();
   private readonly stops: Array<() => void> = [];
 
@@ -40,37 +44,39 @@ export class NavigationWatch {
     const onRequest = (request: HTTPRequest) => {
       if (!request.isNavigationRequest() || !main(request.frame())) return;
       this.requestedUrl = request.url();
-      this.pending = true;
+      this.asked = true;
+      this.started = true;
       this.failure = undefined;
       this.wake();
     };
     const onResponse = (response: HTTPResponse) => {
       const request = response.request();
-      if (request.isNavigationRequest() && main(request.frame())) this.response = response;
+      if (!request.isNavigationRequest() || !main(request.frame())) return;
+      // 204 and 205 end a navigation without a new document: the page stays as it was.
+      if (response.status() === 204 || response.status() === 205) this.settled();
+      else this.response = response;
     };
     const onFailed = (request: HTTPRequest) => {
       if (!request.isNavigationRequest() || !main(request.frame())) return;
       this.failure = { url: request.url(), errorText: request.failure()?.errorText ?? 'net::ERR_FAILED' };
-      this.pending = false;
-      this.wake();
+      this.settled();
     };
     const onNavigated = (frame: Frame) => {
-      if (!main(frame)) return;
-      this.pending = false;
-      this.wake();
+      if (main(frame)) this.settled();
     };
     // A new document (not a pushState or #hash change): its execution context is a new one.
     const onCommit = (event: { frame: { id: string; parentId?: string } }) => {
       if (event.frame.parentId !== undefined) return;
       this.commits += 1;
-      this.pending = false;
-      this.wake();
+      this.settled();
     };
     // Sent by the renderer while the script that asked for the navigation runs: known before the
     // load event that ends page.goto, while the request itself may not have started yet.
     const onRequested = (event: { frameId: string }) => {
       if (event.frameId !== (page.mainFrame() as unknown as { _id: string })._id) return;
-      this.pending = true;
+      this.asked = true;
+      this.askedAt = Date.now();
+      this.started = false;
       this.wake();
     };
     page.on('request', onRequest);
@@ -87,6 +93,21 @@ export class NavigationWatch {
       session?.off('Page.frameNavigated', onCommit);
       session?.off('Page.frameRequestedNavigation', onRequested);
     });
+  }
+
+  /**
+   * A navigation was asked for (by a script or a request) and has not committed, failed or ended
+   * without a document yet. One asked for whose request never starts (cancelled by the page, a
+   * javascript: URL) stops counting after ASKED_EXPIRY_MS.
+   */
+  get pending(): boolean {
+    return this.asked && (this.started || Date.now() - this.askedAt < ASKED_EXPIRY_MS);
+  }
+
+  private settled(): void {
+    this.asked = false;
+    this.started = false;
+    this.wake();
   }
 
   /** Resolves on the next navigation event of the main frame, or after `ms`. */

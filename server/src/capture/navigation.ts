@@ -14,11 +14,15 @@ export interface Landing {
 /** Most navigations after the first one that are followed (script redirects, consent walls, routers). */
 const MAX_FOLLOWED = 5;
 /**
- * How long a loaded page is watched for a navigation it starts by itself (a script redirect in a
- * load handler, a zero-delay meta refresh): one that starts later and breaks a step is still
- * followed (renderer.ts retries the steps).
+ * A navigation a script asks for in a load handler is known before page.goto returns (the
+ * renderer reports it while the script runs). One asked for by a zero-delay timer set then (or a
+ * zero-delay meta refresh) is found by letting the page run its due timers once (`oneTurn`). One
+ * that starts later and breaks a step is still followed (renderer.ts starts the steps again).
  */
-const FOLLOW_GRACE_MS = 100;
+const oneTurn = (page: Page) =>
+  page.evaluate(() => new Promise((done) => setTimeout(done, 0))).catch((error: unknown) => {
+    if (!isContextLost(error)) throw error;
+  });
 /** Time kept after a timed-out wait to look at the page, capture and answer. */
 const MIN_CAPTURE_RESERVE_MS = 1_500;
 const MAX_CAPTURE_RESERVE_MS = 5_000;
@@ -121,7 +125,7 @@ export async function follow(page: Page, watch: NavigationWatch, options: Captur
   let timedOut = false;
   let seen = since;
   for (let hop = 0; hop < MAX_FOLLOWED; hop++) {
-    if (!watch.pending) await guard(watch.next(FOLLOW_GRACE_MS), request, 'loading the page');
+    if (!watch.pending) await guard(oneTurn(page), request, 'loading the page');
     if (!watch.pending && watch.commits === seen) break;
     const before = watch.commits;
     const until = Date.now() + waitBudgetMs(request, options);
