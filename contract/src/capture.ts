@@ -90,9 +90,10 @@ export const captureFields = {
   theme: enumParam('theme', THEMES, 'auto', 'Emulated prefers-color-scheme: light, dark or auto (the page decides).'),
 
   fullPage: booleanParam('fullPage', false, 'Capture the whole page including below the fold; ignored for pdf (always true).'),
-  fullPageScroll: booleanParam('fullPageScroll', false, 'Scroll through the page first so lazy-loaded content loads; ignored for pdf (always true).'),
+  fullPageScroll: booleanParam('fullPageScroll', false,
+    'Scroll through the page first so lazy-loaded content loads, at a fixed pace; a growing page (infinite list) is scrolled until its height stays the same, fullPageScrollDuration passes or the full-page height budget is reached (data.page.stillGrowing says when it was still growing); ignored for pdf (always true).'),
   fullPageScrollDuration: numberParam('fullPageScrollDuration', { min: 0, max: LIMITS.scrollDurationMaxMs, unit: 'ms' }, 1000,
-    'Scroll duration in ms; ignored for pdf (always 1000).'),
+    'Longest time to scroll, in ms (a page that stops growing ends sooner; a longer duration never loads less); ignored for pdf (always 1000).'),
   clipSelector: stringParam('clipSelector', LIMITS.selectorMaxLength, 'CSS selector; capture only that element.'),
 
   delay: numberParam('delay', { min: 0, max: LIMITS.delayMaxMs, unit: 'ms' }, 0, 'Milliseconds to wait before capture.'),
