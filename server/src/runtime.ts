@@ -122,6 +122,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
   const renderer = new Renderer(pool, browser, {
     openProxyChain: (upstream) => egress.openChain(upstream),
     wasRefused: (url) => egress.refusedRecently(url),
+    connectionFailure: (url) => egress.failureOf(url),
     fullPageBudget: { maxHeightPx: config.FULL_PAGE_MAX_HEIGHT_PX, maxPixels: config.FULL_PAGE_MAX_PIXELS },
   });
   // The filter engines load in the background (from their cache when the lists are unchanged): start-up does not wait.

@@ -164,8 +164,9 @@ describe('capture fidelity: best attempt, followed navigations, unreachable targ
     expect(response.status, JSON.stringify(body)).toBe(500);
     expect(body.error.code).toBe('OPERATION_FAILED');
     expect(body.error.message).toContain(unreachable);
-    expect(body.error.message).toMatch(/net::ERR_[A-Z_]+/);
-    expect(body.error.details).toMatchObject({ host: unreachable });
+    // The egress proxy knows why the connection failed (Chromium only sees a failed SOCKS connection).
+    expect(body.error.message).toContain('net::ERR_CONNECTION_REFUSED');
+    expect(body.error.details).toMatchObject({ host: unreachable, error: 'net::ERR_CONNECTION_REFUSED' });
     expect(response.headers.get('x-final-url')).toBe(`http://${unreachable}/gone`);
     expect(response.headers.get('content-type')).toMatch(/json/);
     expect(await remaining()).toBe(before);

@@ -13,6 +13,14 @@ import { withoutCredentials } from './page-report.js';
  * by the proxy only shows as a failed tunnel, which this tells apart from a site that is down.
  */
 export type WasRefused = (url: string) => boolean;
+/** Why the egress proxy's connection to the host of a URL failed, as Chromium names it (it only sees a failed SOCKS connection). */
+export type ConnectionFailure = (url: string) => string | undefined;
+
+/** What the egress proxy knows about a destination. */
+export interface EgressFacts {
+  wasRefused?: WasRefused;
+  connectionFailure?: ConnectionFailure;
+}
 
 export const proxyCredentialsRefused = () =>
   new ApiError(
@@ -23,22 +31,24 @@ export const proxyCredentialsRefused = () =>
 const NET_ERROR = /net::ERR_[A-Z_]+/;
 
 /** The answer for a navigation that failed with a network error (the first one, or one followed after load). */
-export function navigationFailure(error: unknown, options: CaptureOptions, watch: NavigationWatch, wasRefused?: WasRefused): unknown {
+export function navigationFailure(error: unknown, options: CaptureOptions, watch: NavigationWatch, egress: EgressFacts): unknown {
   if (!(error instanceof Error)) return error;
   // Through the egress chain a refused 407 ends the navigation with this network error.
   if (options.proxyUrl && /net::ERR_(INVALID_AUTH_CREDENTIALS|PROXY_AUTH_)/.test(error.message)) return proxyCredentialsRefused();
   const net = NET_ERROR.exec(error.message)?.[0];
   if (!net || net === 'net::ERR_ABORTED') return error;
-  return refusedOrUnreachable(watch.failure?.url ?? watch.requestedUrl, net, wasRefused);
+  return refusedOrUnreachable(watch.failure?.url ?? watch.requestedUrl, net, egress);
 }
 
 /**
  * Through the egress proxy a refused or unreachable destination is a failed SOCKS connection (or,
  * through a caller's proxy, a failed tunnel): the proxy knows which. Otherwise the target did not answer.
  */
-function refusedOrUnreachable(url: string | undefined, errorText: string, wasRefused?: WasRefused): ApiError {
-  if (/net::ERR_(TUNNEL_CONNECTION_FAILED|SOCKS_)/.test(errorText) && url && wasRefused?.(url)) return destinationNotAllowed('url');
-  return unreachable(url ? withoutCredentials(url) : undefined, errorText);
+function refusedOrUnreachable(url: string | undefined, errorText: string, egress: EgressFacts): ApiError {
+  const throughProxy = /net::ERR_(TUNNEL_CONNECTION_FAILED|SOCKS_)/.test(errorText);
+  if (throughProxy && url && egress.wasRefused?.(url)) return destinationNotAllowed('url');
+  const real = throughProxy && url ? egress.connectionFailure?.(url) : undefined;
+  return unreachable(url ? withoutCredentials(url) : undefined, real ?? errorText);
 }
 
 /**
@@ -46,16 +56,16 @@ function refusedOrUnreachable(url: string | undefined, errorText: string, wasRef
  * proxy's own answers (a refused destination, an unreachable one), a refused proxy login, and
  * failOnHttpError.
  */
-export function assertLanded(landing: Landing, options: CaptureOptions, watch: NavigationWatch, wasRefused?: WasRefused): void {
+export function assertLanded(landing: Landing, options: CaptureOptions, watch: NavigationWatch, egress: EgressFacts): void {
   if (watch.onErrorPage()) {
-    throw refusedOrUnreachable(watch.failure?.url ?? watch.requestedUrl, watch.failure?.errorText ?? 'net::ERR_FAILED', wasRefused);
+    throw refusedOrUnreachable(watch.failure?.url ?? watch.requestedUrl, watch.failure?.errorText ?? 'net::ERR_FAILED', egress);
   }
   const { response } = landing;
   // The egress proxy marks the answers it gives itself: a refused destination (a redirect to a
   // refused address, say) is the caller's 400; any other mark means the target was not reached.
-  const egress = response?.headers()[REFUSED_HEADER];
-  if (egress === 'refused') throw destinationNotAllowed('url');
-  if (egress !== undefined) throw unreachable(response ? withoutCredentials(response.url()) : undefined, 'net::ERR_CONNECTION_FAILED');
+  const mark = response?.headers()[REFUSED_HEADER];
+  if (mark === 'refused') throw destinationNotAllowed('url');
+  if (mark !== undefined) throw unreachable(response ? withoutCredentials(response.url()) : undefined, 'net::ERR_CONNECTION_FAILED');
   if (options.proxyUrl && response?.status() === 407) throw proxyCredentialsRefused();
   assertTargetStatus(options.html === undefined ? response : null, options);
 }

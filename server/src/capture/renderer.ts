@@ -11,7 +11,7 @@ import { ScriptStillRunningError } from './page-interactions.js';
 import { preparePage, type RequestFilter } from './page-setup.js';
 import { pageReport, type PageReport } from './page-report.js';
 import { DEFAULT_FULL_PAGE_BUDGET, type FullPageBudget } from './full-page-plan.js';
-import { assertLanded, navigationFailure, targetHeaders, type WasRefused } from './landing-checks.js';
+import { assertLanded, navigationFailure, targetHeaders, type ConnectionFailure, type WasRefused } from './landing-checks.js';
 import { follow, navigate, type Landing } from './navigation.js';
 import { isContextLost, NavigationWatch } from './navigation-watch.js';
 import { effectiveViewport } from './page-setup.js';
@@ -81,8 +81,9 @@ export interface RendererOptions {
    * caller's proxy directly and answers its 407 with proxyUsername/proxyPassword.
    */
   openProxyChain?: (upstream: UpstreamProxy) => Promise<ProxyChain>;
-  /** Whether the egress proxy just refused the host of a URL (landing-checks.ts). */
+  /** Whether the egress proxy just refused the host of a URL, and why a connection through it failed (landing-checks.ts). */
   wasRefused?: WasRefused;
+  connectionFailure?: ConnectionFailure;
   /** Largest full-page or element image (FULL_PAGE_MAX_HEIGHT_PX, FULL_PAGE_MAX_PIXELS); past it the image is cut and says so. */
   fullPageBudget?: FullPageBudget;
 }
@@ -176,7 +177,7 @@ export class Renderer {
     try {
       return await navigate(page, target, options, request, watch);
     } catch (error) {
-      throw navigationFailure(error, options, watch, this.options.wasRefused);
+      throw navigationFailure(error, options, watch, this.options);
     }
   }
 
@@ -196,14 +197,14 @@ export class Renderer {
     for (let restart = 0; ; restart++) {
       const commits = watch.commits;
       try {
-        assertLanded(landing, options, watch, this.options.wasRefused);
+        assertLanded(landing, options, watch, this.options);
         return await this.captureLanded(slot, request, landing, mark);
       } catch (error) {
         const navigatedAway = watch.commits !== commits || watch.pending;
         const stopped = error instanceof CaptureTimeoutError || error instanceof ClientGoneError || error instanceof ApiError;
         if (restart >= MAX_RESTARTS || !(isContextLost(error) || (navigatedAway && !stopped))) throw error;
         const timedOut = await follow(slot.page, watch, options, request, commits).catch((followError: unknown) => {
-          throw navigationFailure(followError, options, watch, this.options.wasRefused);
+          throw navigationFailure(followError, options, watch, this.options);
         });
         landing = { response: watch.response, waitTimedOut: landing.waitTimedOut || timedOut };
       }
