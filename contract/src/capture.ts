@@ -129,7 +129,7 @@ export const captureFields = {
     .optional()
     .describe('Emulated CSS media type: screen or print. Default: none (the page\'s own, screen for images).'),
   reducedMotion: booleanParam('reducedMotion', false,
-    'true: the page sees prefers-reduced-motion: reduce; running CSS transitions and animations and finite Web Animations jump to their end state before capture, endless ones stop, and known carousels (Swiper, Slick, Bootstrap, Splide, Glide, Flickity) stop their autoplay.'),
+    'true: the page sees prefers-reduced-motion: reduce; running CSS transitions and animations and finite Web Animations jump to their end state before capture, endless ones stop, and known carousels (Swiper, Slick, Bootstrap, Splide, Flickity) stop their autoplay.'),
 
   ...pageActionFields,
 
