@@ -52,6 +52,8 @@ describe('capture fidelity: best attempt, followed navigations, unreachable targ
     fixtures.page('/redirect-by-timer', `<!doctype html><body style="margin:0;background:rgb(200,0,0)"><script>addEventListener('load', () => setTimeout(() => { location.href = '/landed?via=timer'; }, 0));</script></body>`);
     fixtures.page('/navigate-to-no-content', `<!doctype html><body style="margin:0;background:rgb(0,160,0)"><script>addEventListener('load', () => { location.href = '/no-content'; });</script></body>`);
     fixtures.route('/no-content', (_req, res) => res.writeHead(204).end());
+    // Navigates away when the capture scrolls it: the document the scroll works on is destroyed under it.
+    fixtures.page('/navigate-on-scroll', `<!doctype html><body style="margin:0"><div style="height:3000px;background:rgb(200,0,0)"></div><script>addEventListener('scroll', () => { location.href = '/landed?via=scroll'; }, { once: true });</script></body>`);
     fixtures.page('/landed', '<!doctype html><title>Landed</title><body style="margin:0;background:rgb(0,0,200)"><p>landed</p></body>');
     fixtures.page('/redirect-to-missing', `<!doctype html><body style="background:rgb(200,0,0)"><script>addEventListener('load', () => { location.href = '/missing'; });</script></body>`);
     fixtures.route('/missing', (_req, res) => res.writeHead(404, { 'content-type': 'text/html' }).end('<title>Not here</title><body style="background:rgb(0,0,200)">404</body>'));
@@ -125,6 +127,13 @@ describe('capture fidelity: best attempt, followed navigations, unreachable targ
     expect(response.headers.get('x-final-url')).toBe(`${fixtures.url}/navigate-to-no-content`);
     expect(response.headers.get('x-capture-wait-timed-out')).toBe('false');
     expect(near(await centre(response), GREEN)).toBe(true);
+  });
+
+  it('starts its steps again on the new page when the page navigates while being captured (no destroyed context)', async () => {
+    const response = await get({ url: `${fixtures.url}/navigate-on-scroll`, fullPage: 'true', fullPageScroll: 'true' });
+    expect(response.status, await response.clone().text()).toBe(200);
+    expect(response.headers.get('x-final-url')).toBe(`${fixtures.url}/landed?via=scroll`);
+    expect(near(await centre(response), BLUE)).toBe(true);
   });
 
   it('follows a redirect made while the first document is still parsing', async () => {
