@@ -5,13 +5,13 @@
  * (/usr/bin/chromium, a fresh browser per capture, its own networkidle2 wait), one after the other,
  * at 1280×800, scale 1, png. Prints successes, median time and how many images are pixel-identical.
  *
- *   npx tsx scripts/fidelity-corpus.ts <folder of .html files> [limit]
+ *   npx tsx scripts/fidelity-corpus.ts <folder of .html files> [limit] [folder to save both images in]
  *
  * The pages are served on loopback; what they load from elsewhere fails as it would offline.
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { readdir, readFile, rm } from 'node:fs/promises';
+import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import captureWebsite from 'capture-website';
 import { PNG } from 'pngjs';
@@ -38,9 +38,9 @@ function differing(a: Buffer, b: Buffer): number {
 }
 
 async function main() {
-  const [folder, limit] = process.argv.slice(2);
+  const [folder, limit, saveTo] = process.argv.slice(2);
   if (!folder) throw new Error('usage: tsx scripts/fidelity-corpus.ts <folder> [limit]');
-  const files = (await readdir(folder)).filter((name) => /\.html?$/.test(name)).sort().slice(0, limit ? Number(limit) : undefined);
+  const files = (await readdir(folder)).filter((name) => /\.html?$/.test(name)).sort().slice(0, limit && limit !== 'all' ? Number(limit) : undefined);
   const server = createServer((req, res) => {
     readFile(join(folder, decodeURIComponent((req.url ?? '/').split('?')[0]!)))
       .then((body) => res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(body))
@@ -86,6 +86,10 @@ async function main() {
         await rm(profile, { recursive: true, force: true });
       }
       const theirMs = Date.now() - started;
+      if (saveTo) {
+        if (ourPng) await writeFile(join(saveTo, `${file}.rendershot.png`), ourPng);
+        if (theirPng) await writeFile(join(saveTo, `${file}.capture-website.png`), theirPng);
+      }
       let diff = '';
       if (ourPng && theirPng) {
         both += 1;
