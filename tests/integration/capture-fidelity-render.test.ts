@@ -95,6 +95,22 @@ describe('capture fidelity: motion, growing pages, fonts by language', () => {
     expect(image.height).toBe(5_501);
   });
 
+  it('stops scrolling a growing page at the full-page height budget, and says it was still growing', async () => {
+    const budgeted = await startTestService({ env: { RATE_LIMIT_MAX: '1000', FULL_PAGE_MAX_HEIGHT_PX: '4000' } });
+    try {
+      const query = { url: `${fixtures.url}/fidelity/infinite.html`, fullPage: 'true', fullPageScroll: 'true', fullPageScrollDuration: '20000', viewportWidth: '400', viewportHeight: '300', format: 'jpeg', returnFile: 'false', apiKey: budgeted.apiKey };
+      const response = await budgeted.get(`/capture?${new URLSearchParams(query)}`);
+      expect(response.status, await response.clone().text()).toBe(200);
+      const { data } = (await response.json()) as CaptureResult;
+      // Past 4 000 px the scroll stops (20 s of scrolling would have grown it far beyond 8 000 px).
+      expect(data.page.height).toBeGreaterThanOrEqual(4_000);
+      expect(data.page.height).toBeLessThan(8_000);
+      expect(data.page).toMatchObject({ stillGrowing: true, truncated: true });
+    } finally {
+      await budgeted.stop();
+    }
+  });
+
   describe('fonts chosen by the page language, pixel for pixel as full Chromium', () => {
     let browser: Browser;
     let profile: string;
