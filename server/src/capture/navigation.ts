@@ -105,8 +105,9 @@ export async function navigate(page: Page, target: string, options: CaptureOptio
   try {
     await guard(page.goto(target, { waitUntil: options.waitUntil, timeout: waitBudgetMs(request, options) }), request, 'loading the page');
   } catch (error) {
-    // A script sent the page elsewhere before it loaded (puppeteer's goto then fails as aborted): followed below.
-    replaced = error instanceof Error && /net::ERR_ABORTED/.test(error.message) && (watch.pending || watch.commits > firstCommit);
+    // A script of the first document sent the page elsewhere before it loaded (puppeteer's goto then
+    // fails as aborted): followed below. Without a first document (a download) it stays a failure.
+    replaced = error instanceof Error && /net::ERR_ABORTED/.test(error.message) && watch.commits > firstCommit;
     if (!replaced) {
       if (!isTimeout(error) || options.failOnWaitTimeout) throw error;
       if (!(await rendered(page, watch, firstCommit, request))) throw new CaptureTimeoutError('loading the page');
