@@ -73,6 +73,14 @@ describe('capture fidelity: motion, growing pages, fonts by language', () => {
     for (const x of [50, 150, 250]) expect(greenDominant(still.pixel(x, 50)), `x=${x}: ${String(still.pixel(x, 50))}`).toBe(true);
   });
 
+  it('reducedMotion stops the autoplay of a carousel through its library (Swiper here)', async () => {
+    const url = `${fixtures.url}/fidelity/carousel.html`;
+    const playing = decodePng(new Uint8Array(await (await capture({ url, viewportWidth: '100', viewportHeight: '100' })).arrayBuffer()));
+    expect(greenDominant(playing.pixel(50, 50))).toBe(false);
+    const stopped = decodePng(new Uint8Array(await (await capture({ url, viewportWidth: '100', viewportHeight: '100', reducedMotion: 'true' })).arrayBuffer()));
+    expect(greenDominant(stopped.pixel(50, 50)), String(stopped.pixel(50, 50))).toBe(true);
+  });
+
   it('keeps scrolling a growing page: a longer fullPageScrollDuration loads more, and stillGrowing says it had not stopped', async () => {
     const url = `${fixtures.url}/fidelity/infinite.html`;
     const base = { url, fullPage: 'true', fullPageScroll: 'true', viewportWidth: '400', viewportHeight: '300', format: 'jpeg' };
