@@ -39,6 +39,8 @@ const applied = new WeakSet<CDPSession>();
 /** Sets the per-script generic families on the slot's page, once (they are kept across its navigations). */
 export async function applyFontFamilies(session: CDPSession): Promise<void> {
   if (applied.has(session)) return;
-  await session.send('Page.setFontFamilies', FONT_FAMILIES);
   applied.add(session);
+  // A browser without the command (or a page that has families already) keeps its own fonts: a
+  // difference in glyphs, never a failed capture.
+  await session.send('Page.setFontFamilies', FONT_FAMILIES).catch(() => undefined);
 }
