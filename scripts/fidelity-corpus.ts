@@ -7,7 +7,10 @@
  *
  *   npx tsx scripts/fidelity-corpus.ts <folder of .html files> [limit] [folder to save both images in]
  *
- * The pages are served on loopback; what they load from elsewhere fails as it would offline.
+ * The pages are served on loopback; what they load from elsewhere fails at once, as offline with
+ * a DNS server that answers: both browsers are told that no other name resolves (the service
+ * through its resolver, capture-website's Chromium through --host-resolver-rules), so that neither
+ * time measures this machine's DNS timeouts (5 s per name without a reachable DNS server).
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -49,7 +52,10 @@ async function main() {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   registerFixtureAddress(new URL(origin).host);
-  const service = await startTestService({ credits: 100_000, env: { RATE_LIMIT_MAX: '100000', CAPTURE_TIMEOUT_MS: '30000' } });
+  const noDns = async (host: string): Promise<string[]> => {
+    throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' });
+  };
+  const service = await startTestService({ credits: 100_000, resolver: noDns, env: { RATE_LIMIT_MAX: '100000', CAPTURE_TIMEOUT_MS: '30000' } });
   const ours: number[] = [];
   const theirs: number[] = [];
   let identical = 0;
@@ -76,7 +82,7 @@ async function main() {
             scaleFactor: 1,
             type: 'png',
             blockAds: false,
-            launchOptions: { ...sandboxedLaunchOptions(FULL_CHROMIUM, profile), args: [...CHROMIUM_BASE_FLAGS] },
+            launchOptions: { ...sandboxedLaunchOptions(FULL_CHROMIUM, profile), args: [...CHROMIUM_BASE_FLAGS, '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1'] },
           }),
         );
         theirs.push(Date.now() - started);
