@@ -108,6 +108,11 @@ describe('capture fidelity: best attempt, followed navigations, unreachable targ
       expect(response.headers.get('x-target-status')).toBe('200');
       expect(near(await centre(response), BLUE)).toBe(true);
     }
+    // The destination is waited for with the same waitUntil.
+    const idle = await get({ url: `${fixtures.url}/redirect-on-load`, waitUntil: 'networkidle0' });
+    expect(idle.status, await idle.clone().text()).toBe(200);
+    expect(idle.headers.get('x-final-url')).toBe(`${fixtures.url}/landed?via=load`);
+    expect(near(await centre(idle), BLUE)).toBe(true);
     const json = (await (await get({ url: `${fixtures.url}/redirect-on-load`, returnFile: 'false' })).json()) as CaptureResult;
     expect(json.data.page).toMatchObject({ status: 200, finalUrl: `${fixtures.url}/landed?via=load`, title: 'Landed', waitTimedOut: false });
   });
