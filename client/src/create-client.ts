@@ -37,6 +37,10 @@ export interface CaptureFile {
   finalUrl: string | null;
   /** True when the image was cut to the full-page budget (`X-Capture-Truncated`). */
   truncated: boolean;
+  /** True when waitUntil was not reached in time and the page was captured as it was (`X-Capture-Wait-Timed-Out`). */
+  waitTimedOut: boolean;
+  /** True when fullPageScroll stopped while the page was still growing (`X-Capture-Still-Growing`). */
+  stillGrowing: boolean;
 }
 
 interface RawClientArgs {
@@ -152,6 +156,8 @@ export function createClient(options: ClientOptions): RendershotClient {
       targetStatus: status !== null && /^\d{3}$/.test(status) ? Number(status) : null,
       finalUrl: response.headers.get('x-final-url'),
       truncated: response.headers.get('x-capture-truncated') === 'true',
+      waitTimedOut: response.headers.get('x-capture-wait-timed-out') === 'true',
+      stillGrowing: response.headers.get('x-capture-still-growing') === 'true',
     };
   }
 

@@ -96,14 +96,17 @@ export const captureFields = {
   theme: enumParam('theme', THEMES, 'auto', 'Emulated prefers-color-scheme: light, dark or auto (the page decides).'),
 
   fullPage: booleanParam('fullPage', false, 'Capture the whole page including below the fold; ignored for pdf (always true).'),
-  fullPageScroll: booleanParam('fullPageScroll', false, 'Scroll through the page first so lazy-loaded content loads; ignored for pdf (always true).'),
+  fullPageScroll: booleanParam('fullPageScroll', false,
+    'Scroll through the page first so lazy-loaded content loads, at a fixed pace; a growing page (infinite list) is scrolled until its height stays the same, fullPageScrollDuration passes or the full-page height budget is reached (data.page.stillGrowing says when it was still growing); ignored for pdf (always true).'),
   fullPageScrollDuration: numberParam('fullPageScrollDuration', { min: 0, max: LIMITS.scrollDurationMaxMs, unit: 'ms' }, 1000,
-    'Scroll duration in ms; ignored for pdf (always 1000).'),
+    'Longest time to scroll, in ms (a page that stops growing ends sooner; a longer duration never loads less); ignored for pdf (always 1000).'),
   clipSelector: stringParam('clipSelector', LIMITS.selectorMaxLength, 'CSS selector; capture only that element.'),
 
   delay: numberParam('delay', { min: 0, max: LIMITS.delayMaxMs, unit: 'ms' }, 0, 'Milliseconds to wait before capture.'),
   waitUntil: enumParam('waitUntil', WAIT_UNTIL, 'load', 'Navigation event to wait for.'),
   waitForSelector: stringParam('waitForSelector', LIMITS.selectorMaxLength, 'CSS selector to wait for before capture.'),
+  failOnWaitTimeout: booleanParam('failOnWaitTimeout', false,
+    'false (best attempt): when waitUntil is not reached within its budget but the page has rendered, the page is captured as it is, marked X-Capture-Wait-Timed-Out: true and data.page.waitTimedOut, and charged. true: such a capture fails with 504 CAPTURE_TIMEOUT instead, and nothing is charged.'),
 
   removeAds: booleanParam('removeAds', false, 'Remove ads.'),
   removeCookieBanners: booleanParam('removeCookieBanners', false, 'Remove cookie consent banners.'),
@@ -132,7 +135,7 @@ export const captureFields = {
     .optional()
     .describe('Emulated CSS media type: screen or print. Default: none (the page\'s own, screen for images).'),
   reducedMotion: booleanParam('reducedMotion', false,
-    'true: the page sees prefers-reduced-motion: reduce, and CSS animations and transitions jump to their end before capture.'),
+    'true: the page sees prefers-reduced-motion: reduce; running CSS transitions and animations and finite Web Animations jump to their end state before capture, endless ones stop, and known carousels (Swiper, Slick, Bootstrap, Splide, Flickity) stop their autoplay.'),
 
   ...pageActionFields,
 
@@ -299,6 +302,8 @@ export const PageReportSchema = withOpenApi(
     width: z.number().int().describe('Width in CSS pixels of what was captured: the whole document for fullPage and pdf, the element for clipSelector, the viewport otherwise'),
     height: z.number().int().describe('Height in CSS pixels of what was captured (the whole document for fullPage and pdf, also when the image was cut)'),
     truncated: z.boolean().describe('True when the image was cut to the full-page budget (as X-Capture-Truncated)'),
+    waitTimedOut: z.boolean().describe('True when waitUntil was not reached within its budget and the page was captured as it was (best attempt; as X-Capture-Wait-Timed-Out)'),
+    stillGrowing: z.boolean().describe('True when fullPageScroll stopped (at fullPageScrollDuration or the full-page height budget) while the page was still growing (as X-Capture-Still-Growing)'),
   }),
   { title: 'PageReport' },
 );

@@ -9,7 +9,14 @@ export class ApiError extends Error {
   constructor(
     readonly code: ErrorCode,
     message: string,
-    readonly options: { details?: ErrorBody['error']['details']; logDetail?: unknown; retryAfterSeconds?: number; status?: number } = {},
+    readonly options: {
+      details?: ErrorBody['error']['details'];
+      logDetail?: unknown;
+      retryAfterSeconds?: number;
+      status?: number;
+      /** Response headers of the error answer (X-Target-Status and X-Final-Url of a failed capture). */
+      headers?: Record<string, string>;
+    } = {},
   ) {
     super(message);
     // `status` overrides the code's usual one where HTTP needs a finer answer (415 for a body's charset).

@@ -133,6 +133,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
   const renderer = new Renderer(pool, browser, {
     openProxyChain: (upstream) => egress.openChain(upstream),
     wasRefused: (url) => egress.refusedRecently(url),
+    connectionFailure: (url) => egress.failureOf(url),
     fullPageBudget: { maxHeightPx: config.FULL_PAGE_MAX_HEIGHT_PX, maxPixels: config.FULL_PAGE_MAX_PIXELS },
     unresponsiveTimeoutMs: config.PAGE_UNRESPONSIVE_TIMEOUT_MS,
     explainCrash: () => (memoryWatchdog.claim() ? pageMemoryLimit(memoryWatchdog.limitBytes) : undefined),

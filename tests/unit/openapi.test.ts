@@ -14,7 +14,7 @@ const SPEC_PARAMETERS = `url html apiKey format pdfPageLayout returnFile imageQu
   requestStorageSecretAccessKey requestStorageBucket requestStorageRegion`.split(/\s+/);
 
 /** Parameters beyond the spec's tables that extend it in its style (issue #19: page control). */
-const EXTENSION_PARAMETERS = ['hideSelectors', 'styles', 'timezone', 'locale', 'mediaType', 'reducedMotion', 'failOnHttpError', 'omitBackground',
+const EXTENSION_PARAMETERS = ['hideSelectors', 'styles', 'timezone', 'locale', 'mediaType', 'reducedMotion', 'failOnHttpError', 'failOnWaitTimeout', 'omitBackground',
   'scripts', 'click', 'scrollIntoView', 'pdfFormat', 'pdfLandscape', 'pdfMargin', 'pdfMarginTop', 'pdfMarginRight', 'pdfMarginBottom',
   'pdfMarginLeft', 'pdfPrintBackground', 'pdfScale', 'pdfPageRanges', 'pdfHeaderTemplate', 'pdfFooterTemplate', 'pdfPreferCssPageSize',
   // Issue #33: page insight.

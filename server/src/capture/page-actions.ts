@@ -30,46 +30,6 @@ export async function removeElements(page: Page, selectors: string[]): Promise<s
   }, selectors);
 }
 
-/**
- * Scrolls to the bottom in steps spread over `durationMs` so lazy content loads, waits (bounded)
- * for the images that started loading, then returns to the top.
- */
-export async function scrollThrough(page: Page, durationMs: number, imageWaitMs: number): Promise<void> {
-  await page.evaluate(
-    async (duration: number, imageWait: number) => {
-      const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-      const height = () => Math.max(document.body?.scrollHeight ?? 0, document.documentElement.scrollHeight);
-      const step = Math.max(200, Math.floor(window.innerHeight * 0.8));
-      const steps = Math.max(1, Math.ceil(height() / step));
-      const pause = Math.max(10, Math.floor(duration / steps));
-      // The page may grow while we scroll (infinite lists): bounded by the duration plus one pass.
-      const stopAt = Date.now() + duration + 2000;
-      for (let y = 0; y < height() && Date.now() < stopAt; y += step) {
-        window.scrollTo(0, y);
-        await sleep(pause);
-      }
-      window.scrollTo(0, height());
-      const pending = Array.from(document.images).filter((img) => !img.complete);
-      await Promise.race([
-        Promise.all(
-          pending.map(
-            (img) =>
-              new Promise((done) => {
-                img.addEventListener('load', done, { once: true });
-                img.addEventListener('error', done, { once: true });
-              }),
-          ),
-        ),
-        sleep(imageWait),
-      ]);
-      window.scrollTo(0, 0);
-      await sleep(50);
-    },
-    durationMs,
-    imageWaitMs,
-  );
-}
-
 export async function documentSize(page: Page): Promise<{ width: number; height: number }> {
   return page.evaluate(() => ({
     width: Math.max(document.documentElement.scrollWidth, document.body?.scrollWidth ?? 0, window.innerWidth),

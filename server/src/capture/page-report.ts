@@ -8,16 +8,22 @@ export type { PageReport } from '@rendershot/contract';
 /**
  * What a capture saw (issue #12): the main document's HTTP status and final URL (url mode), its
  * title, the CSS size of what was captured and whether the image was cut to the budget. Sent as
- * X-Target-Status / X-Final-Url / X-Capture-Truncated and as `data.page` in JSON mode.
+ * X-Target-Status / X-Final-Url / X-Capture-Truncated and as `data.page` in JSON mode; issue #30 adds
+ * whether the wait condition timed out (best attempt) and whether a scrolled page was still growing.
  */
-export async function pageReport(page: Page, options: CaptureOptions, response: HTTPResponse | null, truncated: boolean): Promise<PageReport> {
+export async function pageReport(
+  page: Page,
+  options: CaptureOptions,
+  response: HTTPResponse | null,
+  flags: Pick<PageReport, 'truncated' | 'waitTimedOut' | 'stillGrowing'>,
+): Promise<PageReport> {
   const isUrl = options.html === undefined;
   return {
     status: isUrl && response ? response.status() : null,
     finalUrl: isUrl ? withoutCredentials(page.url()) : null,
     title: await page.title().catch(() => ''),
     ...(await capturedSize(page, options)),
-    truncated,
+    ...flags,
   };
 }
 

@@ -2,6 +2,7 @@ import { resolveDevice, type CaptureOptions, type DevicePreset } from '@rendersh
 import type { HTTPRequest, ResourceType } from 'puppeteer';
 import type { Slot } from './context-pool.js';
 import { acceptLanguage, applyLocale, requestHeaders } from './page-locale.js';
+import { applyFontFamilies } from './page-fonts.js';
 
 /** The preset's emulation settings after the request's overrides. */
 export type Viewport = Pick<DevicePreset, 'width' | 'height' | 'scale' | 'mobile' | 'touch' | 'userAgent'>;
@@ -115,6 +116,7 @@ export async function preparePage(slot: Slot, options: CaptureOptions, extraBloc
     emulateMedia(slot, options, options.mediaType ?? ''),
     page.setExtraHTTPHeaders(requestHeaders(options)),
     applyLocale(slot, options),
+    applyFontFamilies(session),
     page.setJavaScriptEnabled(true),
     // omitBackground: set here for the whole capture (every tile of a stitched page too), never by
     // the screenshots. Clearing the override does not make a kept renderer opaque again (measured:

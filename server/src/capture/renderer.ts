@@ -1,27 +1,30 @@
 import type { CaptureOptions } from '@rendershot/contract';
-import type { HTTPRequest, HTTPResponse, Page } from 'puppeteer';
+import type { Page } from 'puppeteer';
 import { ApiError } from '../errors.js';
 import type { BrowserManager } from './browser-manager.js';
 import { PoolSaturatedError, type ContextPool, type Slot } from './context-pool.js';
 import { captureFile } from './capture-output.js';
 import { probeBeforeCapture } from './capture-quality.js';
-import { invalidSelectors } from './page-actions.js';
-import { assertTargetStatus } from './fail-conditions.js';
+import { assertValidSelectors } from './selector-check.js';
+import { proxySettings } from './proxy-settings.js';
 import { ScriptStillRunningError } from './page-interactions.js';
 import { preparePage, type RequestFilter } from './page-setup.js';
 import { pageReport, type PageReport } from './page-report.js';
 import { recordPageEvents, type PageEventRecorder } from './page-events.js';
 import { readPageInsight, type PageInsight } from './page-insight.js';
-import type { FullPageBudget } from './full-page-plan.js';
+import { DEFAULT_FULL_PAGE_BUDGET, type FullPageBudget } from './full-page-plan.js';
+import { assertLanded, navigationFailure, targetHeaders, type ConnectionFailure, type WasRefused } from './landing-checks.js';
+import { follow, navigate, type Landing } from './navigation.js';
+import { isContextLost, NavigationWatch } from './navigation-watch.js';
+import { effectiveViewport } from './page-setup.js';
+import { withTargetHeaders } from './target-facts.js';
 import { compactRenderResult } from './png-encoder.js';
 import type { RenderResult } from './render-result.js';
 import { detectProtection } from './protection-detector.js';
-import { guard, watchPageCrash } from './stage-guard.js';
+import { CaptureTimeoutError, ClientGoneError, guard, watchPageCrash } from './stage-guard.js';
 import { watchResponsiveness } from './responsiveness-watchdog.js';
 import { remainingMs, waitAndClean } from './wait-and-clean.js';
-import { bareHost } from '../security/destination-check.js';
-import { REFUSED_HEADER, type UpstreamProxy } from '../security/egress-proxy.js';
-import { destinationNotAllowed } from '../security/target-policy.js';
+import type { UpstreamProxy } from '../security/egress-proxy.js';
 
 export { MAX_OUTPUT_HEIGHT_PX, MAX_OUTPUT_WIDTH_PX } from './capture-image.js';
 export { MAX_SINGLE_PDF_HEIGHT_PX } from './capture-pdf.js';
@@ -52,56 +55,13 @@ export interface RenderRequest {
 export type RenderedCapture = RenderResult & { page: PageReport } & PageInsight;
 
 export type { RenderResult } from './render-result.js';
+
 export { CaptureTimeoutError, ClientGoneError } from './stage-guard.js';
 
-/**
- * Checks every selector parameter as CSS before the page is loaded, so that a typo is a quick 400
- * naming the field rather than a wait that runs into the deadline.
- */
-async function assertValidSelectors(page: Page, options: CaptureOptions): Promise<void> {
-  const fields: Array<[string, string]> = [
-    ...(options.clipSelector ? [['clipSelector', options.clipSelector] as [string, string]] : []),
-    ...(options.waitForSelector ? [['waitForSelector', options.waitForSelector] as [string, string]] : []),
-    ...(options.removeSelectors ?? []).map((selector) => ['removeSelectors', selector] as [string, string]),
-    ...(options.hideSelectors ?? []).map((selector) => ['hideSelectors', selector] as [string, string]),
-    ...(options.click ? [['click', options.click] as [string, string]] : []),
-    ...(options.scrollIntoView ? [['scrollIntoView', options.scrollIntoView] as [string, string]] : []),
-  ];
-  const invalid = new Set(await invalidSelectors(page, fields.map(([, selector]) => selector)));
-  const problems = fields.filter(([, selector]) => invalid.has(selector));
-  if (problems.length === 0) return;
-  throw new ApiError('VALIDATION_ERROR', `Validation failed: ${problems.map(([field, value]) => `${field}: "${value}" is not a valid CSS selector`).join('; ')}`, {
-    details: problems.map(([field, value]) => ({ field, message: 'not a valid CSS selector', value })),
-  });
-}
+/** Times the steps after loading start again when the page navigated under them (a late script redirect). */
+const MAX_RESTARTS = 2;
 
-/**
- * The proxy server for Chromium (scheme, host and port) and its credentials: proxyUsername and
- * proxyPassword, or else those written into proxyUrl (http://user:pass@host:port).
- */
-function proxySettings(options: CaptureOptions): { server: string; upstream: UpstreamProxy; credentials?: { username: string; password: string } } | undefined {
-  if (!options.proxyUrl) return undefined;
-  const url = new URL(options.proxyUrl);
-  const username = options.proxyUsername ?? (url.username ? decodeURIComponent(url.username) : undefined);
-  const password = options.proxyPassword ?? (url.password ? decodeURIComponent(url.password) : '');
-  const credentials = username !== undefined ? { username, password } : undefined;
-  const upstream: UpstreamProxy = {
-    host: bareHost(url.hostname),
-    port: Number(url.port || (url.protocol === 'https:' ? 443 : 80)),
-    ...(credentials ?? {}),
-  };
-  return { server: url.origin, upstream, ...(credentials ? { credentials } : {}) };
-}
-
-const targetUnreachable = () => new ApiError('OPERATION_FAILED', 'The page could not be loaded (the target did not answer); nothing was charged');
-
-const proxyCredentialsRefused = () =>
-  new ApiError(
-    'INVALID_INPUT',
-    'The proxy of proxyUrl refused the credentials (HTTP 407 Proxy Authentication Required): check proxyUsername and proxyPassword. Nothing was charged.',
-  );
-
-/** How a CDP call fails when the page's renderer is gone. */
+/** A CDP call that failed because the page's renderer went away. */
 const PAGE_GONE = /Target crashed|Target closed|Session closed|detached/i;
 
 /** Time kept between a tiled image's planned end and the deadline, for the answer (and png re-encoding) after it. */
@@ -120,16 +80,14 @@ export interface RendererOptions {
    * caller's proxy directly and answers its 407 with proxyUsername/proxyPassword.
    */
   openProxyChain?: (upstream: UpstreamProxy) => Promise<ProxyChain>;
-  /**
-   * Whether the egress proxy just refused the host of a URL. An HTTPS navigation refused by the
-   * proxy only shows as a failed tunnel; this tells it apart from a site that is down.
-   */
-  wasRefused?: (url: string) => boolean;
+  /** Whether the egress proxy just refused the host of a URL, and why a connection through it failed (landing-checks.ts). */
+  wasRefused?: WasRefused;
+  connectionFailure?: ConnectionFailure;
   /** Largest full-page or element image (FULL_PAGE_MAX_HEIGHT_PX, FULL_PAGE_MAX_PIXELS); past it the image is cut and says so. */
   fullPageBudget?: FullPageBudget;
   /** A page whose main thread does not answer this long is ended: 504 PAGE_UNRESPONSIVE (PAGE_UNRESPONSIVE_TIMEOUT_MS; 0 or absent: never). */
   unresponsiveTimeoutMs?: number;
-  /** Names why a page crashed when something of ours ended its renderer (the memory watchdog, issue #28). */
+  /** Names why a page crashed when something of ours ended its renderer (the memory watchdog). */
   explainCrash?: () => Error | undefined;
 }
 
@@ -174,6 +132,7 @@ export class Renderer {
     }
     mark('queue', started);
     let stopFiltering: () => void = () => undefined;
+    let watch: NavigationWatch | undefined;
     let events: PageEventRecorder | undefined;
     const crash = watchPageCrash(slot.page, this.options.explainCrash);
     const hang = this.options.unresponsiveTimeoutMs ? watchResponsiveness(slot.page, slot.session, { timeoutMs: this.options.unresponsiveTimeoutMs }) : undefined;
@@ -191,54 +150,10 @@ export class Renderer {
       if (options.metadata) events = recordPageEvents(page);
 
       started = Date.now();
-      // The last URL the main frame navigated to (each redirect hop is a new request).
-      let navigatedTo: string | undefined;
-      const onNavigation = (r: HTTPRequest) => {
-        if (r.isNavigationRequest() && r.frame() === page.mainFrame()) navigatedTo = r.url();
-      };
-      page.on('request', onNavigation);
-      const response = await guard(this.navigate(page, options, request), request, 'loading the page')
-        .catch((error: unknown) => {
-          // Through the egress chain a refused 407 ends the navigation with this network error.
-          if (options.proxyUrl && error instanceof Error && /net::ERR_(INVALID_AUTH_CREDENTIALS|PROXY_AUTH_)/.test(error.message)) throw proxyCredentialsRefused();
-          // Through the egress proxy a refused or unreachable destination is a failed SOCKS
-          // connection (or, through a caller's proxy, a failed tunnel): the proxy knows which.
-          if (error instanceof Error && /net::ERR_(TUNNEL_CONNECTION_FAILED|SOCKS_)/.test(error.message)) {
-            if (navigatedTo && this.options.wasRefused?.(navigatedTo)) throw destinationNotAllowed('url');
-            if (/net::ERR_SOCKS_/.test(error.message)) throw targetUnreachable();
-          }
-          throw error;
-        })
-        .finally(() => page.off('request', onNavigation));
+      watch = await guard(NavigationWatch.open(page, slot.session), request, 'loading the page');
+      const landing = await this.navigate(page, options, request, watch);
       mark('navigate', started);
-      // The egress proxy marks the answers it gives itself: a refused destination (a redirect to
-      // a refused address, say) is the caller's 400; any other mark means the target was not reached.
-      const egress = response?.headers()[REFUSED_HEADER];
-      if (egress === 'refused') throw destinationNotAllowed('url');
-      if (egress !== undefined) throw targetUnreachable();
-      if (options.proxyUrl && response?.status() === 407) throw proxyCredentialsRefused();
-      assertTargetStatus(response, options);
-
-      const verdict = await guard(detectProtection(page, response), request, 'inspecting the page');
-      if (verdict.protected) {
-        throw new ApiError('TARGET_PROTECTED', `The target is behind anti-bot verification (${verdict.vendor}); no screenshot was taken and no credits were used.`);
-      }
-
-      started = Date.now();
-      await waitAndClean(page, options, request);
-      if (request.afterLoad) await guard(request.afterLoad(page), request, 'cleaning the page');
-      mark('wait', started);
-
-      started = Date.now();
-      const probe = await guard(probeBeforeCapture(page), request, 'capturing');
-      const limits = { fullPageBudget: this.options.fullPageBudget, stopBy: request.deadline - STITCH_RESERVE_MS, pdfTimeoutMs: remainingMs(request, 200) };
-      const file = await guard(captureFile(slot, options, limits), request, 'capturing');
-      const report = await guard(pageReport(page, options, response, file.truncated === true), request, 'capturing');
-      mark('capture', started);
-      started = Date.now();
-      const insight = await guard(readPageInsight(slot, options, response, file, probe, events?.log), request, 'inspecting the capture');
-      mark('insight', started);
-      const result: RenderedCapture = { ...file, page: report, ...insight };
+      const result = await this.afterLanding(slot, request, watch, landing, mark, events);
       if (this.manager.noteCapture()) this.manager.retire();
       return result;
     } catch (error) {
@@ -248,12 +163,11 @@ export class Renderer {
       // A stage's CDP call can fail with the crash before the guard, or puppeteer's crash event,
       // sees it: the crash, and what ended the renderer, say why.
       const crashed = crash.error() ?? (error instanceof Error && !(error instanceof ApiError) && PAGE_GONE.test(error.message) ? this.options.explainCrash?.() : undefined);
-      if (crashed) {
-        slot.doubtful = true;
-        throw crashed;
-      }
-      throw error;
+      if (crashed) slot.doubtful = true;
+      // What was known of the target goes on the error answer too (X-Target-Status, X-Final-Url).
+      throw withTargetHeaders(crashed ?? error, targetHeaders(options, watch, slot.page.isClosed() ? '' : slot.page.url()));
     } finally {
+      watch?.stop();
       crash.stop();
       hang?.stop();
       stopFiltering();
@@ -265,15 +179,84 @@ export class Renderer {
     }
   }
 
-  private async navigate(page: Page, options: CaptureOptions, request: RenderRequest): Promise<HTTPResponse | null> {
-    const timeout = remainingMs(request, 500);
-    // Inline html is a real navigation to a data: URL (an opaque origin, as about:blank would be),
-    // so that every waitUntil value is Chromium's own lifecycle event for that document.
-    // setContent plus waitForNetworkIdle would count requests of earlier documents on this reused
-    // page that puppeteer never saw finish, and wait for them forever.
+  /**
+   * Opens the target and follows it to where the browser ends up (navigation.ts). Inline html is a
+   * real navigation to a data: URL (an opaque origin, as about:blank would be), so that every
+   * waitUntil value is Chromium's own lifecycle event for that document. setContent plus
+   * waitForNetworkIdle would count requests of earlier documents on this reused page that
+   * puppeteer never saw finish, and wait for them forever.
+   */
+  private async navigate(page: Page, options: CaptureOptions, request: RenderRequest, watch: NavigationWatch): Promise<Landing> {
     const target = options.html !== undefined ? `data:text/html;charset=utf-8;base64,${Buffer.from(options.html, 'utf8').toString('base64')}` : options.url!;
-    const response = await page.goto(target, { waitUntil: options.waitUntil, timeout });
-    return options.html !== undefined ? null : response;
+    try {
+      return await navigate(page, target, options, request, watch);
+    } catch (error) {
+      throw navigationFailure(error, options, watch, this.options);
+    }
+  }
+
+  /**
+   * Everything after loading: protection check, waits and cleaning, capture and report. A page that
+   * navigates meanwhile (a script redirect after load) destroys the document these steps work on:
+   * the new page is then followed and the steps start again on it (at most MAX_RESTARTS times).
+   */
+  private async afterLanding(
+    slot: Slot,
+    request: RenderRequest,
+    watch: NavigationWatch,
+    landing: Landing,
+    mark: (stage: string, started: number) => void,
+    events?: PageEventRecorder,
+  ): Promise<RenderedCapture> {
+    const { options } = request;
+    for (let restart = 0; ; restart++) {
+      const commits = watch.commits;
+      try {
+        assertLanded(landing, options, watch, this.options);
+        return await this.captureLanded(slot, request, landing, mark, events);
+      } catch (error) {
+        const navigatedAway = watch.commits !== commits || watch.pending;
+        const stopped = error instanceof CaptureTimeoutError || error instanceof ClientGoneError || error instanceof ApiError;
+        if (restart >= MAX_RESTARTS || !(isContextLost(error) || (navigatedAway && !stopped))) throw error;
+        const timedOut = await follow(slot.page, watch, options, request, commits).catch((followError: unknown) => {
+          throw navigationFailure(followError, options, watch, this.options);
+        });
+        landing = { response: watch.response, waitTimedOut: landing.waitTimedOut || timedOut };
+      }
+    }
+  }
+
+  private async captureLanded(
+    slot: Slot,
+    request: RenderRequest,
+    landing: Landing,
+    mark: (stage: string, started: number) => void,
+    events?: PageEventRecorder,
+  ): Promise<RenderedCapture> {
+    const { options } = request;
+    const page = slot.page;
+    const verdict = await guard(detectProtection(page, landing.response), request, 'inspecting the page');
+    if (verdict.protected) {
+      throw new ApiError('TARGET_PROTECTED', `The target is behind anti-bot verification (${verdict.vendor}); no screenshot was taken and no credits were used.`);
+    }
+
+    let started = Date.now();
+    const budget = this.options.fullPageBudget ?? DEFAULT_FULL_PAGE_BUDGET;
+    const scrolled = await waitAndClean(page, options, request, Math.floor(budget.maxHeightPx / effectiveViewport(options).scale));
+    if (request.afterLoad) await guard(request.afterLoad(page), request, 'cleaning the page');
+    mark('wait', started);
+
+    started = Date.now();
+    const probe = await guard(probeBeforeCapture(page), request, 'capturing');
+    const limits = { fullPageBudget: this.options.fullPageBudget, stopBy: request.deadline - STITCH_RESERVE_MS, pdfTimeoutMs: remainingMs(request, 200) };
+    const file = await guard(captureFile(slot, options, limits), request, 'capturing');
+    const flags = { truncated: file.truncated === true, waitTimedOut: landing.waitTimedOut, stillGrowing: scrolled.stillGrowing };
+    const report = await guard(pageReport(page, options, landing.response, flags), request, 'capturing');
+    mark('capture', started);
+    started = Date.now();
+    const insight = await guard(readPageInsight(slot, options, landing.response, file, probe, events?.log), request, 'inspecting the capture');
+    mark('insight', started);
+    return { ...file, page: report, ...insight };
   }
 
   /** A PNG of the current viewport, for AI analysis of a pdf capture. */

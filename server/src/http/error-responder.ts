@@ -12,6 +12,8 @@ export function sendError(res: Response, error: ApiError): void {
   res.locals.errorCode = error.code;
   const retryAfter = error.options.retryAfterSeconds ?? (error.status === 503 ? DEFAULT_UNAVAILABLE_RETRY_SECONDS : undefined);
   if (retryAfter !== undefined) res.setHeader('Retry-After', String(retryAfter));
+  // Header-safe: printable ASCII only (a URL's other characters percent-encoded).
+  for (const [name, value] of Object.entries(error.options.headers ?? {})) res.setHeader(name, value.replace(/[^\x20-\x7e]/g, (c) => encodeURIComponent(c)));
   res.status(error.status).json(error.toBody());
 }
 

@@ -22,6 +22,14 @@ interface Chain {
 }
 
 const CONNECT_TIMEOUT_MS = 10_000;
+/** Node's connection errors as Chromium names them. */
+const NET_ERROR_OF: Record<string, string> = {
+  ECONNREFUSED: 'net::ERR_CONNECTION_REFUSED',
+  ECONNRESET: 'net::ERR_CONNECTION_RESET',
+  ETIMEDOUT: 'net::ERR_CONNECTION_TIMED_OUT',
+  EHOSTUNREACH: 'net::ERR_ADDRESS_UNREACHABLE',
+  ENETUNREACH: 'net::ERR_ADDRESS_UNREACHABLE',
+};
 const HOP_BY_HOP = ['proxy-authorization', 'proxy-connection', 'connection', 'keep-alive', 'te', 'trailer', 'transfer-encoding', 'upgrade'];
 
 function basic(username = '', password = ''): string {
@@ -102,6 +110,7 @@ export class EgressProxy {
       upstream = await this.open(address, port);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code === 'ECONNREFUSED' ? SOCKS_REPLY.connectionRefused : SOCKS_REPLY.hostUnreachable;
+      this.noteFailure(host, port, error);
       throw new SocksRefusal(code, error instanceof Error ? error.message : String(error));
     }
     this.track(upstream);
@@ -123,6 +132,32 @@ export class EgressProxy {
         await new Promise<void>((resolve) => server.close(() => resolve()));
       },
     };
+  }
+
+  /**
+   * Why connections to a destination failed in the last seconds, as Chromium names network errors:
+   * Chromium sees every failed SOCKS connection as net::ERR_SOCKS_CONNECTION_FAILED, and a capture
+   * that ends on its error page names the real one (issue #30).
+   */
+  private readonly recentFailures = new Map<string, { error: string; at: number }>();
+
+  private noteFailure(host: string, port: number, error: unknown): void {
+    const errno = (error as NodeJS.ErrnoException).code;
+    const name = errno ? NET_ERROR_OF[errno] : /timeout/i.test(String(error)) ? 'net::ERR_CONNECTION_TIMED_OUT' : undefined;
+    if (!name) return;
+    this.recentFailures.set(`${bareHost(host)}:${port}`, { error: name, at: Date.now() });
+    if (this.recentFailures.size > 1_000) this.recentFailures.delete(this.recentFailures.keys().next().value!);
+  }
+
+  /** Chromium's name for why a connection to the host:port of `url` failed in the last 30 seconds, if one did. */
+  failureOf(url: string): string | undefined {
+    try {
+      const parsed = new URL(url);
+      const failure = this.recentFailures.get(`${bareHost(parsed.hostname)}:${parsed.port || (parsed.protocol === 'https:' ? 443 : 80)}`);
+      return failure && Date.now() - failure.at < 30_000 ? failure.error : undefined;
+    } catch {
+      return undefined;
+    }
   }
 
   /** Destinations refused in the last seconds, so a failed HTTPS navigation can be told apart from a dead site. */

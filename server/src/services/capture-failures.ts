@@ -1,5 +1,6 @@
 import { ApiError } from '../errors.js';
 import { CaptureTimeoutError, ClientGoneError } from '../capture/renderer.js';
+import { targetHeadersOf, withTargetHeaders } from '../capture/target-facts.js';
 
 /** Chromium's network errors carry a stable, safe code (net::ERR_…): the caller may see it. */
 const NET_ERROR = /net::ERR_[A-Z_]+/;
@@ -11,6 +12,11 @@ const BROWSER_GONE = /Target closed|Session closed|Connection closed|Protocol er
  * charged for any of them.
  */
 export function captureFailure(error: unknown, budgetMs: number): ApiError {
+  // What the renderer knew about the target (X-Target-Status, X-Final-Url) stays on the answer.
+  return withTargetHeaders(mapped(error, budgetMs), targetHeadersOf(error) ?? {});
+}
+
+function mapped(error: unknown, budgetMs: number): ApiError {
   if (error instanceof ApiError) return error;
   if (error instanceof ClientGoneError) return new ApiError('OPERATION_FAILED', 'The client disconnected before the capture finished');
   if (error instanceof CaptureTimeoutError) {
