@@ -94,7 +94,7 @@ describe(`unresponsive pages (PAGE_UNRESPONSIVE_TIMEOUT_MS=${UNRESPONSIVE_MS}, M
     const body = (await response.json()) as ErrorBody;
     expect(body.error.code).toBe('PAGE_UNRESPONSIVE');
     // A stage after load: the page loaded, then hung.
-    expect(body.error.message).toMatch(/while (inspecting|applying|waiting for the delay|cleaning|capturing)/);
+    expect(body.error.message).toMatch(/while (checking for navigations after load|inspecting|applying|waiting for the delay|cleaning|capturing)/);
     expect((await service.client.usage()).credits.remaining).toBe(before.credits.remaining);
     await expectCaptureWorks(service.apiKey);
   });

@@ -126,7 +126,7 @@ export async function follow(page: Page, watch: NavigationWatch, options: Captur
   let timedOut = false;
   let seen = since;
   for (let hop = 0; hop < MAX_FOLLOWED; hop++) {
-    if (!watch.pending) await guard(oneTurn(page), request, 'loading the page');
+    if (!watch.pending) await guard(oneTurn(page), request, 'checking for navigations after load');
     if (!watch.pending && watch.commits === seen) break;
     const before = watch.commits;
     const until = Date.now() + waitBudgetMs(request, options);

@@ -254,7 +254,9 @@ export class Renderer {
     const report = await guard(pageReport(page, options, landing.response, flags), request, 'capturing');
     mark('capture', started);
     started = Date.now();
-    const insight = await guard(readPageInsight(slot, options, landing.response, file, probe, events?.log), request, 'inspecting the capture');
+    // Inline html has no HTTP answer of its own (its data: URL's is Chromium's, not a target's).
+    const targetResponse = options.html !== undefined ? null : landing.response;
+    const insight = await guard(readPageInsight(slot, options, targetResponse, file, probe, events?.log), request, 'inspecting the capture');
     mark('insight', started);
     return { ...file, page: report, ...insight };
   }
