@@ -117,7 +117,9 @@ export class JobRepository {
    * Records a new job with its place in the fair queue, start-time fair queuing on BullMQ's
    * priorities: a job's number is one more than its organization's last queued job, and never below
    * the lowest number still queued (the queue's "now"). An organization with nothing queued starts
-   * at that "now", so its job runs next, ahead of another organization's backlog; two backlogs interleave.
+   * just before that "now", so its job runs next, ahead of another organization's backlog; two
+   * backlogs interleave. Priorities only grow while the queue never empties; past BullMQ's limit the
+   * order falls back to arrival order.
    */
   async create(job: NewJob, now = Date.now()): Promise<number> {
     const [lowest, own] = await Promise.all([
@@ -126,7 +128,8 @@ export class JobRepository {
     ]);
     const floor = num(lowest?.p) ?? 1;
     const ownLast = num(own?.p);
-    const priority = Math.min(MAX_PRIORITY, ownLast === null ? floor : Math.max(floor, ownLast + 1));
+    // An organization with nothing queued goes just ahead of the lowest number: its job is the next one taken.
+    const priority = Math.min(MAX_PRIORITY, ownLast === null ? Math.max(1, floor - 1) : Math.max(floor, ownLast + 1));
     await this.knex('capture_jobs').insert({
       id: job.id,
       organization_id: job.organizationId,
