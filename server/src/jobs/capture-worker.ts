@@ -85,7 +85,8 @@ export class CaptureWorker {
     }
     // Reservations of earlier attempts belong to workers that died: give them back first.
     for (const requestId of claim.staleReservations) await credits.release(requestId, 'JOB_TAKEN_OVER');
-    const requestId = claim.attempt === 1 ? jobId : randomUUID();
+    // The first attempt's ledger row carries the job id itself; later ones (take-overs, hand-backs) their own.
+    const requestId = claim.firstLedgerRow ? jobId : randomUUID();
 
     const controller = new AbortController();
     this.running.add(controller);

@@ -61,7 +61,7 @@ export interface NewJob {
 export const MAX_PRIORITY = 2_097_151;
 
 export type ClaimOutcome =
-  | { kind: 'claimed'; attempt: number; staleReservations: string[] }
+  | { kind: 'claimed'; attempt: number; staleReservations: string[]; firstLedgerRow: boolean }
   | { kind: 'finished'; job: JobRecord }
   | { kind: 'busy'; until: number }
   | { kind: 'exhausted' }
@@ -176,7 +176,8 @@ export class JobRepository {
       .whereIn('status', ['queued', 'active'])
       .update({ status: 'active', attempts: job.attempts + 1, lease_token: token, lease_until: now + leaseMs, started_at: job.startedAt ?? now });
     if (affected(moved) !== 1) return { kind: 'busy', until: now + 1_000 };
-    return { kind: 'claimed', attempt: job.attempts + 1, staleReservations: await this.credits.reservationsOfJob(jobId) };
+    const rows = await this.knex('capture_ledger').where('job_id', jobId).count({ n: '*' }).first();
+    return { kind: 'claimed', attempt: job.attempts + 1, staleReservations: await this.credits.reservationsOfJob(jobId), firstLedgerRow: Number(rows?.n ?? 0) === 0 };
   }
 
   /** Extends the attempt's lease; false when the job is no longer this attempt's (taken over, or final). */
