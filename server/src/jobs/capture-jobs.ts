@@ -67,6 +67,7 @@ export class CaptureJobs {
         hasSecrets: stored.hasSecrets,
         baseUrl: payload.baseUrl,
         ...(payload.webhookUrl !== undefined ? { webhookUrl: payload.webhookUrl } : {}),
+        ...(payload.fairShare ? { weight: payload.fairShare.weight } : {}),
       });
     } catch (error) {
       throw errors.storeUnavailable('database', error);
