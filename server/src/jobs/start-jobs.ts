@@ -125,7 +125,7 @@ export function startJobs(
         await webhooks.close();
         await jobs.close();
       })().catch((error: unknown) => logger.warn({ err: error }, 'closing the job queues failed'));
-      await Promise.race([closing, new Promise((resolve) => setTimeout(resolve, graceMs + 8_000).unref())]);
+      await Promise.race([closing, new Promise((resolve) => setTimeout(resolve, graceMs + 6_000).unref())]);
       for (const connection of connections) connection.disconnect();
     },
   };
