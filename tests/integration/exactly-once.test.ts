@@ -48,11 +48,21 @@ describe('exactly once: Redis restarted empty, workers killed and drained', () =
   let service: TestService;
   let queue: Queue<CaptureJobPayload>;
   const workers: Worker[] = [];
+  const hooks: Array<{ id: string; body: string }> = [];
 
   beforeAll(async () => {
     await redis.start();
     await fixtures.start();
     fixtures.page('/page', PAGE);
+    fixtures.route('/hook', (req, res) => {
+      let body = '';
+      req.setEncoding('utf8');
+      req.on('data', (chunk: string) => (body += chunk));
+      req.on('end', () => {
+        hooks.push({ id: String(req.headers['webhook-id']), body });
+        res.writeHead(204).end();
+      });
+    });
     database = await createTestDatabase('mysql');
     // The API takes requests only; the renders happen in worker processes.
     service = await startTestService({
@@ -161,7 +171,8 @@ describe('exactly once: Redis restarted empty, workers killed and drained', () =
     const earlyFile = Buffer.from(await (await service.get(`/captures/${early}/file`, { headers: headers() })).arrayBuffer());
 
     fixtures.reset();
-    const jobs = [await post({ url: `${fixtures.url}/page`, delay: 2500 }), await post({ url: `${fixtures.url}/page`, delay: 2500, viewportWidth: 121 }), await post({ url: `${fixtures.url}/page`, delay: 2500, viewportWidth: 122 })];
+    // One job calls a webhook: it ends while Redis is down or just after, and its webhook still arrives.
+    const jobs = [await post({ url: `${fixtures.url}/page`, delay: 2500, webhookUrl: `${fixtures.url}/hook` }), await post({ url: `${fixtures.url}/page`, delay: 2500, viewportWidth: 121 }), await post({ url: `${fixtures.url}/page`, delay: 2500, viewportWidth: 122 })];
     await until(async () => ((await Promise.all(jobs.map(view))).filter((v) => v.status === 'active').length >= 2 ? true : undefined), 60_000, 'two jobs running');
     await redis.kill();
     // The job's record is in the database: its status answers while Redis is down.
@@ -178,6 +189,9 @@ describe('exactly once: Redis restarted empty, workers killed and drained', () =
     expect((await view(early)).status).toBe('succeeded');
     const again = Buffer.from(await (await service.get(`/captures/${early}/file`, { headers: headers() })).arrayBuffer());
     expect(again.equals(earlyFile)).toBe(true);
+    await until(async () => (hooks.some((hook) => hook.id === `msg_${jobs[0]}`) ? true : undefined), 120_000, 'the webhook of the job');
+    const event = JSON.parse(hooks.find((hook) => hook.id === `msg_${jobs[0]}`)!.body) as { type: string; data: CaptureJobData };
+    expect(event).toMatchObject({ type: 'capture.succeeded', data: { jobId: jobs[0], creditsCharged: 1 } });
     console.log(`[exactly-once] Redis SIGKILL + empty restart: ${outcome.succeeded} succeeded, ${outcome.failed} failed, credits used ${(await used()) - usedBefore}, page loads ${fixtures.requestsTo('/page').length}`);
   }, 240_000);
 

@@ -60,6 +60,8 @@ export class JobUpkeep {
   private async reconcileOnce(): Promise<void> {
     const { repository, commands, logger } = this.deps;
     const wiped = (await commands.set(this.marker, String(Date.now()), 'NX')) === 'OK';
+    // Webhooks that were in the lost queue are queued again (at least once, under the same webhook-id).
+    if (wiped) await repository.requeueUndeliveredWebhooks();
     // After a wipe every unfinished job; otherwise those whose worker's lease ended (and old queued ones, rarely lost).
     const candidates = await repository.unattended(wiped ? 0 : this.options.reconcileIntervalMs * 4);
     let requeued = 0;

@@ -94,7 +94,8 @@ export function startJobs(
       maxAttempts: config.JOB_MAX_ATTEMPTS,
       resultTtlSeconds: ttl,
     });
-    webhookWorker = new WebhookWorker(webhookConnection, { secretFor: deps.secretFor, policy: data.policy, resolve: data.resolve, logger }, webhookOptions);
+    const onDelivered = (messageId: string) => repository.markWebhookDelivered(messageId.replace(/^msg_/, ''));
+    webhookWorker = new WebhookWorker(webhookConnection, { secretFor: deps.secretFor, policy: data.policy, resolve: data.resolve, logger, onDelivered }, webhookOptions);
     logger.info({ concurrency, results: files.description }, 'capture worker started');
   }
   const upkeep = new JobUpkeep(

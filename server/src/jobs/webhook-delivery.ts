@@ -109,7 +109,14 @@ export class WebhookWorker {
 
   constructor(
     connection: Redis,
-    private readonly deps: { secretFor: SigningSecretLookup; policy: AddressPolicy; resolve: Resolver; logger: Logger },
+    private readonly deps: {
+      secretFor: SigningSecretLookup;
+      policy: AddressPolicy;
+      resolve: Resolver;
+      logger: Logger;
+      /** Told when a delivery succeeded (the job's record stops asking for it after a Redis loss). */
+      onDelivered?: (messageId: string) => Promise<void>;
+    },
     private readonly options: WebhookOptions,
   ) {
     this.worker = new Worker<WebhookDelivery>(WEBHOOK_QUEUE, (job, token) => this.deliverFairly(job, token), {
@@ -159,6 +166,7 @@ export class WebhookWorker {
     const status = await post(target, body, webhookHeaders(secret, messageId, body), this.options.timeoutMs, lookup);
     if (status < 200 || status >= 300) throw new Error(`the receiver answered ${status}`);
     this.deps.logger.info({ messageId, status, attempt: job.attemptsMade + 1 }, 'webhook delivered');
+    await this.deps.onDelivered?.(messageId).catch((error: unknown) => this.deps.logger.warn({ messageId, err: error }, 'could not record a delivered webhook'));
   }
 
   async close(): Promise<void> {

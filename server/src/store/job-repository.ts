@@ -301,6 +301,18 @@ export class JobRepository {
     await this.knex('capture_jobs').where({ id: jobId, webhook_state: 'pending' }).update({ webhook_state: 'queued' });
   }
 
+  async markWebhookDelivered(jobId: string): Promise<void> {
+    await this.knex('capture_jobs').where('id', jobId).whereIn('webhook_state', ['pending', 'queued']).update({ webhook_state: 'delivered' });
+  }
+
+  /**
+   * After Redis lost its data: webhooks queued but not yet delivered are to be queued again. A
+   * receiver may then get one twice, under the same webhook-id (Standard Webhooks receivers dedupe on it).
+   */
+  async requeueUndeliveredWebhooks(): Promise<number> {
+    return affected(await this.knex('capture_jobs').where('webhook_state', 'queued').update({ webhook_state: 'pending' }));
+  }
+
   /** Final jobs past their retention: returned (for their files) and deleted. */
   async takeExpired(limit = 200, now = Date.now()): Promise<JobRecord[]> {
     const rows = await this.knex('capture_jobs').whereNotNull('expires_at').andWhere('expires_at', '<', now).limit(limit);

@@ -263,7 +263,7 @@ const captureJobs: Knex.Migration = {
       t.text('error_message').nullable();
       t.integer('credits_charged').notNullable().defaultTo(0);
       t.string('webhook_url', 2048).nullable();
-      t.string('webhook_state', 12).nullable(); // pending | queued
+      t.string('webhook_state', 12).nullable(); // pending | queued | delivered
       t.string('base_url', 512).notNullable();
       t.bigInteger('created_at').notNullable();
       t.bigInteger('started_at').nullable();
