@@ -10,7 +10,8 @@ if [ "$(id -u)" != "0" ]; then SUDO="sudo"; fi
 
 # Chromium: the headless shell renders for the service, the full browser drives the browser tests
 # (Swagger UI, dashboard) and is the bench's raw floor; fonts for Latin, CJK and emoji text; poppler-utils (pdftotext, pdftoppm) for the pdf tests.
-APT_PACKAGES=(chromium chromium-headless-shell fonts-liberation fonts-noto-core fonts-noto-cjk fonts-noto-color-emoji poppler-utils)
+# ffmpeg encodes the scrolling videos (formats mp4, webm, gif).
+APT_PACKAGES=(chromium chromium-headless-shell fonts-liberation fonts-noto-core fonts-noto-cjk fonts-noto-color-emoji poppler-utils ffmpeg)
 missing=()
 for pkg in "${APT_PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")

@@ -6,8 +6,9 @@ import { pageActionFields } from './page-actions.js';
 import { PAGINATED_ONLY_PDF_FIELDS, pdfFields } from './pdf-options.js';
 import { withOpenApi } from './openapi-meta.js';
 import { booleanParam, enumParam, listParam, numberParam, optionalNumberParam, stringParam } from './params.js';
+import { checkSyncVideoRules, checkVideoRules, VIDEO_FORMATS, VIDEO_MIME_TYPES, videoFields } from './video-options.js';
 
-export const FORMATS = ['png', 'webp', 'jpeg', 'pdf'] as const;
+export const FORMATS = ['png', 'webp', 'jpeg', 'pdf', ...VIDEO_FORMATS] as const;
 export type CaptureFormat = (typeof FORMATS)[number];
 export const PDF_PAGE_LAYOUTS = ['paginated', 'single'] as const;
 export const THEMES = ['light', 'dark', 'auto'] as const;
@@ -20,6 +21,7 @@ export const MIME_TYPES: Record<CaptureFormat, string> = {
   webp: 'image/webp',
   jpeg: 'image/jpeg',
   pdf: 'application/pdf',
+  ...VIDEO_MIME_TYPES,
 };
 
 /** Issues carrying this param are reported as MISSING_REQUIRED_FIELD rather than VALIDATION_ERROR. */
@@ -77,6 +79,7 @@ export const captureFields = {
   pdfPageLayout: enumParam('pdfPageLayout', PDF_PAGE_LAYOUTS, 'paginated',
     'paginated: multi-page A4 with margins (pdfFormat, pdfMargin and the other pdf* options change that); single: one continuous page sized to the document height (viewport height when not full page). Ignored unless format is pdf.'),
   ...pdfFields,
+  ...videoFields,
   returnFile: booleanParam('returnFile', true, 'true: binary file; false: JSON with base64 data.'),
   imageQuality: numberParam('imageQuality', { min: LIMITS.imageQualityMin, max: LIMITS.imageQualityMax }, 90, 'Quality 1 to 100; for jpeg and webp.'),
   scaleFactor: optionalNumberParam('scaleFactor', { min: LIMITS.scaleFactorMin, max: LIMITS.scaleFactorMax },
@@ -233,6 +236,7 @@ export function checkCrossFieldRules(options: RawCaptureOptions, ctx: z.Refineme
     // A full-page capture shows the whole document whatever the scroll position.
     issue(ctx, 'scrollIntoView', 'scrollIntoView applies to viewport captures: leave out fullPage (and format pdf, which is always full page) or scrollIntoView');
   }
+  checkVideoRules(options, ctx);
   const preset = resolveDevice(options.device);
   const width = options.viewportWidth ?? preset.width;
   const height = options.viewportHeight ?? preset.height;
@@ -250,9 +254,9 @@ export function applyPdfOverrides<T extends RawCaptureOptions>(options: T): T {
   return { ...options, fullPage: true, fullPageScroll: true, fullPageScrollDuration: 1000 };
 }
 
-export const CaptureQuerySchema = captureQueryObject.superRefine(checkCrossFieldRules).transform(applyPdfOverrides);
+export const CaptureQuerySchema = captureQueryObject.superRefine(checkCrossFieldRules).superRefine(checkSyncVideoRules).transform(applyPdfOverrides);
 export const CaptureBodySchema = withOpenApi(
-  captureObject.superRefine(checkCrossFieldRules).transform(applyPdfOverrides),
+  captureObject.superRefine(checkCrossFieldRules).superRefine(checkSyncVideoRules).transform(applyPdfOverrides),
   { title: 'CaptureRequest' },
 );
 

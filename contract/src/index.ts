@@ -10,3 +10,4 @@ export * from './usage.js';
 export * from './capture-budget.js';
 export * from './pdf-options.js';
 export * from './page-actions.js';
+export * from './video-options.js';

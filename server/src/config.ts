@@ -1,4 +1,5 @@
 import { cpus } from 'node:os';
+import { VIDEO_LIMITS } from '@rendershot/contract';
 import { z } from 'zod';
 import { parseEncryptionKey } from './services/storage-secrets.js';
 import { defaultChromiumPath } from './capture/chromium-launch.js';
@@ -111,6 +112,10 @@ const ConfigSchema = z.object({
   /** Webhook deliveries: the first retry waits this long; later ones wait 5, 15, 30 and 60 times as long. */
   WEBHOOK_RETRY_BASE_MS: integer('WEBHOOK_RETRY_BASE_MS', 10, 3_600_000, 60_000),
   WEBHOOK_TIMEOUT_MS: integer('WEBHOOK_TIMEOUT_MS', 100, 120_000, 10_000),
+  /** The ffmpeg binary that encodes scrolling videos (formats mp4, webm, gif; Debian's ffmpeg package). */
+  FFMPEG_PATH: z.string().min(1).default('ffmpeg'),
+  /** Largest video file; a video that passes it fails uncharged. At most the documented maximum, 64 MiB. */
+  VIDEO_MAX_BYTES: integer('VIDEO_MAX_BYTES', 1_024, VIDEO_LIMITS.maxOutputBytes, VIDEO_LIMITS.maxOutputBytes),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 

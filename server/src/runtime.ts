@@ -123,6 +123,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
     openProxyChain: (upstream) => egress.openChain(upstream),
     wasRefused: (url) => egress.refusedRecently(url),
     fullPageBudget: { maxHeightPx: config.FULL_PAGE_MAX_HEIGHT_PX, maxPixels: config.FULL_PAGE_MAX_PIXELS },
+    video: { ffmpegPath: config.FFMPEG_PATH, maxBytes: config.VIDEO_MAX_BYTES },
   });
   // The filter engines load in the background (from their cache when the lists are unchanged): start-up does not wait.
   const contentFilters = new ContentFilters({ logger });

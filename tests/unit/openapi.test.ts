@@ -16,7 +16,9 @@ const SPEC_PARAMETERS = `url html apiKey format pdfPageLayout returnFile imageQu
 /** Parameters beyond the spec's tables that extend it in its style (issue #19: page control). */
 const EXTENSION_PARAMETERS = ['hideSelectors', 'styles', 'timezone', 'locale', 'mediaType', 'reducedMotion', 'failOnHttpError', 'omitBackground',
   'scripts', 'click', 'scrollIntoView', 'pdfFormat', 'pdfLandscape', 'pdfMargin', 'pdfMarginTop', 'pdfMarginRight', 'pdfMarginBottom',
-  'pdfMarginLeft', 'pdfPrintBackground', 'pdfScale', 'pdfPageRanges', 'pdfHeaderTemplate', 'pdfFooterTemplate', 'pdfPreferCssPageSize'];
+  'pdfMarginLeft', 'pdfPrintBackground', 'pdfScale', 'pdfPageRanges', 'pdfHeaderTemplate', 'pdfFooterTemplate', 'pdfPreferCssPageSize',
+  // Issue #34: scrolling video.
+  'videoDuration', 'videoFps', 'scrollEasing', 'scrollToSelector'];
 
 interface Operation {
   parameters: Array<{ name: string; in: string; description?: string; schema?: { type?: string }; example?: unknown }>;

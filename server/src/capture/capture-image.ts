@@ -26,7 +26,7 @@ export const MAX_OUTPUT_WIDTH_PX = FRAME_LIMIT_PX;
 /** Rendered CSS pixels past which the slot's context is replaced after the capture (4 × a 1080p screen). */
 const LARGE_RENDER_PIXELS = 4 * 1920 * 1080;
 
-type ImageType = Exclude<CaptureOptions['format'], 'pdf'>;
+type ImageType = Extract<CaptureOptions['format'], 'png' | 'jpeg' | 'webp'>;
 
 interface Shot {
   buffer: Uint8Array;

@@ -1,10 +1,11 @@
-import type { CaptureOptions } from '@rendershot/contract';
+import { isVideoFormat, type CaptureOptions } from '@rendershot/contract';
 import type { HTTPRequest, HTTPResponse, Page } from 'puppeteer';
 import { ApiError } from '../errors.js';
 import type { BrowserManager } from './browser-manager.js';
 import { PoolSaturatedError, type ContextPool, type Slot } from './context-pool.js';
 import { captureImage } from './capture-image.js';
 import { capturePdf } from './capture-pdf.js';
+import { captureVideo, type VideoSettings } from './capture-video.js';
 import { invalidSelectors } from './page-actions.js';
 import { assertTargetStatus } from './fail-conditions.js';
 import { ScriptStillRunningError } from './page-interactions.js';
@@ -129,6 +130,8 @@ export interface RendererOptions {
   wasRefused?: (url: string) => boolean;
   /** Largest full-page or element image (FULL_PAGE_MAX_HEIGHT_PX, FULL_PAGE_MAX_PIXELS); past it the image is cut and says so. */
   fullPageBudget?: FullPageBudget;
+  /** The video encoder's binary and byte limit (capture-video.ts). */
+  video?: VideoSettings;
 }
 
 /** Renders one capture on a pooled page: set up, navigate, wait, clean, capture. */
@@ -224,7 +227,8 @@ export class Renderer {
 
       started = Date.now();
       const file = await guard(
-        options.format === 'pdf' ? capturePdf(slot, options, remainingMs(request, 200)) : captureImage(slot, options, this.options.fullPageBudget, request.deadline - STITCH_RESERVE_MS),
+        isVideoFormat(options.format) ? captureVideo(slot, options, request, this.options.video)
+          : options.format === 'pdf' ? capturePdf(slot, options, remainingMs(request, 200)) : captureImage(slot, options, this.options.fullPageBudget, request.deadline - STITCH_RESERVE_MS),
         request,
         'capturing',
       );
