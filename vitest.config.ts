@@ -9,6 +9,8 @@ const ALONE = [
   'tests/integration/async-captures.test.ts',
   'tests/integration/faults.test.ts',
   'tests/integration/fault-recovery.test.ts',
+  'tests/integration/exactly-once.test.ts',
+  'tests/integration/fair-async.test.ts',
   'tests/integration/capture-crash.test.ts',
   'tests/integration/fair-share.test.ts',
   'tests/integration/plan-share.test.ts',

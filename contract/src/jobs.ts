@@ -72,6 +72,10 @@ export const CaptureJobSchema = withOpenApi(
       createdAt: z.string().describe('ISO 8601 time the job was accepted'),
       startedAt: z.string().optional().describe('ISO 8601 time a worker started the job'),
       finishedAt: z.string().optional().describe('ISO 8601 time the job ended'),
+      creditsCharged: z
+        .number()
+        .int()
+        .describe('Credits this job has been charged: set once, when it succeeds with a file you can fetch; 0 while it runs and for a failed job (a failed job is never charged)'),
       result: CaptureJobResultSchema.optional().describe('Present when status is succeeded'),
       error: z
         .object({ code: z.string().describe('The error code a synchronous capture would have answered'), message: z.string() })

@@ -111,7 +111,24 @@ const ConfigSchema = z.object({
   JOB_LOCK_MS: integer('JOB_LOCK_MS', 2_000, 600_000, 30_000),
   /** Webhook deliveries: the first retry waits this long; later ones wait 5, 15, 30 and 60 times as long. */
   WEBHOOK_RETRY_BASE_MS: integer('WEBHOOK_RETRY_BASE_MS', 10, 3_600_000, 60_000),
+  /** A total deadline per delivery attempt (connect, headers and body), not an idle timeout. */
   WEBHOOK_TIMEOUT_MS: integer('WEBHOOK_TIMEOUT_MS', 100, 120_000, 10_000),
+  /** Webhook deliveries one process makes at once, and how many of them one organization may hold (issue #27). */
+  WEBHOOK_CONCURRENCY: integer('WEBHOOK_CONCURRENCY', 1, 256, 16),
+  WEBHOOK_MAX_PER_ORGANIZATION: integer('WEBHOOK_MAX_PER_ORGANIZATION', 1, 256, 4),
+  /** Attempts of an async job whose worker stopped (killed, lost) before the job fails, charging nothing. */
+  JOB_MAX_ATTEMPTS: integer('JOB_MAX_ATTEMPTS', 1, 20, 3),
+  /** Files of finished async jobs (issue #29): this directory unless RESULTS_S3_BUCKET names the deployment's bucket. */
+  RESULTS_DIR: z.string().min(1).default('./data/results'),
+  RESULTS_S3_ENDPOINT: z.string().url('RESULTS_S3_ENDPOINT must be a URL such as https://s3.eu-west-1.amazonaws.com').optional(),
+  RESULTS_S3_BUCKET: z.string().min(1).optional(),
+  RESULTS_S3_REGION: z.string().min(1).default('us-east-1'),
+  RESULTS_S3_ACCESS_KEY_ID: z.string().min(1).optional(),
+  RESULTS_S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
+  RESULTS_S3_PREFIX: z.string().default('rendershot-results/'),
+  RESULTS_S3_PATH_STYLE: booleanFlag('RESULTS_S3_PATH_STYLE').default('true'),
+  /** How often each process deletes files and records of jobs past JOB_RESULT_TTL_SECONDS. */
+  RESULT_SWEEP_INTERVAL_MS: integer('RESULT_SWEEP_INTERVAL_MS', 1_000, 86_400_000, 60_000),
   /** The ffmpeg binary that encodes scrolling videos (formats mp4, webm, gif; Debian's ffmpeg package). */
   FFMPEG_PATH: z.string().min(1).default('ffmpeg'),
   /** Largest video file; a video that passes it fails uncharged. At most the documented maximum, 64 MiB. */
@@ -119,11 +136,17 @@ const ConfigSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
+const CheckedConfigSchema = ConfigSchema.superRefine((config, ctx) => {
+  if (config.RESULTS_S3_BUCKET && !(config.RESULTS_S3_ENDPOINT && config.RESULTS_S3_ACCESS_KEY_ID && config.RESULTS_S3_SECRET_ACCESS_KEY)) {
+    ctx.addIssue({ code: 'custom', path: ['RESULTS_S3_BUCKET'], message: 'RESULTS_S3_BUCKET needs RESULTS_S3_ENDPOINT, RESULTS_S3_ACCESS_KEY_ID and RESULTS_S3_SECRET_ACCESS_KEY too' });
+  }
+});
+
 export type Config = z.infer<typeof ConfigSchema>;
 
 /** Settings whose value never appears in an error message. */
 // Values that may carry credentials are never echoed in a start-up error.
-const SECRET_SETTINGS = new Set(['STORAGE_ENCRYPTION_KEY', 'SIGNING_SECRETS_KEY', 'DATABASE_URL', 'REDIS_URL']);
+const SECRET_SETTINGS = new Set(['STORAGE_ENCRYPTION_KEY', 'SIGNING_SECRETS_KEY', 'DATABASE_URL', 'REDIS_URL', 'RESULTS_S3_SECRET_ACCESS_KEY', 'RESULTS_S3_ACCESS_KEY_ID']);
 
 export class ConfigError extends Error {}
 
@@ -134,7 +157,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     const value = overrides[key as keyof Config] ?? env[key];
     source[key] = value === '' ? undefined : value;
   }
-  const parsed = ConfigSchema.safeParse(source);
+  const parsed = CheckedConfigSchema.safeParse(source);
   if (!parsed.success) {
     const shown = (name: string) => (SECRET_SETTINGS.has(name) ? '(value hidden)' : `(got ${JSON.stringify(source[name])})`);
     const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message} ${shown(String(i.path[0]))}`);

@@ -156,6 +156,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
   }
   const metrics = new Metrics();
   metrics.observeFairShare(() => scheduler.snapshot());
+  if (jobs.depth) metrics.observeJobs(jobs.depth);
   const opsExtras = {
     scheduled: () => scheduler.snapshot().waiting,
     ...(config.METRICS_TOKEN ? { metricsToken: config.METRICS_TOKEN } : {}),

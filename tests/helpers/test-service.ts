@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { createClient, type RendershotClient } from '../../client/src/index.js';
 import { loadConfig, type Config } from '../../server/src/config.js';
@@ -41,9 +44,12 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
   const database = options.databaseUrl
     ? { url: options.databaseUrl, drop: async () => undefined }
     : await createTestDatabase(options.database ?? 'sqlite');
+  // Files of async jobs go to a directory of the test's own unless the test shares one with workers.
+  const resultsDir = options.env?.RESULTS_DIR ? undefined : mkdtempSync(join(tmpdir(), 'rendershot-results-'));
   const config = loadConfig(
     {},
     {
+      ...(resultsDir ? { RESULTS_DIR: resultsDir } : {}),
       PORT: '0',
       HOST: '127.0.0.1',
       DATABASE_URL: database.url,
@@ -87,6 +93,7 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
       stopAllowing();
       await runtime.stop();
       await database.drop();
+      if (resultsDir) rmSync(resultsDir, { recursive: true, force: true });
     },
   };
 }

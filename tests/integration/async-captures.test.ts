@@ -1,6 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, verifyWebhook, type CaptureJobData } from '../../client/src/index.js';
@@ -256,10 +259,11 @@ describe('render workers in processes of their own (rendershot worker)', () => {
   let database: TestDatabase;
   const prefix = newPrefix();
   const children: ChildProcess[] = [];
+  const resultsDir = mkdtempSync(join(tmpdir(), 'rendershot-results-'));
   beforeAll(async () => {
     database = await createTestDatabase('mysql');
     // The API takes requests only: CAPTURE_WORKERS=0.
-    service = await startTestService({ databaseUrl: database.url, credits: 3, env: { REDIS_URL, JOB_QUEUE_PREFIX: prefix, CAPTURE_WORKERS: '0' } });
+    service = await startTestService({ databaseUrl: database.url, credits: 3, env: { REDIS_URL, JOB_QUEUE_PREFIX: prefix, CAPTURE_WORKERS: '0', RESULTS_DIR: resultsDir } });
   });
   afterAll(async () => {
     for (const child of children) child.kill('SIGKILL');
@@ -267,9 +271,10 @@ describe('render workers in processes of their own (rendershot worker)', () => {
     await service?.stop();
     await database?.drop();
     await dropPrefix(prefix);
+    rmSync(resultsDir, { recursive: true, force: true });
   });
 
-  const workerEnv = () => ({ DATABASE_URL: database.url, REDIS_URL, JOB_QUEUE_PREFIX: prefix, CAPTURE_WORKERS: '1', JOB_LOCK_MS: '3000' });
+  const workerEnv = () => ({ DATABASE_URL: database.url, REDIS_URL, JOB_QUEUE_PREFIX: prefix, CAPTURE_WORKERS: '1', JOB_LOCK_MS: '3000', RESULTS_DIR: resultsDir });
 
   it('a job queued while no worker runs is done by a worker started afterwards; a job out of credits fails INSUFFICIENT_CREDITS', async () => {
     const client = createClient({ baseUrl: service.url, apiKey: service.apiKey });

@@ -68,6 +68,13 @@ export function createApp(deps: AppDependencies): Express {
   const throttle = rateLimit(deps.rateLimiter, deps.logger);
   const capture = captureHandler(deps.captures, deps.shutdownSignal, deps.inFlight);
   const s = initServer();
+  // HEAD never renders and never charges (issue #27): Express would run the GET handler for it, and
+  // a link previewer probing a signed link would pay for a capture it never receives. Answered
+  // before authentication and the rate limit, so a probe costs nothing at all.
+  app.head('/capture', (_req, res) => {
+    res.setHeader('Allow', 'GET, POST');
+    sendError(res, new ApiError('INVALID_INPUT', 'HEAD is not supported on /capture: a capture is rendered and charged only for GET or POST', { status: 405 }));
+  });
   // Order of the spec's pipeline: authenticate, throttle, then the contract's validation.
   app.use('/capture', captureMetrics(deps.metrics, deps.creditsPerCapture), rejectRepeatedParameters(), captureAuth, throttle);
   app.use('/usage', rejectRepeatedParameters(), auth);

@@ -1,6 +1,5 @@
 import { captureCredits, type AsyncCaptureOptions } from '@rendershot/contract';
 import type { Request, Response } from 'express';
-import { Readable } from 'node:stream';
 import { ApiError } from '../errors.js';
 import type { CaptureJobs } from '../jobs/capture-jobs.js';
 import { statusPath } from '../jobs/capture-jobs.js';
@@ -83,11 +82,12 @@ export function jobHandlers(deps: JobRouteDependencies) {
       // The headers of a binary /capture; X-Request-Id names the request that rendered the file.
       res.setHeader('Content-Type', file.mime);
       res.setHeader('Content-Disposition', `inline; filename="${file.fileName}"`);
-      res.setHeader('Content-Length', String(file.buffer.length));
+      res.setHeader('Content-Length', String(file.size));
       res.setHeader('X-Capture-Request-Id', file.requestId);
       // The job's file repeats what its capture saw, as a binary /capture answer does.
       if (file.page) setPageHeaders(res, file.page);
-      return { status: 200 as const, body: Readable.from([file.buffer]) as unknown as Blob };
+      // Streamed from the result store (a local directory or the deployment's bucket), never held whole in memory.
+      return { status: 200 as const, body: file.stream as unknown as Blob };
     },
   };
 }

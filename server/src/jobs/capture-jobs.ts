@@ -1,13 +1,15 @@
 import { randomUUID } from 'node:crypto';
+import { Readable } from 'node:stream';
 import type { CaptureJobData, PageReport } from '@rendershot/contract';
-import { Queue, type Job } from 'bullmq';
+import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { ApiError, errors } from '../errors.js';
 import type { StorageUploader } from '../services/storage.js';
+import type { JobRecord, JobRepository } from '../store/job-repository.js';
 import type { StorageConfigRepository } from '../store/storage-config-repository.js';
-import { CAPTURE_QUEUE, type CaptureJobOutcome, type CaptureJobPayload } from './job-types.js';
-import { jobView } from './job-view.js';
-import { ResultStore } from './result-store.js';
+import { CAPTURE_QUEUE, storablePayload, type CaptureJobPayload } from './job-types.js';
+import { failureMessage, jobView } from './job-view.js';
+import type { ResultFiles } from './result-files.js';
 
 export interface CaptureJobsOptions {
   prefix: string;
@@ -17,61 +19,78 @@ export interface CaptureJobsOptions {
 export const statusPath = (jobId: string) => `/captures/${jobId}`;
 export const filePath = (jobId: string) => `/captures/${jobId}/file`;
 
-/** A job's file with what the binary response needs. */
+/** A job's file with what the binary response needs; the bytes stream from where the file lives. */
 export interface JobFile {
-  buffer: Buffer;
+  stream: Readable;
+  size: number;
   mime: string;
   fileName: string;
   requestId: string;
-  /** What the capture saw (absent for jobs finished before it was recorded): the headers of a binary /capture. */
+  /** What the capture saw: the headers of a binary /capture. */
   page?: PageReport;
 }
 
 /**
- * The API side of async captures: queue a job, report it to its own organization, hand out its file.
- * Rendering happens in CaptureWorker, in this process or any other that shares the Redis.
+ * Puts a job on the queue. Finished jobs leave Redis at once (their record is in the database), so
+ * adding a job id again after Redis lost it is never refused as a duplicate of a finished one.
+ */
+export function addToQueue(queue: Queue<CaptureJobPayload>, jobId: string, payload: CaptureJobPayload, priority: number) {
+  return queue.add('capture', payload, { jobId, priority, attempts: 1, removeOnComplete: true, removeOnFail: true });
+}
+
+/**
+ * The API side of async captures: record and queue a job, report it to its own organization, hand
+ * out its file. The record is in the database and the file in the result store; Redis holds only
+ * the queue entry, so both survive a Redis restarted empty.
  */
 export class CaptureJobs {
-  readonly queue: Queue<CaptureJobPayload, CaptureJobOutcome>;
-  readonly results: ResultStore;
+  readonly queue: Queue<CaptureJobPayload>;
 
   constructor(
     connection: Redis,
-    private readonly commands: Redis,
-    private readonly storage: { uploader: StorageUploader; configs: StorageConfigRepository },
+    private readonly deps: { repository: JobRepository; files: ResultFiles; uploader: StorageUploader; configs: StorageConfigRepository },
     private readonly options: CaptureJobsOptions,
   ) {
     this.queue = new Queue(CAPTURE_QUEUE, { connection, prefix: options.prefix });
-    this.results = new ResultStore(commands, options.prefix, options.resultTtlSeconds);
   }
 
-  async enqueue(payload: Omit<CaptureJobPayload, 'attemptRequestIds'>): Promise<string> {
+  async enqueue(payload: CaptureJobPayload): Promise<string> {
     const jobId = randomUUID();
-    const ttl = this.options.resultTtlSeconds;
+    const stored = storablePayload(payload);
+    let priority: number;
     try {
-      await this.queue.add('capture', { ...payload, attemptRequestIds: [] }, {
-        jobId,
-        // A capture that failed is final (its error is the answer); a worker that died is another
-        // matter: BullMQ's stalled-job recovery hands that job to another worker.
-        attempts: 1,
-        removeOnComplete: { age: ttl },
-        removeOnFail: { age: ttl },
+      priority = await this.deps.repository.create({
+        id: jobId,
+        organizationId: payload.organizationId,
+        apiKeyId: payload.keyId,
+        payload: stored.json,
+        hasSecrets: stored.hasSecrets,
+        baseUrl: payload.baseUrl,
+        ...(payload.webhookUrl !== undefined ? { webhookUrl: payload.webhookUrl } : {}),
       });
     } catch (error) {
+      throw errors.storeUnavailable('database', error);
+    }
+    try {
+      await addToQueue(this.queue, jobId, payload, priority);
+    } catch (error) {
+      // Not queued: the record goes too, so the caller's retry is the only copy (a failed removal is
+      // picked up by the upkeep, which queues the job from its record).
+      await this.deps.repository.remove(jobId).catch(() => undefined);
       throw errors.storeUnavailable('job queue (Redis)', error);
     }
     return jobId;
   }
 
   /** The job, only for its own organization: anyone else learns nothing, not even that it exists. */
-  private async own(jobId: string, organizationId: string): Promise<Job<CaptureJobPayload, CaptureJobOutcome>> {
-    let job: Job<CaptureJobPayload, CaptureJobOutcome> | undefined;
+  private async own(jobId: string, organizationId: string): Promise<JobRecord> {
+    let job: JobRecord | undefined;
     try {
-      job = /^[0-9a-f-]{36}$/i.test(jobId) ? await this.queue.getJob(jobId) : undefined;
+      job = /^[0-9a-f-]{36}$/i.test(jobId) ? await this.deps.repository.get(jobId) : undefined;
     } catch (error) {
-      throw errors.storeUnavailable('job queue (Redis)', error);
+      throw errors.storeUnavailable('database', error);
     }
-    if (!job || job.data.organizationId !== organizationId) {
+    if (!job || job.organizationId !== organizationId) {
       throw new ApiError('NOT_FOUND', `No capture job ${jobId} for this organization (finished jobs are kept for ${this.options.resultTtlSeconds} s)`);
     }
     return job;
@@ -79,34 +98,33 @@ export class CaptureJobs {
 
   async view(jobId: string, organizationId: string): Promise<CaptureJobData> {
     const job = await this.own(jobId, organizationId);
-    const state = await job.getState();
-    return jobView(job, state, `${job.data.baseUrl}${filePath(jobId)}`);
+    return jobView(job, `${job.baseUrl}${filePath(jobId)}`);
   }
 
   async file(jobId: string, organizationId: string): Promise<JobFile> {
     const job = await this.own(jobId, organizationId);
-    const state = await job.getState();
-    if (state !== 'completed' || !job.returnvalue) {
-      const status = jobView(job, state, '').status;
-      throw new ApiError('JOB_NOT_FINISHED', `Capture job ${jobId} has no file: its status is ${status}${status === 'failed' ? '' : '; poll GET /captures/{jobId} until it is succeeded'}`);
+    if (job.status !== 'succeeded' || !job.result) {
+      const detail = job.status === 'failed' ? `failed (${failureMessage(job.error?.message ?? 'the capture failed')})` : `${job.status}; poll GET /captures/{jobId} until it is succeeded`;
+      throw new ApiError('JOB_NOT_FINISHED', `Capture job ${jobId} has no file: its status is ${detail}`);
     }
-    const outcome = job.returnvalue;
-    let buffer: Buffer | null;
-    if (outcome.file.where === 'organization-storage') {
-      const target = await this.storage.configs.getDecrypted(organizationId, outcome.file.configName);
+    const result = job.result;
+    const expired = () => new ApiError('NOT_FOUND', `The file of capture job ${jobId} has expired (files are kept for ${this.options.resultTtlSeconds} s)`);
+    let opened: { stream: Readable; size: number } | undefined;
+    if (result.file.where === 'organization-storage') {
+      const target = await this.deps.configs.getDecrypted(organizationId, result.file.configName);
       if (!target) throw new ApiError('NOT_FOUND', `The file of capture job ${jobId} was stored in a storage configuration that no longer exists`);
-      buffer = await this.storage.uploader.download(target, outcome.file.key);
+      const buffer = await this.deps.uploader.download(target, result.file.key);
+      opened = { stream: Readable.from([buffer]), size: buffer.length };
     } else {
-      buffer = await this.results.get(jobId).catch((error: unknown) => {
-        throw errors.storeUnavailable('result store (Redis)', error);
+      opened = await this.deps.files.open(result.file.key).catch((error: unknown) => {
+        throw errors.storeUnavailable(`result store (${this.deps.files.description})`, error);
       });
     }
-    if (!buffer) throw new ApiError('NOT_FOUND', `The file of capture job ${jobId} has expired (files are kept for ${this.options.resultTtlSeconds} s)`);
-    return { buffer, mime: outcome.mime, fileName: outcome.fileName, requestId: outcome.requestId, ...(outcome.page ? { page: outcome.page } : {}) };
+    if (!opened) throw expired();
+    return { ...opened, mime: result.mime, fileName: result.fileName, requestId: result.requestId, ...(result.page ? { page: result.page as PageReport } : {}) };
   }
 
   async close(): Promise<void> {
     await this.queue.close();
-    this.commands.disconnect();
   }
 }

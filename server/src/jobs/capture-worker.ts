@@ -1,138 +1,179 @@
 import { randomUUID } from 'node:crypto';
-import type { CaptureWebhookEvent } from '@rendershot/contract';
-import { Worker, type Job } from 'bullmq';
+import { DelayedError, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { ApiError } from '../errors.js';
 import type { CaptureService } from '../services/capture-service.js';
+import type { FinishedCapture } from '../services/capture-types.js';
 import type { CreditRepository } from '../store/credit-repository.js';
-import { filePath } from './capture-jobs.js';
-import { CAPTURE_QUEUE, SECRET_OPTION_FIELDS, type CaptureJobOutcome, type CaptureJobPayload, type StoredFile } from './job-types.js';
-import { jobView } from './job-view.js';
-import type { ResultStore } from './result-store.js';
-import type { WebhookQueue } from './webhook-delivery.js';
+import type { JobFileLocation, JobRepository } from '../store/job-repository.js';
+import { CAPTURE_QUEUE, type CaptureJobPayload } from './job-types.js';
+import { failureMessage } from './job-view.js';
+import type { JobAnnouncer } from './job-announcer.js';
+import { resultKey, type ResultFiles } from './result-files.js';
 
 export interface CaptureWorkerOptions {
   prefix: string;
   concurrency: number;
   lockMs: number;
+  /** Attempts whose worker stopped (killed, lost) before a job fails, charging nothing. */
+  maxAttempts: number;
+  resultTtlSeconds: number;
 }
 
 export interface CaptureWorkerDependencies {
   captures: CaptureService;
   credits: CreditRepository;
-  results: ResultStore;
-  webhooks: WebhookQueue;
+  repository: JobRepository;
+  files: ResultFiles;
+  announcer: JobAnnouncer;
   logger: Logger;
 }
 
-type CaptureJob = Job<CaptureJobPayload, CaptureJobOutcome>;
+type CaptureJob = Job<CaptureJobPayload>;
+
+/** Why a running attempt was stopped by its own worker. */
+const HAND_BACK = 'hand-back';
+const LEASE_LOST = 'lease-lost';
 
 /**
- * Renders queued captures with the same CaptureService as `/capture` (credits, cache, storage, AI):
- * charged when the job succeeds, never when it fails. A worker that dies mid-job stops renewing
- * its lock; BullMQ's stalled-job check then gives the job to another worker, whose attempt first
- * releases the credits the dead one had reserved, so the job is charged once.
+ * Renders queued captures with the same CaptureService as `/capture`. Each attempt first claims the
+ * job in the database (a lease it renews while it runs): a job already final is not run again, so
+ * a rerun after a take-over or a Redis restart finds the earlier success and charges nothing. The
+ * file goes to the result store first; then the success, the file's location and the charge are
+ * written as one transaction. A failed job records its error and has charged nothing.
  */
 export class CaptureWorker {
-  private readonly worker: Worker<CaptureJobPayload, CaptureJobOutcome>;
+  private readonly worker: Worker<CaptureJobPayload>;
   private readonly running = new Set<AbortController>();
 
   constructor(
     connection: Redis,
     private readonly deps: CaptureWorkerDependencies,
-    options: CaptureWorkerOptions,
+    private readonly options: CaptureWorkerOptions,
   ) {
-    this.worker = new Worker<CaptureJobPayload, CaptureJobOutcome>(CAPTURE_QUEUE, (job) => this.process(job), {
+    this.worker = new Worker<CaptureJobPayload>(CAPTURE_QUEUE, (job, token) => this.process(job, token), {
       connection,
       prefix: options.prefix,
       concurrency: options.concurrency,
       lockDuration: options.lockMs,
       stalledInterval: Math.max(1_000, Math.round(options.lockMs / 2)),
-      // A job whose workers keep dying (a page that kills the process) fails after two take-overs.
-      maxStalledCount: 2,
-    });
-    this.worker.on('completed', (job) => void this.ended(job, 'capture.succeeded'));
-    this.worker.on('failed', (job) => {
-      if (job) void this.ended(job, 'capture.failed');
+      // The database counts attempts (JOB_MAX_ATTEMPTS); BullMQ's own count only hands a stalled job on.
+      maxStalledCount: options.maxAttempts,
     });
     this.worker.on('error', (error) => deps.logger.error({ err: error }, 'capture worker error'));
   }
 
-  private async process(job: CaptureJob): Promise<CaptureJobOutcome> {
-    const data = job.data;
-    const { credits, captures, results, logger } = this.deps;
+  private async process(job: CaptureJob, bullToken: string | undefined): Promise<void> {
+    const jobId = job.id!;
+    const { repository, credits, captures, logger, announcer } = this.deps;
+    const token = randomUUID();
+    const claim = await repository.claim(jobId, token, this.options.lockMs, this.options.maxAttempts);
+    if (claim.kind === 'missing') return;
+    if (claim.kind === 'finished') {
+      logger.info({ jobId, status: claim.job.status }, 'capture job already ended: not run again');
+      return;
+    }
+    if (claim.kind === 'exhausted') {
+      await announcer.announce(jobId);
+      return;
+    }
+    if (claim.kind === 'busy') {
+      // Another attempt still holds the job: look again when its lease would have ended.
+      await job.moveToDelayed(claim.until + 500, bullToken);
+      throw new DelayedError();
+    }
     // Reservations of earlier attempts belong to workers that died: give them back first.
-    for (const requestId of data.attemptRequestIds) await credits.release(requestId, 'JOB_TAKEN_OVER');
-    const requestId = data.attemptRequestIds.length === 0 ? job.id! : randomUUID();
-    await job.updateData({ ...data, attemptRequestIds: [...data.attemptRequestIds, requestId] });
+    for (const requestId of claim.staleReservations) await credits.release(requestId, 'JOB_TAKEN_OVER');
+    // The first attempt's ledger row carries the job id itself; later ones (take-overs, hand-backs) their own.
+    const requestId = claim.firstLedgerRow ? jobId : randomUUID();
 
     const controller = new AbortController();
     this.running.add(controller);
+    const renewer = setInterval(() => {
+      repository.renew(jobId, token, this.options.lockMs).then(
+        (held) => {
+          if (!held) controller.abort(LEASE_LOST);
+        },
+        (error: unknown) => logger.warn({ jobId, err: error }, 'could not renew the lease of a capture job (database)'),
+      );
+    }, Math.max(500, Math.round(this.options.lockMs / 3)));
+    const data = job.data;
     try {
-      const file = await captures.capture({
+      await captures.capture({
         requestId,
+        jobId,
         key: { keyId: data.keyId, organizationId: data.organizationId, userId: null, membershipActive: true, ...(data.fairShare ? { fairShare: data.fairShare } : {}) },
         options: data.options,
         ...(data.providerKeyHeader ? { providerKeyHeader: data.providerKeyHeader } : {}),
         signal: controller.signal,
         mode: 'async',
+        finish: (finished) => this.record(jobId, token, finished),
       });
-      let stored: StoredFile;
-      if (file.storedIn) {
-        stored = { where: 'organization-storage', ...file.storedIn };
-      } else {
-        await results.put(job.id!, file.buffer);
-        stored = { where: 'results' };
-      }
-      logger.info({ jobId: job.id, requestId, ms: file.processingTime }, 'capture job succeeded');
-      return {
-        requestId,
-        fileName: file.fileName,
-        fileSize: file.buffer.length,
-        processingTime: file.processingTime,
-        mime: file.mime,
-        ...(file.storageUrl ? { storageUrl: file.storageUrl } : {}),
-        ...(file.aiResult ? { aiResult: file.aiResult } : {}),
-        page: file.page,
-        file: stored,
-      };
+      logger.info({ jobId, requestId }, 'capture job succeeded');
+      await announcer.announce(jobId);
     } catch (error) {
-      const failure = error instanceof ApiError ? error : new ApiError('INTERNAL_ERROR', 'The capture failed; nothing was charged', { logDetail: error });
-      logger.warn({ jobId: job.id, requestId, code: failure.code, err: failure.options.logDetail }, 'capture job failed');
-      // The failure travels as JSON in BullMQ's failedReason: the status and the webhook report it.
-      throw new Error(JSON.stringify({ code: failure.code, message: failure.message }));
+      if (controller.signal.reason === HAND_BACK) {
+        // Graceful stop past its grace period: the job goes back to the queue, its reservation released.
+        await repository.handBack(jobId, token);
+        await job.moveToDelayed(Date.now(), bullToken);
+        logger.warn({ jobId }, 'capture job handed back at shutdown');
+        throw new DelayedError();
+      }
+      const current = await repository.get(jobId);
+      // Another attempt ended it, or holds it now: nothing of this attempt stands.
+      if (!current || current.status === 'succeeded' || current.status === 'failed' || current.leaseToken !== token) return;
+      const failure = error instanceof ApiError ? error : new ApiError('INTERNAL_ERROR', 'The capture failed', { logDetail: error });
+      logger.warn({ jobId, requestId, code: failure.code, err: failure.options.logDetail }, 'capture job failed');
+      await repository.fail(jobId, { code: failure.code, message: failureMessage(failure.message) }, Date.now() + this.options.resultTtlSeconds * 1000);
+      await announcer.announce(jobId);
     } finally {
+      clearInterval(renewer);
       this.running.delete(controller);
     }
   }
 
-  /** After the job's final state is written: strip its secrets, then queue the webhook. */
-  private async ended(job: CaptureJob, type: CaptureWebhookEvent['type']): Promise<void> {
-    const { logger, webhooks } = this.deps;
-    try {
-      const options = { ...job.data.options } as Record<string, unknown>;
-      for (const field of SECRET_OPTION_FIELDS) delete options[field];
-      const { providerKeyHeader: _dropped, ...rest } = job.data;
-      await job.updateData({ ...rest, options: options as CaptureJobPayload['options'] });
-    } catch (error) {
-      logger.warn({ jobId: job.id, err: error }, 'could not strip the secrets of a finished job');
+  /** Stores the file, then records the success (and the charge) as one fact; the file goes again if the job was already over. */
+  private async record(jobId: string, token: string, finished: FinishedCapture): Promise<boolean> {
+    let file: JobFileLocation;
+    if (finished.storedIn) {
+      file = { where: 'organization-storage', ...finished.storedIn };
+    } else {
+      file = { where: 'results', key: resultKey(jobId, token, finished.extension) };
+      await this.deps.files.put(file.key, finished.buffer, finished.mime);
     }
-    if (!job.data.webhookUrl) return;
-    try {
-      const state = type === 'capture.succeeded' ? 'completed' : 'failed';
-      const data = jobView(job, state, `${job.data.baseUrl}${filePath(job.id!)}`);
-      const event: CaptureWebhookEvent = { type, data };
-      await webhooks.enqueue({ url: job.data.webhookUrl, keyId: job.data.keyId, messageId: `msg_${job.id}`, body: JSON.stringify(event) });
-    } catch (error) {
-      logger.error({ jobId: job.id, err: error }, 'could not queue the webhook of a finished job');
-    }
+    const recorded = await this.deps.repository.succeed(
+      jobId,
+      finished.charged ? finished.requestId : null,
+      finished.credits,
+      {
+        requestId: finished.requestId,
+        fileName: finished.fileName,
+        fileSize: finished.buffer.length,
+        processingTime: finished.processingTime,
+        mime: finished.mime,
+        ...(finished.storageUrl ? { storageUrl: finished.storageUrl } : {}),
+        ...(finished.aiResult ? { aiResult: finished.aiResult } : {}),
+        page: finished.page,
+        file,
+      },
+      Date.now() + this.options.resultTtlSeconds * 1000,
+    );
+    if (!recorded && file.where === 'results') await this.deps.files.remove(file.key).catch(() => undefined);
+    return recorded;
   }
 
-  /** Stops taking jobs; jobs still running after `graceMs` are left to the stalled-job recovery of other workers. */
+  /**
+   * Graceful stop (SIGTERM): no new jobs; running ones get `graceMs` to finish, then are handed
+   * back (queued again, their reservations released) for another worker. A worker killed outright
+   * leaves its jobs to the lease: another worker takes them over once it ends.
+   */
   async close(graceMs: number): Promise<void> {
     const closing = this.worker.close();
     const graceful = await Promise.race([closing.then(() => true), new Promise<boolean>((resolve) => setTimeout(() => resolve(false), graceMs).unref())]);
-    if (!graceful) await this.worker.close(true);
+    if (graceful) return;
+    for (const controller of this.running) controller.abort(HAND_BACK);
+    const handedBack = await Promise.race([closing.then(() => true), new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 5_000).unref())]);
+    if (!handedBack) await this.worker.close(true);
   }
 }

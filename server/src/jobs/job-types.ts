@@ -1,11 +1,13 @@
-import type { AiResult } from '../services/ai-analysis.js';
-import type { CaptureOptions, PageReport } from '@rendershot/contract';
+import type { CaptureOptions } from '@rendershot/contract';
 import type { FairShare } from '../capture/fair-scheduler.js';
 
 export const CAPTURE_QUEUE = 'captures';
 export const WEBHOOK_QUEUE = 'webhooks';
 
-/** What a capture job carries from the API to a worker (BullMQ job data, in Redis). */
+/**
+ * What a capture job carries from the API to a worker (BullMQ job data, in Redis). The job's record
+ * (status, file, charge) is in the database; this copy exists only while the job is queued.
+ */
 export interface CaptureJobPayload {
   organizationId: string;
   keyId: string;
@@ -17,44 +19,29 @@ export interface CaptureJobPayload {
   webhookUrl?: string;
   /** The service's address as the caller reached it: statusUrl and fileUrl are built on it, also by workers. */
   baseUrl: string;
-  /**
-   * Request ids of the attempts that reserved credits. A worker killed mid-job leaves its
-   * reservation behind; the attempt that takes the job over releases it first, so the job is charged once.
-   */
-  attemptRequestIds: string[];
-}
-
-/** Where the file of a succeeded job lives. */
-export type StoredFile =
-  | { where: 'results' }
-  | { where: 'organization-storage'; configName: string; key: string };
-
-/** A succeeded job's BullMQ return value. */
-export interface CaptureJobOutcome {
-  requestId: string;
-  fileName: string;
-  fileSize: number;
-  processingTime: number;
-  mime: string;
-  storageUrl?: string;
-  aiResult?: AiResult;
-  page?: PageReport;
-  file: StoredFile;
-}
-
-/** The failure a job records (the error a synchronous capture would have answered). */
-export interface CaptureJobFailure {
-  code: string;
-  message: string;
 }
 
 /** A webhook delivery job: the body is fixed once, so every retry sends the same bytes under the same id. */
 export interface WebhookDelivery {
   url: string;
   keyId: string;
+  /** Deliveries are capped per organization, so one organization's slow receivers cannot hold every slot. */
+  organizationId?: string;
   messageId: string;
   body: string;
 }
 
-/** Fields of CaptureOptions that hold secrets: removed from a job's data as soon as the job has ended. */
+/** Fields of CaptureOptions that hold secrets: never written to the database, gone from Redis when the job ends. */
 export const SECRET_OPTION_FIELDS = ['openaiApiKey', 'proxyPassword', 'proxyUsername', 'requestStorageSecretAccessKey', 'requestStorageAccessKeyId', 'headers', 'apiKey'] as const;
+
+/** The payload as the database keeps it: without secrets, and whether it had any (then it cannot be re-queued from there). */
+export function storablePayload(payload: CaptureJobPayload): { json: string; hasSecrets: boolean } {
+  const options = { ...payload.options } as Record<string, unknown>;
+  let hasSecrets = payload.providerKeyHeader !== undefined;
+  for (const field of SECRET_OPTION_FIELDS) {
+    if (options[field] !== undefined) hasSecrets = true;
+    delete options[field];
+  }
+  const { providerKeyHeader: _dropped, ...rest } = payload;
+  return { json: JSON.stringify({ ...rest, options }), hasSecrets };
+}

@@ -1,47 +1,36 @@
-import type { CaptureJobData, JobStatus } from '@rendershot/contract';
-import type { Job, JobState } from 'bullmq';
-import type { CaptureJobFailure, CaptureJobOutcome, CaptureJobPayload } from './job-types.js';
+import type { CaptureJobData, PageReport } from '@rendershot/contract';
+import type { JobRecord } from '../store/job-repository.js';
 
-const STATUS_OF: Partial<Record<JobState | 'unknown', JobStatus>> = {
-  active: 'active',
-  completed: 'succeeded',
-  failed: 'failed',
-};
+const iso = (ms: number | null) => (ms ? new Date(ms).toISOString() : undefined);
 
-const iso = (ms: number | undefined) => (ms ? new Date(ms).toISOString() : undefined);
-
-/** The failure a worker recorded (JSON in BullMQ's failedReason), or a generic one for anything else. */
-export function failureOf(job: Job): CaptureJobFailure {
-  try {
-    const parsed = JSON.parse(job.failedReason) as Partial<CaptureJobFailure>;
-    if (typeof parsed.code === 'string' && typeof parsed.message === 'string') return { code: parsed.code, message: parsed.message };
-  } catch {
-    // BullMQ's own reasons (a job that stalled too often) are plain text.
-  }
-  return { code: 'OPERATION_FAILED', message: 'The capture failed; nothing was charged' };
+/** A failure message always says what was charged: nothing. */
+export function failureMessage(message: string): string {
+  return /nothing (was|is) charged/i.test(message) ? message : `${message.replace(/[.\s]+$/, '')}; nothing was charged`;
 }
 
-/** `GET /captures/{jobId}`'s data: the same for the poller and the webhook. */
-export function jobView(job: Job<CaptureJobPayload, CaptureJobOutcome>, state: JobState | 'unknown', fileUrl: string): CaptureJobData {
-  const status = STATUS_OF[state] ?? 'queued';
-  const view: CaptureJobData = { jobId: job.id!, status, createdAt: iso(job.timestamp)! };
-  const startedAt = iso(job.processedOn);
-  if (startedAt && status !== 'queued') view.startedAt = startedAt;
-  const finishedAt = iso(job.finishedOn);
-  if (finishedAt && (status === 'succeeded' || status === 'failed')) view.finishedAt = finishedAt;
-  if (status === 'succeeded' && job.returnvalue) {
-    const outcome = job.returnvalue;
+/** `GET /captures/{jobId}`'s data, from the job's record: the same for the poller and the webhook. */
+export function jobView(job: JobRecord, fileUrl: string): CaptureJobData {
+  const view: CaptureJobData = { jobId: job.id, status: job.status, createdAt: iso(job.createdAt)!, creditsCharged: job.creditsCharged };
+  const startedAt = iso(job.startedAt);
+  if (startedAt && job.status !== 'queued') view.startedAt = startedAt;
+  const finishedAt = iso(job.finishedAt);
+  if (finishedAt && (job.status === 'succeeded' || job.status === 'failed')) view.finishedAt = finishedAt;
+  if (job.status === 'succeeded' && job.result) {
+    const result = job.result;
     view.result = {
-      fileName: outcome.fileName,
-      fileSize: outcome.fileSize,
-      processingTime: outcome.processingTime,
-      mime: outcome.mime,
+      fileName: result.fileName,
+      fileSize: result.fileSize,
+      processingTime: result.processingTime,
+      mime: result.mime,
       fileUrl,
-      ...(outcome.storageUrl ? { url: outcome.storageUrl } : {}),
-      ...(outcome.aiResult ? { aiResult: outcome.aiResult } : {}),
-      ...(outcome.page ? { page: outcome.page } : {}),
+      ...(result.storageUrl ? { url: result.storageUrl } : {}),
+      ...(result.aiResult ? { aiResult: result.aiResult } : {}),
+      ...(result.page ? { page: result.page as PageReport } : {}),
     };
   }
-  if (status === 'failed') view.error = failureOf(job);
+  if (job.status === 'failed') {
+    const error = job.error ?? { code: 'OPERATION_FAILED', message: 'The capture failed' };
+    view.error = { code: error.code, message: failureMessage(error.message) };
+  }
   return view;
 }

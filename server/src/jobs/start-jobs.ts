@@ -2,10 +2,13 @@ import type { Logger } from 'pino';
 import { ConfigError, type Config } from '../config.js';
 import type { DataLayer } from '../data-layer.js';
 import type { CaptureService } from '../services/capture-service.js';
+import { JobRepository } from '../store/job-repository.js';
 import { CaptureJobs } from './capture-jobs.js';
 import { CaptureWorker } from './capture-worker.js';
+import { JobAnnouncer } from './job-announcer.js';
+import { JobUpkeep } from './job-upkeep.js';
 import { commandConnection, jobConnection } from './redis-connection.js';
-import { ResultStore } from './result-store.js';
+import { LocalResultFiles, S3ResultFiles, type ResultFiles } from './result-files.js';
 import { WebhookQueue, WebhookWorker, type SigningSecretLookup } from './webhook-delivery.js';
 
 /** `serve` takes requests (and renders jobs unless CAPTURE_WORKERS=0); `worker` only renders jobs. */
@@ -15,13 +18,36 @@ export interface JobsRuntime {
   /** The API side; undefined without REDIS_URL or in a worker process. */
   jobs?: CaptureJobs;
   worker?: CaptureWorker;
+  /** The job records (undefined without REDIS_URL). */
+  repository?: JobRepository;
+  /** Jobs waiting and running across the deployment, and BullMQ's own count of waiting entries: the scaling signal. */
+  depth?: () => Promise<{ queued: number; active: number; queueWaiting: number }>;
+  upkeep?: JobUpkeep;
   stop(graceMs: number): Promise<void>;
+}
+
+/** The deployment's bucket when RESULTS_S3_BUCKET is set, else the local results directory. */
+export function resultFiles(config: Config): ResultFiles {
+  if (config.RESULTS_S3_BUCKET) {
+    return new S3ResultFiles({
+      endpoint: config.RESULTS_S3_ENDPOINT!,
+      bucket: config.RESULTS_S3_BUCKET,
+      region: config.RESULTS_S3_REGION,
+      accessKeyId: config.RESULTS_S3_ACCESS_KEY_ID!,
+      secretAccessKey: config.RESULTS_S3_SECRET_ACCESS_KEY!,
+      forcePathStyle: config.RESULTS_S3_PATH_STYLE,
+      prefix: config.RESULTS_S3_PREFIX,
+      requestTimeoutMs: config.STORAGE_REQUEST_TIMEOUT_MS,
+    });
+  }
+  return new LocalResultFiles(config.RESULTS_DIR);
 }
 
 /**
  * Wires async captures for one process: the queue for the API, the capture worker and the
- * webhook worker where this process renders. Without REDIS_URL a `serve` process runs as before
- * (POST /captures answers 503); a `worker` process refuses to start.
+ * webhook worker where this process renders, and the upkeep (queue against records, retention)
+ * everywhere. Without REDIS_URL a `serve` process runs as before (POST /captures answers 503); a
+ * `worker` process refuses to start.
  */
 export function startJobs(
   config: Config,
@@ -35,52 +61,71 @@ export function startJobs(
   }
   const { data, captures, logger } = deps;
   const prefix = config.JOB_QUEUE_PREFIX;
-  const webhookOptions = { prefix, retryBaseMs: config.WEBHOOK_RETRY_BASE_MS, timeoutMs: config.WEBHOOK_TIMEOUT_MS, retentionSeconds: config.JOB_RESULT_TTL_SECONDS };
-  const connections = [jobConnection(redisUrl)];
-  const queueConnection = connections[0]!;
+  const ttl = config.JOB_RESULT_TTL_SECONDS;
+  const webhookOptions = {
+    prefix,
+    retryBaseMs: config.WEBHOOK_RETRY_BASE_MS,
+    timeoutMs: config.WEBHOOK_TIMEOUT_MS,
+    retentionSeconds: ttl,
+    concurrency: config.WEBHOOK_CONCURRENCY,
+    perOrganization: config.WEBHOOK_MAX_PER_ORGANIZATION,
+  };
+  const repository = new JobRepository(data.db, data.credits);
+  const files = resultFiles(config);
+  const queueConnection = jobConnection(redisUrl);
+  const commands = commandConnection(redisUrl);
+  const connections = [queueConnection, commands];
 
-  const jobs =
-    role === 'serve'
-      ? new CaptureJobs(queueConnection, commandConnection(redisUrl), { uploader: data.storage, configs: data.storageConfigs }, {
-          prefix,
-          resultTtlSeconds: config.JOB_RESULT_TTL_SECONDS,
-        })
-      : undefined;
+  const jobs = new CaptureJobs(queueConnection, { repository, files, uploader: data.storage, configs: data.storageConfigs }, { prefix, resultTtlSeconds: ttl });
+  const webhooks = new WebhookQueue(queueConnection, webhookOptions);
+  const announcer = new JobAnnouncer(repository, webhooks, logger);
 
   const concurrency = role === 'worker' ? Math.max(1, config.CAPTURE_WORKERS) : config.CAPTURE_WORKERS;
   let worker: CaptureWorker | undefined;
   let webhookWorker: WebhookWorker | undefined;
-  let webhooks: WebhookQueue | undefined;
-  let results: ResultStore | undefined;
-  const resultsConnection = commandConnection(redisUrl);
   if (concurrency > 0) {
-    webhooks = new WebhookQueue(queueConnection, webhookOptions);
-    results = new ResultStore(resultsConnection, prefix, config.JOB_RESULT_TTL_SECONDS);
     const workerConnection = jobConnection(redisUrl);
     const webhookConnection = jobConnection(redisUrl);
     connections.push(workerConnection, webhookConnection);
-    worker = new CaptureWorker(workerConnection, { captures, credits: data.credits, results, webhooks, logger }, {
+    worker = new CaptureWorker(workerConnection, { captures, credits: data.credits, repository, files, announcer, logger }, {
       prefix,
       concurrency,
       lockMs: config.JOB_LOCK_MS,
+      maxAttempts: config.JOB_MAX_ATTEMPTS,
+      resultTtlSeconds: ttl,
     });
     webhookWorker = new WebhookWorker(webhookConnection, { secretFor: deps.secretFor, policy: data.policy, resolve: data.resolve, logger }, webhookOptions);
-    logger.info({ concurrency }, 'capture worker started');
+    logger.info({ concurrency, results: files.description }, 'capture worker started');
   }
+  const upkeep = new JobUpkeep(
+    { repository, queue: jobs.queue, commands, files, announcer, logger },
+    { prefix, reconcileIntervalMs: config.JOB_LOCK_MS, sweepIntervalMs: config.RESULT_SWEEP_INTERVAL_MS, resultTtlSeconds: ttl },
+  );
+  upkeep.start();
 
   return {
-    ...(jobs ? { jobs } : {}),
+    ...(role === 'serve' ? { jobs } : {}),
     ...(worker ? { worker } : {}),
+    repository,
+    upkeep,
+    depth: async () => {
+      const [records, counts] = await Promise.all([
+        repository.counts(),
+        jobs.queue.getJobCounts('wait', 'prioritized', 'delayed').catch(() => ({}) as Record<string, number>),
+      ]);
+      const queueWaiting = Object.values(counts).reduce((sum, n) => sum + (n ?? 0), 0);
+      return { ...records, queueWaiting };
+    },
     async stop(graceMs: number) {
       // Bounded: with Redis unreachable BullMQ's close would wait for a connection forever.
       const closing = (async () => {
+        await upkeep.stop();
         await worker?.close(graceMs);
         await webhookWorker?.close();
-        await webhooks?.close();
-        await jobs?.close();
+        await webhooks.close();
+        await jobs.close();
       })().catch((error: unknown) => logger.warn({ err: error }, 'closing the job queues failed'));
-      await Promise.race([closing, new Promise((resolve) => setTimeout(resolve, graceMs + 2_000).unref())]);
-      resultsConnection.disconnect();
+      await Promise.race([closing, new Promise((resolve) => setTimeout(resolve, graceMs + 8_000).unref())]);
       for (const connection of connections) connection.disconnect();
     },
   };

@@ -1,6 +1,6 @@
-import { request as httpRequest, type RequestOptions } from 'node:http';
+import { request as httpRequest, type IncomingMessage, type RequestOptions } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
+import { DelayedError, Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { AddressPolicy } from '../security/address-policy.js';
@@ -22,8 +22,13 @@ export type SigningSecretLookup = (keyId: string) => Promise<string | undefined>
 export interface WebhookOptions {
   prefix: string;
   retryBaseMs: number;
+  /** A total deadline per attempt: connecting, the headers and the whole body of the answer. */
   timeoutMs: number;
   retentionSeconds: number;
+  /** Deliveries this process makes at once (WEBHOOK_CONCURRENCY). */
+  concurrency: number;
+  /** Of those, at most this many for one organization (WEBHOOK_MAX_PER_ORGANIZATION). */
+  perOrganization: number;
 }
 
 export class WebhookQueue {
@@ -52,27 +57,41 @@ export class WebhookQueue {
 
 class WebhookRefusedError extends Error {}
 
-/** POSTs one delivery; resolves with the status. Connects only where the egress policy allows. */
+/**
+ * POSTs one delivery; resolves with the status. Connects only where the egress policy allows. The
+ * deadline is total, not idle: a receiver that answers and then drips its body a byte at a time is
+ * cut off at `timeoutMs` like one that never answers.
+ */
 function post(url: URL, body: string, headers: Record<string, string>, timeoutMs: number, lookup: RequestOptions['lookup']): Promise<number> {
   const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
   return new Promise((resolve, reject) => {
+    let response: IncomingMessage | undefined;
+    const deadline = setTimeout(() => {
+      const error = new Error(`no complete answer within ${timeoutMs} ms`);
+      reject(error);
+      response?.destroy(error);
+      req.destroy(error);
+    }, timeoutMs);
+    const settle = <T>(done: (value: T) => void) => (value: T) => {
+      clearTimeout(deadline);
+      done(value);
+    };
     const req = send(
       url,
       {
         method: 'POST',
         headers: { ...headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), 'user-agent': 'Rendershot-Webhooks/1' },
-        timeout: timeoutMs,
         ...(lookup ? { lookup } : {}),
       },
       (res) => {
+        response = res;
         res.resume();
-        res.on('end', () => resolve(res.statusCode ?? 0));
-        res.on('error', reject);
+        res.on('end', () => settle(resolve)(res.statusCode ?? 0));
+        res.on('error', settle(reject));
       },
     );
-    req.on('timeout', () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)));
     req.on('error', (error: NodeJS.ErrnoException) =>
-      reject(error.code === 'EDESTINATIONREFUSED' ? new WebhookRefusedError('the destination is not allowed') : error),
+      settle(reject)(error.code === 'EDESTINATIONREFUSED' ? new WebhookRefusedError('the destination is not allowed') : error),
     );
     req.end(body);
   });
@@ -85,16 +104,18 @@ function post(url: URL, body: string, headers: Record<string, string>, timeoutMs
  */
 export class WebhookWorker {
   private readonly worker: Worker<WebhookDelivery>;
+  /** Deliveries under way in this process, per organization. */
+  private readonly inFlight = new Map<string, number>();
 
   constructor(
     connection: Redis,
     private readonly deps: { secretFor: SigningSecretLookup; policy: AddressPolicy; resolve: Resolver; logger: Logger },
     private readonly options: WebhookOptions,
   ) {
-    this.worker = new Worker<WebhookDelivery>(WEBHOOK_QUEUE, (job) => this.deliver(job), {
+    this.worker = new Worker<WebhookDelivery>(WEBHOOK_QUEUE, (job, token) => this.deliverFairly(job, token), {
       connection,
       prefix: options.prefix,
-      concurrency: 8,
+      concurrency: options.concurrency,
       settings: {
         backoffStrategy: (attemptsMade: number) =>
           options.retryBaseMs * WEBHOOK_RETRY_FACTORS[Math.min(attemptsMade, WEBHOOK_RETRY_FACTORS.length) - 1]!,
@@ -104,6 +125,27 @@ export class WebhookWorker {
       deps.logger.warn({ messageId: job?.id, attempt: job?.attemptsMade, err: error.message }, 'webhook delivery failed'),
     );
     this.worker.on('error', (error) => deps.logger.error({ err: error }, 'webhook worker error'));
+  }
+
+  /**
+   * An organization already at its cap waits in the delayed set, not in a delivery slot, so the
+   * slots stay free for other organizations' webhooks while its slow receivers hold theirs.
+   */
+  private async deliverFairly(job: Job<WebhookDelivery>, token: string | undefined): Promise<void> {
+    const owner = job.data.organizationId ?? job.data.keyId;
+    const busy = this.inFlight.get(owner) ?? 0;
+    if (busy >= this.options.perOrganization) {
+      await job.moveToDelayed(Date.now() + 200 + Math.floor(Math.random() * 300), token);
+      throw new DelayedError();
+    }
+    this.inFlight.set(owner, busy + 1);
+    try {
+      await this.deliver(job);
+    } finally {
+      const left = (this.inFlight.get(owner) ?? 1) - 1;
+      if (left > 0) this.inFlight.set(owner, left);
+      else this.inFlight.delete(owner);
+    }
   }
 
   private async deliver(job: Job<WebhookDelivery>): Promise<void> {

@@ -89,6 +89,36 @@ export class Metrics {
     collect: (): void => this.organizationsOverShare.set(this.fairShare?.().organizationsOverShare ?? 0),
   });
 
+  /**
+   * Async jobs (issue #27/#29), the signal to scale workers on: BullMQ keeps prioritized jobs in a
+   * sorted set a KEDA list trigger cannot see, so the service counts them itself. From the database,
+   * the same on every instance and worker, and true across a Redis restart.
+   */
+  private jobDepth: (() => Promise<{ queued: number; active: number; queueWaiting: number }>) | undefined;
+  readonly asyncJobs: Gauge<'state'> = new Gauge({
+    name: 'rendershot_async_jobs',
+    help: 'Async capture jobs of the deployment by state: queued (waiting for a worker) or active (rendering)',
+    labelNames: ['state'] as const,
+    registers: [this.registry],
+    collect: async (): Promise<void> => {
+      if (!this.jobDepth) return;
+      const depth = await this.jobDepth().catch(() => undefined);
+      if (!depth) return;
+      this.asyncJobs.set({ state: 'queued' }, depth.queued);
+      this.asyncJobs.set({ state: 'active' }, depth.active);
+      this.asyncQueueWaiting.set(depth.queueWaiting);
+    },
+  });
+  readonly asyncQueueWaiting = new Gauge({
+    name: 'rendershot_async_queue_waiting',
+    help: "Entries waiting in the BullMQ capture queue (wait + prioritized + delayed): Redis's own view",
+    registers: [this.registry],
+  });
+
+  observeJobs(depth: () => Promise<{ queued: number; active: number; queueWaiting: number }>): void {
+    this.jobDepth = depth;
+  }
+
   observeFairShare(snapshot: () => FairShareSnapshot): void {
     this.fairShare = snapshot;
   }

@@ -144,6 +144,7 @@ export class CaptureService {
         targetHost: options.url !== undefined ? new URL(options.url).host : null,
         userAgent: options.userAgent ?? null,
         ...(command.mode ? { mode: command.mode } : {}),
+        ...(command.jobId ? { jobId: command.jobId } : {}),
       },
       ...(options.openaiPrompt !== undefined ? { analysis: { prompt: options.openaiPrompt, providerKey: providerKey! } } : {}),
     };
@@ -277,7 +278,10 @@ export class CaptureService {
       const delivery = await this.deliver(job, render);
       if (command.signal.aborted) throw new ClientGoneError();
       const processingTime = Date.now() - job.started;
-      const committed = await this.credits.commit(requestId, { processingMs: processingTime, fileSize: render.buffer.length });
+      // An async job records its file, its success and this charge as one fact (issue #27).
+      const committed = command.finish
+        ? await command.finish({ requestId, charged: true, credits: cost, ...render, processingTime, ...delivery })
+        : await this.credits.commit(requestId, { processingMs: processingTime, fileSize: render.buffer.length });
       if (!committed) throw new ApiError('CAPTURE_TIMEOUT', 'The capture outlived its credit reservation (released as stale); nothing was charged', { logDetail: { requestId } });
       onCharged?.(render);
       return { requestId, fileName: render.fileName, mime: render.mime, buffer: render.buffer, page: render.page, processingTime, timings, ...delivery };
@@ -301,6 +305,10 @@ export class CaptureService {
       throw this.mapFailure(error);
     }
     const processingTime = Date.now() - job.started;
+    if (job.command.finish) {
+      const recorded = await job.command.finish({ requestId, charged: false, credits: 0, ...render, processingTime, ...delivery });
+      if (!recorded) throw new ApiError('OPERATION_FAILED', 'The capture job had already ended in another attempt; nothing was charged');
+    }
     await this.credits
       .recordCacheHit(job.entry, { processingMs: processingTime, fileSize: render.buffer.length })
       .catch((error: unknown) => this.logger.warn({ err: error, requestId }, 'could not record a cache hit in the ledger'));

@@ -15,6 +15,31 @@ export interface CaptureCommand {
   signal: AbortSignal;
   /** `async` for a job of POST /captures (marked in the ledger). */
   mode?: 'sync' | 'async';
+  /** The async job this capture renders: its reservation is filed under the job id. */
+  jobId?: string;
+  /**
+   * Async jobs: records the file and the success, with the charge when `charged`, as one fact in
+   * place of the plain commit. False when the job had already ended (another attempt won): the
+   * reservation is then released and nothing is charged.
+   */
+  finish?: (finished: FinishedCapture) => Promise<boolean>;
+}
+
+/** A capture ready to be recorded: the render and what the steps after it added. */
+export interface FinishedCapture {
+  requestId: string;
+  /** False for a cache hit: nothing was reserved, nothing is charged. */
+  charged: boolean;
+  credits: number;
+  buffer: Buffer;
+  mime: string;
+  extension: string;
+  fileName: string;
+  page: PageReport;
+  processingTime: number;
+  storageUrl?: string;
+  storedIn?: { configName: string; key: string };
+  aiResult?: AiResult;
 }
 
 export interface CaptureFile {

@@ -26,6 +26,8 @@ export interface LedgerEntry {
   mode?: 'sync' | 'async';
   /** Epoch ms at which the capture's own deadline ends; the sweeper leaves the row alone until then. */
   deadline?: number;
+  /** The async job this attempt belongs to (its reservations are found, and released, by job id). */
+  jobId?: string;
 }
 
 export type ReserveOutcome = { reserved: true } | { reserved: false; remaining: number };
@@ -132,6 +134,7 @@ export class CreditRepository {
         user_agent: entry.userAgent?.slice(0, 1024) ?? null,
         mode: entry.mode ?? 'sync',
         deadline_at: entry.deadline ?? null,
+        ...(entry.jobId ? { job_id: entry.jobId } : {}),
         created_at: Date.now(),
       });
       return { reserved: true as const };
@@ -149,7 +152,15 @@ export class CreditRepository {
   }
 
   private async settle(requestId: string, status: 'charged' | 'released', fields: Record<string, unknown>): Promise<boolean> {
-    return this.knex.transaction(async (trx) => {
+    return this.knex.transaction((trx) => this.settleWithin(trx, requestId, status, fields));
+  }
+
+  /**
+   * Moves a reservation to charged or released inside the caller's transaction (an async job's
+   * charge is written with the job's success, as one fact). False when it was already settled.
+   */
+  async settleWithin(trx: Knex.Transaction, requestId: string, status: 'charged' | 'released', fields: Record<string, unknown>): Promise<boolean> {
+    {
       const entry = await trx('capture_ledger').where({ request_id: requestId, status: 'reserved' }).first('organization_id', 'credits');
       if (!entry) return false;
       const moved = await trx('capture_ledger')
@@ -163,7 +174,13 @@ export class CreditRepository {
           : { reserved: trx.raw('reserved - ?', [cost]), remaining: trx.raw('remaining + ?', [cost]) };
       await trx('credit_balances').where('organization_id', entry.organization_id).update(balanceChange);
       return true;
-    });
+    }
+  }
+
+  /** Reservations still held by attempts of a job (a take-over releases those of the attempts before it). */
+  async reservationsOfJob(jobId: string): Promise<string[]> {
+    const rows = await this.knex('capture_ledger').where({ job_id: jobId, status: 'reserved' }).select('request_id');
+    return rows.map((row) => row.request_id as string);
   }
 
   /** A cache hit is not a new capture: recorded for the ledger, charged nothing. */
