@@ -9,12 +9,16 @@ export type { CaptureInput, CaptureRequest } from './capture-request.js';
 export { verifyWebhook } from './webhooks.js';
 export type { WebhookHeaders } from './webhooks.js';
 export type { AsyncCaptureRequest, WaitOptions } from './async-captures.js';
+export type { BulkCaptureRequest } from './bulk-captures.js';
 
 // Contract values and types a caller needs, re-exported so that only this package is imported.
 export { DEVICE_PRESETS, ERROR_CODES, FORMATS, MIME_TYPES, contract } from '@rendershot/contract';
 export type {
   CaptureFormat,
   AsyncCaptureAccepted,
+  BatchData,
+  BatchItem,
+  BatchWebhookEvent,
   CaptureJobData,
   CaptureResult,
   CaptureWebhookEvent,

@@ -11,3 +11,4 @@ export * from './capture-budget.js';
 export * from './pdf-options.js';
 export * from './page-actions.js';
 export * from './video-options.js';
+export * from './bulk.js';

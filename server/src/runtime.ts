@@ -172,7 +172,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
     shutdownSignal: shutdown.signal,
     inFlight,
     creditsPerCapture: config.CREDITS_PER_CAPTURE,
-    jobRoutes: { jobs: jobs.jobs, credits: data.credits, checkDestination: (field, url) => assertUrlAllowed(data.policy, data.resolve, field, url) },
+    jobRoutes: { jobs: jobs.jobs, batches: jobs.batches, credits: data.credits, checkDestination: (field, url) => assertUrlAllowed(data.policy, data.resolve, field, url) },
     extraRoutes: (expressApp) => {
       mountOps(expressApp);
       mountDashboard(expressApp, { data, logger, config });

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { captureBatches } from './batch-migration.js';
 
 /**
  * Migrations live in code so that the same list runs unchanged on SQLite and MySQL/MariaDB.
@@ -299,6 +300,7 @@ const MIGRATIONS: Record<string, Knex.Migration> = {
   '0006_issue15_plan_share': planShare,
   '0007_issue15_sign_in_failures': signInFailures,
   '0008_ISSUE27_capture_jobs': captureJobs,
+  '0009_ISSUE34_capture_batches': captureBatches,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {
