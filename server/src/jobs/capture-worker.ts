@@ -68,7 +68,15 @@ export class CaptureWorker {
     const jobId = job.id!;
     const { repository, credits, captures, logger, announcer } = this.deps;
     const token = randomUUID();
-    const claim = await repository.claim(jobId, token, this.options.lockMs, this.options.maxAttempts);
+    let claim: Awaited<ReturnType<JobRepository['claim']>>;
+    try {
+      claim = await repository.claim(jobId, token, this.options.lockMs, this.options.maxAttempts);
+    } catch (error) {
+      // The database is down: the job waits in the queue (not failed, not dropped) and is tried again.
+      logger.warn({ jobId, err: error }, 'could not claim a capture job (database); trying again shortly');
+      await job.moveToDelayed(Date.now() + Math.min(5_000, this.options.lockMs), bullToken);
+      throw new DelayedError();
+    }
     if (claim.kind === 'missing') return;
     if (claim.kind === 'finished') {
       logger.info({ jobId, status: claim.job.status }, 'capture job already ended: not run again');

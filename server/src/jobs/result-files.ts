@@ -1,5 +1,5 @@
 import { createReadStream } from 'node:fs';
-import { mkdir, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, rename, rm, rmdir, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve, sep } from 'node:path';
 import type { Readable } from 'node:stream';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
@@ -67,7 +67,7 @@ export class LocalResultFiles implements ResultFiles {
     const path = this.path(key);
     await rm(path, { force: true });
     // The job's folder goes with its last file.
-    await rm(dirname(path), { recursive: false, force: true }).catch(() => undefined);
+    await rmdir(dirname(path)).catch(() => undefined);
   }
 
   /** Files older than `olderThanMs` (attempts that wrote a file and died before their commit). */
