@@ -6,6 +6,9 @@ import { createClient, RendershotError, verifyWebhook, type BatchData, type Rend
 import { FixtureServer } from '../helpers/fixture-server.js';
 import { decodePng } from '../helpers/images.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
+import { DEFAULT_SESSION_TIMES } from '../../server/src/dashboard/index.js';
+import { SessionRepository } from '../../server/src/store/session-repository.js';
+import { hashPassword } from '../../server/src/services/passwords.js';
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const TINY = (i: number) => `<body style="margin:0;background:rgb(${i % 200},90,160)"><p>${i}</p></body>`;
@@ -202,5 +205,21 @@ describe('bulk captures: POST/GET/DELETE /captures/bulk (issue #34)', () => {
     expect(stranger.status).toBe(404);
     expect((await rendershotError(client.getBatch('00000000-0000-4000-8000-000000000000'))).status).toBe(404);
     await client.waitForBatch(accepted.batchId, { intervalMs: 200, timeoutMs: 60_000 });
+  });
+
+  it('the dashboard lists the organization\'s batches with their counts', async () => {
+    const accepted = await client.captureBulk({ requests: [{ html: TINY(2), viewportWidth: 100, viewportHeight: 100 }, { html: TINY(3), viewportWidth: 100, viewportHeight: 100 }] });
+    const done = await client.waitForBatch(accepted.batchId, { intervalMs: 200, timeoutMs: 60_000 });
+    const { accounts } = service.runtime;
+    const user = await accounts.createUser(`bulk-${prefix}@example.test`, 'Bulk Viewer', await hashPassword('a long enough password'));
+    await accounts.addMember(service.organizationId, user.id);
+    const { token } = await new SessionRepository(service.runtime.db, DEFAULT_SESSION_TIMES).create(user.id, service.organizationId, Date.now());
+    const response = await service.get('/dashboard/batches', { headers: { cookie: `rendershot_session=${token}` } });
+    expect(response.status).toBe(200);
+    const page = await response.text();
+    expect(page).toContain(`data-batch-id="${accepted.batchId}"`);
+    const row = page.slice(page.indexOf(`data-batch-id="${accepted.batchId}"`));
+    expect(row.slice(0, row.indexOf('</tr>'))).toMatch(new RegExp(`>completed<[\\s\\S]*<td class="num">2</td>\\s*<td class="num">${done.counts.succeeded}</td>`));
+    expect(page).toContain('href="/dashboard/batches"');
   });
 });
