@@ -64,7 +64,7 @@ export function captureCredits(options: { format: string; videoDuration?: number
  * Time a video may take beyond an image capture: its own length (frames are taken in real time)
  * plus an allowance per frame for taking and encoding it on a busy machine.
  */
-export const VIDEO_FRAME_ALLOWANCE_MS = 100;
+export const VIDEO_FRAME_ALLOWANCE_MS = 200;
 export function videoWaitMs(options: { format?: string | undefined; videoDuration?: number; videoFps?: number }): number {
   if (options.format === undefined || !isVideoFormat(options.format)) return 0;
   const duration = options.videoDuration ?? 5;

@@ -15,7 +15,7 @@ describe('capture budget: the deadline grows by what the request asks to wait', 
   });
 
   it('adds a video\'s length and an allowance per frame (issue #34)', () => {
-    expect(captureBudgetMs(30_000, { ...base, format: 'mp4', videoDuration: 10, videoFps: 20 })).toBe(30_000 + 10_000 + 200 * 100);
+    expect(captureBudgetMs(30_000, { ...base, format: 'mp4', videoDuration: 10, videoFps: 20 })).toBe(30_000 + 10_000 + 200 * 200);
     expect(captureBudgetMs(30_000, { ...base, format: 'png', videoDuration: 10, videoFps: 20 })).toBe(30_000);
   });
 

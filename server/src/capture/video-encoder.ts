@@ -41,7 +41,7 @@ function outputArguments(format: VideoFormat, fps: number): string[] {
   const rate = String(VIDEO_LIMITS.maxBitrate);
   switch (format) {
     case 'mp4':
-      return ['-vf', EVEN, '-c:v', 'libx264', '-preset', 'veryfast', '-crf', '23', '-maxrate', rate, '-bufsize', rate,
+      return ['-vf', EVEN, '-c:v', 'libx264', '-preset', 'ultrafast', '-crf', '23', '-maxrate', rate, '-bufsize', rate,
         '-pix_fmt', 'yuv420p', '-movflags', '+faststart', '-r', String(fps), '-f', 'mp4'];
     case 'webm':
       // Constrained quality: crf with -b:v as the ceiling; realtime speed keeps VP9 near real time on two cores.
