@@ -10,6 +10,7 @@ const ALONE = [
   'tests/integration/faults.test.ts',
   'tests/integration/fault-recovery.test.ts',
   'tests/integration/exactly-once.test.ts',
+  'tests/integration/exactly-once-database.test.ts',
   'tests/integration/fair-async.test.ts',
   'tests/integration/capture-crash.test.ts',
   'tests/integration/fair-share.test.ts',

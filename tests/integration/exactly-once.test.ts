@@ -105,7 +105,16 @@ describe('exactly once: Redis restarted empty, workers killed and drained', () =
     return worker;
   }
 
-  const headers = () => ({ 'x-api-key': service.apiKey });
+  // Each test has an organization of its own, so its usage counts only its own jobs.
+  let apiKey = '';
+  let organizationId = '';
+  async function freshOrganization(): Promise<void> {
+    const plan = await service.runtime.accounts.createPlan({ name: `eo-${Date.now()}-${Math.random()}`, tier: 'test', creditsPerMonth: 100 });
+    const org = await service.runtime.accounts.createOrganization('Exactly once', plan);
+    organizationId = org.id;
+    apiKey = (await service.runtime.apiKeys.create({ organizationId: org.id, name: 'eo' })).key;
+  }
+  const headers = () => ({ 'x-api-key': apiKey });
   async function post(body: Record<string, unknown>): Promise<string> {
     const response = await service.get('/captures', { method: 'POST', headers: { ...headers(), 'content-type': 'application/json' }, body: JSON.stringify({ viewportWidth: 120, viewportHeight: 100, ...body }) });
     const answer = (await response.json()) as { data: { jobId: string } };
@@ -113,7 +122,7 @@ describe('exactly once: Redis restarted empty, workers killed and drained', () =
     return answer.data.jobId;
   }
   const view = async (jobId: string) => ((await (await service.get(`/captures/${jobId}`, { headers: headers() })).json()) as { data: CaptureJobData }).data;
-  const used = async () => (await service.client.usage()).credits.usedThisPeriod;
+  const used = async () => ((await (await service.get('/usage', { headers: headers() })).json()) as { credits: { usedThisPeriod: number } }).credits.usedThisPeriod;
   const final = (jobIds: string[]) =>
     until(async () => {
       const views = await Promise.all(jobIds.map(view));
@@ -143,6 +152,7 @@ describe('exactly once: Redis restarted empty, workers killed and drained', () =
   }
 
   it('Redis SIGKILLed with jobs running, restarted empty after an outage longer than the job lock: each job ends once, a finished job and its file survive', async () => {
+    await freshOrganization();
     startWorker();
     startWorker();
     const usedBefore = await used();
@@ -167,9 +177,10 @@ describe('exactly once: Redis restarted empty, workers killed and drained', () =
     const again = Buffer.from(await (await service.get(`/captures/${early}/file`, { headers: headers() })).arrayBuffer());
     expect(again.equals(earlyFile)).toBe(true);
     console.log(`[exactly-once] Redis SIGKILL + empty restart: ${outcome.succeeded} succeeded, ${outcome.failed} failed, credits used ${(await used()) - usedBefore}, page loads ${fixtures.requestsTo('/page').length}`);
-  });
+  }, 240_000);
 
   it('a worker SIGKILLed the moment its job is recorded succeeded: the take-over and any rerun find the success, nothing renders or charges again', async () => {
+    await freshOrganization();
     const doomed = startWorker();
     const usedBefore = await used();
     fixtures.reset();
@@ -182,15 +193,16 @@ describe('exactly once: Redis restarted empty, workers killed and drained', () =
     startWorker();
     await until(async () => ((await queue.getJob(jobId)) ? undefined : true), 60_000, 'the queue entry to be done');
     // A rerun, as a take-over or the upkeep after a Redis loss would make it.
-    await addToQueue(queue, jobId, { organizationId: service.organizationId, keyId: 'x', options: { html: PAGE } as CaptureJobPayload['options'], baseUrl: service.url }, 1);
+    await addToQueue(queue, jobId, { organizationId, keyId: 'x', options: { html: PAGE } as CaptureJobPayload['options'], baseUrl: service.url }, 1);
     await until(async () => ((await queue.getJob(jobId)) ? undefined : true), 60_000, 'the rerun to be done');
     const outcome = await expectChargedOnce([await view(jobId)], usedBefore);
     expect(outcome.succeeded).toBe(1);
     expect(fixtures.requestsTo('/page')).toHaveLength(1);
     console.log(`[exactly-once] worker SIGKILL after its commit + rerun: credits used ${(await used()) - usedBefore}, page loads ${fixtures.requestsTo('/page').length}`);
-  });
+  }, 240_000);
 
   it('SIGTERM: a worker finishes its job within the grace period; past the grace period it hands the job back, and another worker charges it once', async () => {
+    await freshOrganization();
     const usedBefore = await used();
     const patient = startWorker({ SHUTDOWN_TIMEOUT_MS: '60000' });
     const finished = await post({ html: PAGE, delay: 2000 });
@@ -216,5 +228,28 @@ describe('exactly once: Redis restarted empty, workers killed and drained', () =
     const ledger = (await service.runtime.db.knex('capture_ledger').where('job_id', handedBack).select('status')) as Array<{ status: string }>;
     expect(ledger.map((row) => row.status).sort()).toEqual(['charged', 'released']);
     console.log(`[exactly-once] SIGTERM drain and hand-back: credits used ${(await used()) - usedBefore} for 2 jobs`);
-  });
+  }, 240_000);
+
+  it('workers SIGKILLed at random instants while jobs run: every job ends once, credits used = files fetchable', async () => {
+    await freshOrganization();
+    const usedBefore = await used();
+    let live = [startWorker(), startWorker()];
+    fixtures.reset();
+    const jobs: string[] = [];
+    for (let i = 0; i < 5; i++) jobs.push(await post({ url: `${fixtures.url}/page`, delay: 1200, viewportWidth: 130 + i }));
+    const kills: number[] = [];
+    for (let round = 0; round < 3; round++) {
+      // A random instant: before, during or after a job's render, its commit or its queue update.
+      const wait = 1_000 + Math.floor(Math.random() * 3_000);
+      kills.push(wait);
+      await new Promise((resolve) => setTimeout(resolve, wait));
+      const victim = live[Math.floor(Math.random() * live.length)]!;
+      victim.child.kill('SIGKILL');
+      await victim.exited;
+      live = [...live.filter((worker) => worker !== victim), startWorker()];
+    }
+    const views = await final(jobs);
+    const outcome = await expectChargedOnce(views, usedBefore);
+    console.log(`[exactly-once] 3 worker SIGKILLs after ${kills.join(', ')} ms: ${outcome.succeeded} succeeded, ${outcome.failed} failed, credits used ${(await used()) - usedBefore}, page loads ${fixtures.requestsTo('/page').length}`);
+  }, 240_000);
 });

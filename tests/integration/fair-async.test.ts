@@ -77,6 +77,12 @@ describe('fair async queue and webhook delivery between organizations', () => {
   it("another organization's job runs next, not behind one organization's backlog of 16 slow jobs", async () => {
     const backlog: string[] = [];
     for (let i = 0; i < 16; i++) backlog.push(await post(service.apiKey, { html: PAGE, delay: 1000, viewportWidth: 120 + i }));
+    // The backlog shows in the scaling signal, prioritized jobs included (a KEDA list trigger would read 0).
+    const metrics = await (await service.get('/metrics')).text();
+    const queued = Number(/^rendershot_async_jobs\{state="queued"\} (\d+)$/m.exec(metrics)?.[1]);
+    const waiting = Number(/^rendershot_async_queue_waiting (\d+)$/m.exec(metrics)?.[1]);
+    expect(queued).toBeGreaterThanOrEqual(14);
+    expect(waiting).toBeGreaterThanOrEqual(13);
     await until(async () => ((await view(service.apiKey, backlog[0]!)).status === 'succeeded' ? true : undefined), 60_000, 'the first backlog job');
     const posted = Date.now();
     const single = await post(other.apiKey, { html: PAGE });
@@ -146,7 +152,7 @@ describe('fair async queue and webhook delivery between organizations', () => {
       // Every dripping receiver is cut off by the total deadline (the drip alone would never end).
       await until(() => (closed >= 16 ? true : undefined), 120_000, 'every flood attempt to reach its deadline');
       expect(mostOpen).toBeLessThanOrEqual(PER_ORGANIZATION);
-      console.log(`[fair-async] other organization's webhook delivered ${delivery.at - sent} ms after it was queued, with ${open.size === 0 ? 16 - delivery.closedBefore : '?'} flood deliveries still unsent or dripping; at most ${mostOpen} flood connections open at once`);
+      console.log(`[fair-async] other organization's webhook delivered ${delivery.at - sent} ms after it was queued; ${delivery.openedBefore} flood attempts had started and ${delivery.closedBefore} had ended by then; at most ${mostOpen} flood connections open at once`);
     } finally {
       await webhooks.queue.obliterate({ force: true }).catch(() => undefined);
       await webhooks.close();

@@ -61,6 +61,12 @@ describe('async results in the results directory: streamed, kept for the retenti
     redis.disconnect();
     expect(keys).toEqual([]);
 
+    // The scaling signal the deployment reads (KEDA cannot see BullMQ's prioritized set): counted in the database.
+    const metrics = await (await service.get('/metrics')).text();
+    expect(metrics).toMatch(/^rendershot_async_jobs\{state="queued"\} 0$/m);
+    expect(metrics).toMatch(/^rendershot_async_jobs\{state="active"\} 0$/m);
+    expect(metrics).toMatch(/^rendershot_async_queue_waiting 0$/m);
+
     // Past its retention time (set back in the record), the sweeper takes the file and the record.
     await service.runtime.db.knex('capture_jobs').where('id', jobId).update({ expires_at: Date.now() - 1 });
     await service.runtime.jobs.upkeep!.sweep();

@@ -74,10 +74,16 @@ export class CaptureJobs {
     try {
       await addToQueue(this.queue, jobId, payload, priority);
     } catch (error) {
-      // Not queued: the record goes too, so the caller's retry is the only copy (a failed removal is
-      // picked up by the upkeep, which queues the job from its record).
+      // Not queued: the record goes too, so the caller's retry is the only copy (a record whose
+      // removal failed was never marked enqueued: the upkeep deletes it).
       await this.deps.repository.remove(jobId).catch(() => undefined);
       throw errors.storeUnavailable('job queue (Redis)', error);
+    }
+    try {
+      await this.deps.repository.markEnqueued(jobId);
+    } catch (error) {
+      await this.deps.repository.remove(jobId).catch(() => undefined);
+      throw errors.storeUnavailable('database', error);
     }
     return jobId;
   }

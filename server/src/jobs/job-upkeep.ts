@@ -20,7 +20,7 @@ export interface JobUpkeepOptions {
  * Keeps the queue true to the database, on every process that has the queue (each runs it; every
  * step is idempotent):
  * - a job whose queue entry is gone (Redis restarted empty, or its worker died with Redis down) is
- *   queued again from its record, unless it carried secrets, which are never kept outside Redis: it
+ *   queued again from its record (a record whose POST never answered 202 is deleted instead), unless it carried secrets, which are never kept outside Redis: it
  *   then fails, charging nothing, and says to send it again;
  * - webhooks of ended jobs that could not be queued are queued;
  * - files and records of jobs past their retention are deleted, as are files no record points to.
@@ -71,6 +71,12 @@ export class JobUpkeep {
   /** Queues the job again when its entry is gone; true when it did. */
   private async requeue(job: JobRecord): Promise<boolean> {
     const { queue, repository } = this.deps;
+    if (job.status === 'queued' && !job.enqueued) {
+      // Its POST died before answering 202 (an API instance killed): nobody knows its id, so it is
+      // not run (it would charge for a file nobody can fetch). Left alone while the POST may still be under way.
+      if (Date.now() - job.createdAt > this.options.reconcileIntervalMs * 4) await repository.remove(job.id);
+      return false;
+    }
     const existing = await queue.getJob(job.id);
     if (existing) {
       const state = await existing.getState();

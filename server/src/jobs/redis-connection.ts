@@ -5,7 +5,16 @@ import { Redis } from 'ioredis';
  * (maxRetriesPerRequest: null is BullMQ's requirement); each queue and worker gets its own.
  */
 export function jobConnection(redisUrl: string): Redis {
-  return new Redis(redisUrl, { maxRetriesPerRequest: null });
+  return quiet(new Redis(redisUrl, { maxRetriesPerRequest: null }));
+}
+
+/**
+ * ioredis reconnects by itself; without a listener each refused reconnection would print
+ * "Unhandled error event" while Redis is down. The queue's own users report what failed.
+ */
+function quiet(connection: Redis): Redis {
+  connection.on('error', () => undefined);
+  return connection;
 }
 
 /**
@@ -14,5 +23,5 @@ export function jobConnection(redisUrl: string): Redis {
  * down fails after one reconnection attempt instead of hanging.
  */
 export function commandConnection(redisUrl: string): Redis {
-  return new Redis(redisUrl, { maxRetriesPerRequest: 1 });
+  return quiet(new Redis(redisUrl, { maxRetriesPerRequest: 1 }));
 }

@@ -95,24 +95,35 @@ export class Metrics {
    * the same on every instance and worker, and true across a Redis restart.
    */
   private jobDepth: (() => Promise<{ queued: number; active: number; queueWaiting: number }>) | undefined;
+  /** One reading per scrape for both gauges (prom-client collects them side by side). */
+  private depthReading: { at: number; value: Promise<{ queued: number; active: number; queueWaiting: number } | undefined> } | undefined;
+  private readDepth(): Promise<{ queued: number; active: number; queueWaiting: number } | undefined> {
+    if (!this.jobDepth) return Promise.resolve(undefined);
+    if (!this.depthReading || Date.now() - this.depthReading.at > 500) {
+      this.depthReading = { at: Date.now(), value: this.jobDepth().catch(() => undefined) };
+    }
+    return this.depthReading.value;
+  }
   readonly asyncJobs: Gauge<'state'> = new Gauge({
     name: 'rendershot_async_jobs',
     help: 'Async capture jobs of the deployment by state: queued (waiting for a worker) or active (rendering)',
     labelNames: ['state'] as const,
     registers: [this.registry],
     collect: async (): Promise<void> => {
-      if (!this.jobDepth) return;
-      const depth = await this.jobDepth().catch(() => undefined);
+      const depth = await this.readDepth();
       if (!depth) return;
       this.asyncJobs.set({ state: 'queued' }, depth.queued);
       this.asyncJobs.set({ state: 'active' }, depth.active);
-      this.asyncQueueWaiting.set(depth.queueWaiting);
     },
   });
-  readonly asyncQueueWaiting = new Gauge({
+  readonly asyncQueueWaiting: Gauge = new Gauge({
     name: 'rendershot_async_queue_waiting',
     help: "Entries waiting in the BullMQ capture queue (wait + prioritized + delayed): Redis's own view",
     registers: [this.registry],
+    collect: async (): Promise<void> => {
+      const depth = await this.readDepth();
+      if (depth) this.asyncQueueWaiting.set(depth.queueWaiting);
+    },
   });
 
   observeJobs(depth: () => Promise<{ queued: number; active: number; queueWaiting: number }>): void {

@@ -32,6 +32,8 @@ export interface JobRecord {
   /** The job's payload without its secrets (JSON), so a job lost with Redis can be queued again. */
   payload: string;
   hasSecrets: boolean;
+  /** The queue entry was made and the caller told: false for a record whose POST died half-way. */
+  enqueued: boolean;
   attempts: number;
   leaseToken: string | null;
   leaseUntil: number | null;
@@ -79,6 +81,7 @@ function toRecord(row: Record<string, unknown>): JobRecord {
     priority: Number(row.priority),
     payload: row.payload as string,
     hasSecrets: Boolean(row.has_secrets),
+    enqueued: Boolean(row.enqueued),
     attempts: Number(row.attempts),
     leaseToken: (row.lease_token as string | null) ?? null,
     leaseUntil: num(row.lease_until),
@@ -143,6 +146,10 @@ export class JobRepository {
       created_at: now,
     });
     return priority;
+  }
+
+  async markEnqueued(jobId: string): Promise<void> {
+    await this.knex('capture_jobs').where('id', jobId).update({ enqueued: true });
   }
 
   async remove(jobId: string): Promise<void> {

@@ -254,6 +254,8 @@ const captureJobs: Knex.Migration = {
       t.integer('priority').notNullable().defaultTo(1);
       t.text('payload', 'mediumtext').notNullable(); // the job's options without secrets (JSON)
       t.boolean('has_secrets').notNullable().defaultTo(false);
+      // Set once the queue entry exists and the caller is about to get its 202: a record without it was never acknowledged.
+      t.boolean('enqueued').notNullable().defaultTo(false);
       t.integer('attempts').notNullable().defaultTo(0);
       t.string('lease_token', 36).nullable();
       t.bigInteger('lease_until').nullable();
