@@ -115,10 +115,13 @@ describe('scrolling video: mp4, webm, gif (issue #34)', () => {
     offsets.forEach((offset, i) => expect(Math.abs(offset - expected[i]!)).toBeLessThanOrEqual(3));
   });
 
-  it('gif: looping GIF, and scrollToSelector ends the scroll at that element', async () => {
-    // The 5th band (index 4) starts at 1200 px: the last frame shows it at the top.
-    const html = `<style>body{margin:0}div{height:${BAND_PX}px}</style>${Array.from({ length: BANDS }, (_, i) => `<div id="b${i}" style="background:rgb(${bandColour(i).join(',')})"></div>`).join('')}`;
-    const file = await service.client.capture({ html, ...VIEW, format: 'gif', videoDuration: 1, videoFps: 6, scrollToSelector: '#b4', scrollEasing: 'ease-out' });
+  it('gif: looping GIF after the page cleanup of a screenshot, and scrollToSelector ends the scroll at that element', async () => {
+    // The 5th band (index 4) starts at 1200 px: the last frame shows it at the top. A fixed banner
+    // over the bands is removed by removeSelectors, as for a screenshot: left in place it would hide
+    // the band edges every frame is measured by.
+    const banner = '<p id="banner" style="position:fixed;top:0;left:0;right:0;height:290px;margin:0;background:rgb(255,0,0)"></p>';
+    const html = `<style>body{margin:0}div{height:${BAND_PX}px}</style>${banner}${Array.from({ length: BANDS }, (_, i) => `<div id="b${i}" style="background:rgb(${bandColour(i).join(',')})"></div>`).join('')}`;
+    const file = await service.client.capture({ html, ...VIEW, format: 'gif', videoDuration: 1, videoFps: 6, scrollToSelector: '#b4', scrollEasing: 'ease-out', removeSelectors: ['#banner'] });
     expect(file.contentType).toBe('image/gif');
     const probe = await probeVideo(file.bytes, 'gif');
     expect(probe).toMatchObject({ codec: 'gif', width: 400, height: 300, frames: 6 });
