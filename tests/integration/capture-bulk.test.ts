@@ -118,7 +118,9 @@ describe('bulk captures: POST/GET/DELETE /captures/bulk (issue #34)', () => {
     const before = await used();
     const failing = new Set([13, 47, 81]);
     const requests = Array.from({ length: 100 }, (_, i) =>
-      failing.has(i) ? { url: `${fixtures.url}/no-such-page.html`, failOnHttpError: true } : { html: TINY(i), ...(i === 0 ? { viewportWidth: 140 } : {}) },
+      failing.has(i)
+        ? { url: `${fixtures.url}/no-such-page.html`, failOnHttpError: true }
+        : { html: TINY(i), ...(i === 0 ? { viewportWidth: 140 } : {}), ...(i % 3 === 1 ? { format: 'jpeg' as const } : i % 3 === 2 ? { format: 'webp' as const } : {}) },
     );
     const accepted = await client.captureBulk({ defaults: { viewportWidth: 100, viewportHeight: 100 }, requests, webhookUrl: hookUrl() });
     expect(accepted.total).toBe(100);
@@ -133,8 +135,6 @@ describe('bulk captures: POST/GET/DELETE /captures/bulk (issue #34)', () => {
     const single = await otherClient.captureAsync({ html: TINY(500), viewportWidth: 100, viewportHeight: 100 });
     const singleDone = await otherClient.waitForCapture(single.jobId, { intervalMs: 100, timeoutMs: 120_000 });
     expect(singleDone.status).toBe('succeeded');
-    const meanwhile = await client.getBatch(accepted.batchId);
-    expect(meanwhile.counts.queued).toBeGreaterThan(0);
 
     const done = await client.waitForBatch(accepted.batchId, { intervalMs: 250, timeoutMs: 300_000 });
     expect(done.status).toBe('completed');
@@ -145,10 +145,19 @@ describe('bulk captures: POST/GET/DELETE /captures/bulk (issue #34)', () => {
     expect(done.items[0]!.fileUrl).toBe(`${service.url}/captures/${done.items[0]!.jobId}/file`);
     // Defaults under each item, the item's own field over them.
     const first = decodePng(Buffer.from((await client.getCaptureFile(done.items[0]!.jobId)).bytes));
-    const second = decodePng(Buffer.from((await client.getCaptureFile(done.items[1]!.jobId)).bytes));
+    const second = decodePng(Buffer.from((await client.getCaptureFile(done.items[3]!.jobId)).bytes));
+    expect((await client.getCaptureFile(done.items[1]!.jobId)).contentType).toBe('image/jpeg');
     expect([first.width, first.height, second.width, second.height]).toEqual([140, 100, 100, 100]);
     // Each item is a job of its own, visible at its own status URL.
     expect((await client.getCapture(done.items[13]!.jobId)).status).toBe('failed');
+    // Fair queue: once the other organization's job was queued, at most the two worker slots already
+    // busy took batch items before it (in arrival order it would have waited for the whole backlog).
+    const singleQueued = Date.parse(singleDone.createdAt);
+    const singleStarted = Date.parse(singleDone.startedAt!);
+    const itemStarts = await Promise.all(done.items.map(async (item) => Date.parse((await client.getCapture(item.jobId)).startedAt ?? '')));
+    const startedAfterQueued = itemStarts.filter((started) => started > singleQueued);
+    expect(startedAfterQueued.length).toBeGreaterThan(0);
+    expect(startedAfterQueued.filter((started) => started < singleStarted).length).toBeLessThanOrEqual(2);
 
     const delivery = await until(async () => deliveries.find((d) => JSON.parse(d.body).data?.batchId === accepted.batchId), 30_000, 'the batch webhook');
     expect(independentlyVerified(signingSecret, delivery)).toBe(true);

@@ -6,6 +6,7 @@ import type { FairShare } from '../capture/fair-scheduler.js';
 import type { BatchItemRecord, BatchRecord, BatchRepository } from '../store/batch-repository.js';
 import type { JobRepository } from '../store/job-repository.js';
 import { filePath, statusPath, type CaptureJobs } from './capture-jobs.js';
+import type { JobAnnouncer } from './job-announcer.js';
 import type { WebhookQueue } from './webhook-delivery.js';
 
 export const batchPath = (batchId: string) => `/captures/bulk/${batchId}`;
@@ -65,7 +66,7 @@ export class CaptureBatches {
   private timer: NodeJS.Timeout | undefined;
 
   constructor(
-    private readonly deps: { jobs: CaptureJobs; batches: BatchRepository; jobRecords: JobRepository; webhooks: WebhookQueue; logger: Logger },
+    private readonly deps: { jobs: CaptureJobs; batches: BatchRepository; jobRecords: JobRepository; webhooks: WebhookQueue; announcer: JobAnnouncer; logger: Logger },
     private readonly options: { checkIntervalMs: number; resultTtlSeconds: number },
   ) {}
 
@@ -123,12 +124,13 @@ export class CaptureBatches {
   async cancel(batchId: string, organizationId: string): Promise<BatchData> {
     const { batches } = this.deps;
     const batch = await this.own(batchId, organizationId);
-    if (batch.state === 'open') {
+    // The batch is cancelled first, so that the items' ends below can no longer complete it.
+    if (batch.state === 'open' && (await this.db(batches.cancel(batchId)))) {
       const items = await this.db(batches.items(batchId));
       for (const item of items) {
         if (item.status === 'queued' || item.status === 'active') await this.withdraw(item.jobId, 'its batch was cancelled');
       }
-      if (await this.db(batches.cancel(batchId))) await this.announce(batchId);
+      await this.announce(batchId);
     }
     return this.view(batchId, organizationId);
   }
@@ -138,9 +140,11 @@ export class CaptureBatches {
    * finds it final and skips it; one rendering it loses the final write and releases its credits.
    */
   private async withdraw(jobId: string, why: string): Promise<void> {
-    await this.db(this.deps.jobRecords.fail(jobId, { code: CANCELLED_CODE, message: `Cancelled: ${why}; nothing was charged` }, Date.now() + this.options.resultTtlSeconds * 1000));
+    const ended = await this.db(this.deps.jobRecords.fail(jobId, { code: CANCELLED_CODE, message: `Cancelled: ${why}; nothing was charged` }, Date.now() + this.options.resultTtlSeconds * 1000));
     // Best effort: a job still waiting leaves the queue at once (a locked one is skipped by its worker).
     await this.deps.jobs.queue.remove(jobId).catch(() => undefined);
+    // The item's own webhook (capture.failed, code CANCELLED) goes now rather than at the next upkeep.
+    if (ended) await this.deps.announcer.announce(jobId);
   }
 
   /** The end-of-job hook: completes the job's batch when it was the last item. */

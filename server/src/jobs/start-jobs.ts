@@ -84,7 +84,7 @@ export function startJobs(
   const webhooks = new WebhookQueue(queueConnection, webhookOptions);
   const announcer = new JobAnnouncer(repository, webhooks, logger);
   const batches = new CaptureBatches(
-    { jobs, batches: new BatchRepository(data.db), jobRecords: repository, webhooks, logger },
+    { jobs, batches: new BatchRepository(data.db), jobRecords: repository, webhooks, announcer, logger },
     { checkIntervalMs: config.JOB_LOCK_MS, resultTtlSeconds: ttl },
   );
   announcer.onEnded((jobId) => batches.jobEnded(jobId));
