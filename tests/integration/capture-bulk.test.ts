@@ -5,7 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, RendershotError, verifyWebhook, type BatchData, type RendershotClient } from '../../client/src/index.js';
 import { FixtureServer } from '../helpers/fixture-server.js';
 import { decodePng } from '../helpers/images.js';
-import { startTestService, type TestService } from '../helpers/test-service.js';
+import { PrivateRedis } from '../helpers/private-redis.js';
+import { capturedLogLines, startTestService, type TestService } from '../helpers/test-service.js';
 import { DEFAULT_SESSION_TIMES } from '../../server/src/dashboard/index.js';
 import { SessionRepository } from '../../server/src/store/session-repository.js';
 import { hashPassword } from '../../server/src/services/passwords.js';
@@ -230,5 +231,45 @@ describe('bulk captures: POST/GET/DELETE /captures/bulk (issue #34)', () => {
     const row = page.slice(page.indexOf(`data-batch-id="${accepted.batchId}"`));
     expect(row.slice(0, row.indexOf('</tr>'))).toMatch(new RegExp(`>completed<[\\s\\S]*<td class="num">2</td>\\s*<td class="num">${done.counts.succeeded}</td>`));
     expect(page).toContain('href="/dashboard/batches"');
+  });
+});
+
+describe('bulk captures when the queue fails part-way (a real fault: a private Redis out of memory)', () => {
+  let redis: PrivateRedis;
+  let service: TestService;
+
+  beforeAll(async () => {
+    redis = await new PrivateRedis().start();
+    // No workers: nothing of the batch may run, whatever is queued.
+    service = await startTestService({ credits: 100, env: { REDIS_URL: redis.url, JOB_QUEUE_PREFIX: 'rs-bulk-oom', CAPTURE_WORKERS: '0', RATE_LIMIT_MAX: '1000' } });
+  });
+  afterAll(async () => {
+    await service?.stop();
+    await redis?.stop();
+  });
+
+  it('answers 503 and leaves no batch, no job record and no charge behind', async () => {
+    const admin = new Redis(redis.url);
+    try {
+      // Room for a few of the items' queue entries (about 90 KB each), not for all ten.
+      const used = Number(/used_memory:(\d+)/.exec(await admin.info('memory'))![1]);
+      await admin.config('SET', 'maxmemory-policy', 'noeviction');
+      await admin.config('SET', 'maxmemory', String(used + 400_000));
+      const big = (i: number) => `<p>${i}</p><!--${'x'.repeat(90_000)}-->`;
+      const failed = await rendershotError(service.client.captureBulk({ requests: Array.from({ length: 10 }, (_, i) => ({ html: big(i), viewportWidth: 100, viewportHeight: 100 })) }));
+      expect(failed.status).toBe(503);
+      // Part-way indeed: some items had been queued (and recorded) before Redis refused the next one.
+      const report = capturedLogLines.map((line) => JSON.parse(line) as { msg?: string; queued?: number }).find((line) => line.msg?.startsWith('queuing a batch failed part-way'));
+      expect(report?.queued).toBeGreaterThan(0);
+      const knex = service.runtime.db.knex;
+      const count = async (table: string) => Number(((await knex(table).count({ n: '*' }).first()) as { n: number | string }).n);
+      expect(await count('capture_jobs')).toBe(0);
+      expect(await count('capture_batches')).toBe(0);
+      expect(await count('capture_batch_items')).toBe(0);
+      expect((await service.client.usage()).credits.usedThisPeriod).toBe(0);
+    } finally {
+      await admin.config('SET', 'maxmemory', '0').catch(() => undefined);
+      admin.disconnect();
+    }
   });
 });

@@ -100,7 +100,8 @@ export class CaptureBatches {
       }
     } catch (error) {
       logger.warn({ batchId, queued: queued.length, err: error }, 'queuing a batch failed part-way: its queued items are withdrawn');
-      for (const jobId of queued) await this.withdraw(jobId, 'the batch could not be queued whole').catch(() => undefined);
+      // Nothing half-written: the items queued so far are ended and their records dropped (the caller got an error, not their ids).
+      for (const jobId of queued) await this.withdraw(jobId, 'the batch could not be queued whole', { forget: true }).catch(() => undefined);
       await batches.remove(batchId).catch(() => undefined);
       throw error;
     }
@@ -139,12 +140,14 @@ export class CaptureBatches {
    * Ends a job that has not ended as failed with code CANCELLED: a worker that has not taken it
    * finds it final and skips it; one rendering it loses the final write and releases its credits.
    */
-  private async withdraw(jobId: string, why: string): Promise<void> {
+  private async withdraw(jobId: string, why: string, options: { forget?: boolean } = {}): Promise<void> {
     const ended = await this.db(this.deps.jobRecords.fail(jobId, { code: CANCELLED_CODE, message: `Cancelled: ${why}; nothing was charged` }, Date.now() + this.options.resultTtlSeconds * 1000));
     // Best effort: a job still waiting leaves the queue at once (a locked one is skipped by its worker).
     await this.deps.jobs.queue.remove(jobId).catch(() => undefined);
+    if (!ended) return;
+    if (options.forget) await this.db(this.deps.jobRecords.remove(jobId));
     // The item's own webhook (capture.failed, code CANCELLED) goes now rather than at the next upkeep.
-    if (ended) await this.deps.announcer.announce(jobId);
+    else await this.deps.announcer.announce(jobId);
   }
 
   /** The end-of-job hook: completes the job's batch when it was the last item. */
