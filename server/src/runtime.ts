@@ -65,6 +65,9 @@ export interface RuntimeOptions {
 function rateLimitStore(config: Config, data: DataLayer): { store: RateLimitStore; redis?: Redis } {
   if (config.REDIS_URL) {
     const redis = new Redis(config.REDIS_URL, { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: false });
+    // It reconnects by itself; requests meanwhile fail closed (503). Without a listener every refused
+    // reconnection would print "Unhandled error event" while Redis is down.
+    redis.on('error', () => undefined);
     return { store: { kind: 'redis', client: redis }, redis };
   }
   if (data.db.dialect === 'mysql') {

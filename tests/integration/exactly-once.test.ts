@@ -164,6 +164,8 @@ describe('exactly once: Redis restarted empty, workers killed and drained', () =
     const jobs = [await post({ url: `${fixtures.url}/page`, delay: 2500 }), await post({ url: `${fixtures.url}/page`, delay: 2500, viewportWidth: 121 }), await post({ url: `${fixtures.url}/page`, delay: 2500, viewportWidth: 122 })];
     await until(async () => ((await Promise.all(jobs.map(view))).filter((v) => v.status === 'active').length >= 2 ? true : undefined), 60_000, 'two jobs running');
     await redis.kill();
+    // The job's record is in the database: its status answers while Redis is down.
+    expect((await service.get(`/captures/${jobs[0]}`, { headers: headers() })).status).toBe(200);
     // The outage itself (the fault), longer than the job lock: BullMQ's locks all end meanwhile.
     await new Promise((resolve) => setTimeout(resolve, LOCK_MS * 2 + 2_000));
     await redis.start();

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from '../../client/src/index.js';
+import { AsyncCaptureBodySchema } from '../../contract/src/index.js';
 import { signQuery } from '../../server/src/security/signing.js';
 import { FixtureServer } from '../helpers/fixture-server.js';
 import { startS3, type TestS3 } from '../helpers/s3.js';
@@ -75,6 +76,33 @@ describe('async results in the results directory: streamed, kept for the retenti
     expect(gone.status).toBe(404);
     // The charge stays in the ledger.
     expect((await service.client.usage()).credits.usedThisPeriod).toBe(1);
+  });
+  it('the upkeep queues again a job whose queue entry is gone, and deletes a record whose POST never answered 202', async () => {
+    const repository = service.runtime.jobs.repository!;
+    const old = Date.now() - 10 * 60_000;
+    const payload = { organizationId: service.organizationId, keyId: 'none', options: AsyncCaptureBodySchema.parse({ html: PAGE, viewportWidth: 150, viewportHeight: 100 }), baseUrl: service.url };
+    // Acknowledged (202 sent), but its queue entry is gone, as after a Redis restarted empty.
+    const lost = '00000000-0000-4000-8000-0000000000a1';
+    await repository.create({ id: lost, organizationId: service.organizationId, apiKeyId: null, payload: JSON.stringify(payload), hasSecrets: false, baseUrl: service.url }, old);
+    await repository.markEnqueued(lost);
+    // Never acknowledged: the API instance died between the record and the queue entry.
+    const orphan = '00000000-0000-4000-8000-0000000000a2';
+    await repository.create({ id: orphan, organizationId: service.organizationId, apiKeyId: null, payload: JSON.stringify(payload), hasSecrets: false, baseUrl: service.url }, old);
+    // Acknowledged with secrets in its options: they were only in Redis, so it cannot be rebuilt.
+    const secret = '00000000-0000-4000-8000-0000000000a3';
+    await repository.create({ id: secret, organizationId: service.organizationId, apiKeyId: null, payload: JSON.stringify(payload), hasSecrets: true, baseUrl: service.url }, old);
+    await repository.markEnqueued(secret);
+    const usedBefore = (await service.client.usage()).credits.usedThisPeriod;
+
+    await service.runtime.jobs.upkeep!.reconcile();
+    expect(await repository.get(orphan)).toBeUndefined();
+    const failed = await repository.get(secret);
+    expect(failed).toMatchObject({ status: 'failed', creditsCharged: 0, error: { code: 'SERVICE_UNAVAILABLE' } });
+    expect(failed!.error!.message).toMatch(/nothing was charged/);
+    const client = createClient({ baseUrl: service.url, apiKey: service.apiKey });
+    const done = await client.waitForCapture(lost, { intervalMs: 100, timeoutMs: 60_000 });
+    expect(done.status, JSON.stringify(done.error)).toBe('succeeded');
+    expect((await service.client.usage()).credits.usedThisPeriod).toBe(usedBefore + 1);
   });
 });
 

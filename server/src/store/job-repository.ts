@@ -61,6 +61,8 @@ export interface NewJob {
 
 /** BullMQ's highest priority number (2^21 - 1): past it the queue degrades to arrival order. */
 export const MAX_PRIORITY = 2_097_151;
+/** Where numbering starts in an empty queue: up to this many newcomers can each go ahead of the one before. */
+export const EMPTY_QUEUE_PRIORITY = 1_000;
 
 export type ClaimOutcome =
   | { kind: 'claimed'; attempt: number; staleReservations: string[]; firstLedgerRow: boolean }
@@ -121,7 +123,7 @@ export class JobRepository {
    * priorities: a job's number is one more than its organization's last queued job, and never below
    * the lowest number still queued (the queue's "now"). An organization with nothing queued starts
    * just before that "now", so its job runs next, ahead of another organization's backlog; two
-   * backlogs interleave. Priorities only grow while the queue never empties; past BullMQ's limit the
+   * backlogs interleave (after 1 000 newcomers during one backlog, newcomers tie and run in arrival order). Priorities only grow while the queue never empties; past BullMQ's limit the
    * order falls back to arrival order.
    */
   async create(job: NewJob, now = Date.now()): Promise<number> {
@@ -129,10 +131,12 @@ export class JobRepository {
       this.knex('capture_jobs').where('status', 'queued').min({ p: 'priority' }).first(),
       this.knex('capture_jobs').where({ status: 'queued', organization_id: job.organizationId }).max({ p: 'priority' }).first(),
     ]);
-    const floor = num(lowest?.p) ?? 1;
+    const floor = num(lowest?.p);
     const ownLast = num(own?.p);
-    // An organization with nothing queued goes just ahead of the lowest number: its job is the next one taken.
-    const priority = Math.min(MAX_PRIORITY, ownLast === null ? Math.max(1, floor - 1) : Math.max(floor, ownLast + 1));
+    // An organization with nothing queued goes just ahead of the lowest number: its job is the next one
+    // taken. An empty queue starts at EMPTY_QUEUE_PRIORITY, which leaves room below for newcomers.
+    const priority =
+      floor === null ? EMPTY_QUEUE_PRIORITY : Math.min(MAX_PRIORITY, ownLast === null ? Math.max(1, floor - 1) : Math.max(floor, ownLast + 1));
     await this.knex('capture_jobs').insert({
       id: job.id,
       organization_id: job.organizationId,
