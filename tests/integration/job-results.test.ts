@@ -56,6 +56,11 @@ describe('async results in the results directory: streamed, kept for the retenti
     expect(file.status).toBe(200);
     expect(file.headers.get('content-length')).toBe(String(done.result!.fileSize));
     expect((await file.arrayBuffer()).byteLength).toBe(done.result!.fileSize);
+    // HEAD answers the file's headers and no body (no render, nothing to charge: the file exists).
+    const head = await service.get(`/captures/${jobId}/file`, { method: 'HEAD', headers: { 'x-api-key': service.apiKey } });
+    expect(head.status).toBe(200);
+    expect(head.headers.get('content-length')).toBe(String(done.result!.fileSize));
+    expect((await head.arrayBuffer()).byteLength).toBe(0);
     // Redis holds no copy of the file or the record: the queue entry is gone once the job ended.
     const redis = new Redis(REDIS_URL);
     const keys = await redis.keys(`${prefix}:*${jobId}*`);

@@ -22,8 +22,8 @@ describe('fair queue priorities (start-time fair queuing on BullMQ priorities)',
   afterAll(async () => db?.close());
 
   /** Ids sort in arrival order, as BullMQ breaks ties. */
-  const add = (org: number) =>
-    jobs.create({ id: `00000000-0000-4000-8000-${String(++counter).padStart(12, '0')}`, organizationId: orgs[org]!, apiKeyId: null, payload: '{}', hasSecrets: false, baseUrl: 'http://x' });
+  const add = (org: number, weight?: number) =>
+    jobs.create({ id: `00000000-0000-4000-8000-${String(++counter).padStart(12, '0')}`, organizationId: orgs[org]!, apiKeyId: null, payload: '{}', hasSecrets: false, baseUrl: 'http://x', ...(weight ? { weight } : {}) });
   /** The order a worker takes the queued jobs in, by organization. */
   const order = async () =>
     ((await db.knex('capture_jobs').where('status', 'queued').orderBy([{ column: 'priority' }, { column: 'id' }]).select('organization_id')) as Array<{ organization_id: string }>)
@@ -46,5 +46,13 @@ describe('fair queue priorities (start-time fair queuing on BullMQ priorities)',
     // Within an organization: arrival order.
     const aIds = ((await db.knex('capture_jobs').where({ status: 'queued', organization_id: orgs[0] }).orderBy('priority').select('id')) as Array<{ id: string }>).map((row) => row.id);
     expect(aIds).toEqual([...aIds].sort());
+  });
+
+  it("weights by plan: an organization whose plan has weight 2 gets two turns per round", async () => {
+    await db.knex('capture_jobs').delete();
+    for (let i = 0; i < 4; i++) await add(0);
+    for (let i = 0; i < 4; i++) await add(1, 2);
+    // a's numbers 1000..1003; b (weight 2) starts at 999 and puts two jobs on each number.
+    expect(await order()).toBe('bbabbaaa');
   });
 });

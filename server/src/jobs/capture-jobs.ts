@@ -67,6 +67,7 @@ export class CaptureJobs {
         hasSecrets: stored.hasSecrets,
         baseUrl: payload.baseUrl,
         ...(payload.webhookUrl !== undefined ? { webhookUrl: payload.webhookUrl } : {}),
+        ...(payload.fairShare ? { weight: payload.fairShare.weight } : {}),
       });
     } catch (error) {
       throw errors.storeUnavailable('database', error);
@@ -114,7 +115,12 @@ export class CaptureJobs {
       throw new ApiError('JOB_NOT_FINISHED', `Capture job ${jobId} has no file: its status is ${detail}`);
     }
     const result = job.result;
-    const expired = () => new ApiError('NOT_FOUND', `The file of capture job ${jobId} has expired (files are kept for ${this.options.resultTtlSeconds} s)`);
+    // A record that says succeeded but no file: swept, or (operator's error) a results directory not
+    // shared between the worker that wrote it and this instance; the log names the store.
+    const expired = () =>
+      new ApiError('NOT_FOUND', `The file of capture job ${jobId} is no longer in the result store (files are kept for ${this.options.resultTtlSeconds} s)`, {
+        logDetail: { jobId, store: this.deps.files.description, hint: 'API instances and workers on different hosts need a shared RESULTS_DIR or RESULTS_S3_BUCKET' },
+      });
     let opened: { stream: Readable; size: number } | undefined;
     if (result.file.where === 'organization-storage') {
       const target = await this.deps.configs.getDecrypted(organizationId, result.file.configName);

@@ -57,6 +57,8 @@ export interface NewJob {
   hasSecrets: boolean;
   webhookUrl?: string;
   baseUrl: string;
+  /** The plan's fair-share weight: jobs of the organization per round of the fair queue (default 1). */
+  weight?: number;
 }
 
 /** BullMQ's highest priority number (2^21 - 1): past it the queue degrades to arrival order. */
@@ -133,10 +135,17 @@ export class JobRepository {
     ]);
     const floor = num(lowest?.p);
     const ownLast = num(own?.p);
+    // A plan of weight w places w jobs on each number: w turns per round.
+    const weight = Math.max(1, Math.floor(job.weight ?? 1));
+    let step = 1;
+    if (ownLast !== null && weight > 1) {
+      const atLast = await this.knex('capture_jobs').where({ status: 'queued', organization_id: job.organizationId, priority: ownLast }).count({ n: '*' }).first();
+      if (Number(atLast?.n ?? 0) < weight) step = 0;
+    }
     // An organization with nothing queued goes just ahead of the lowest number: its job is the next one
     // taken. An empty queue starts at EMPTY_QUEUE_PRIORITY, which leaves room below for newcomers.
     const priority =
-      floor === null ? EMPTY_QUEUE_PRIORITY : Math.min(MAX_PRIORITY, ownLast === null ? Math.max(1, floor - 1) : Math.max(floor, ownLast + 1));
+      floor === null ? EMPTY_QUEUE_PRIORITY : Math.min(MAX_PRIORITY, ownLast === null ? Math.max(1, floor - 1) : Math.max(floor, ownLast + step));
     await this.knex('capture_jobs').insert({
       id: job.id,
       organization_id: job.organizationId,
