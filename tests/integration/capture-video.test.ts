@@ -160,6 +160,8 @@ describe('scrolling video: mp4, webm, gif (issue #34)', () => {
 
   it('a video past VIDEO_MAX_BYTES fails with 400, uncharged, leaving no file behind; so does a scrollToSelector that matches nothing', async () => {
     const before = await credits();
+    // Directories an earlier, killed run may have left are not this test's concern.
+    const earlier = new Set(await leftoverVideoDirectories());
     const tooBig = await rendershotError(service.client.capture({ url: `${fixtures.url}/noise.html`, viewportWidth: 480, viewportHeight: 360, format: 'gif', videoDuration: 1, videoFps: 10 }));
     expect(tooBig.status).toBe(400);
     expect(tooBig.code).toBe('INVALID_INPUT');
@@ -168,7 +170,7 @@ describe('scrolling video: mp4, webm, gif (issue #34)', () => {
     expect(missing.status).toBe(400);
     expect(missing.message).toContain('scrollToSelector');
     expect(await credits()).toBe(before);
-    expect(await leftoverVideoDirectories()).toEqual([]);
+    expect((await leftoverVideoDirectories()).filter((name) => !earlier.has(name))).toEqual([]);
   });
 
   it('POST /captures takes a video longer than the synchronous maximum and charges one credit per started 10 s', async () => {
