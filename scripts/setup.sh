@@ -10,7 +10,8 @@ if [ "$(id -u)" != "0" ]; then SUDO="sudo"; fi
 
 # Chromium: the headless shell renders for the service, the full browser drives the browser tests
 # (Swagger UI, dashboard) and is the bench's raw floor; fonts for Latin, CJK and emoji text; poppler-utils (pdftotext, pdftoppm) for the pdf tests.
-APT_PACKAGES=(chromium chromium-headless-shell fonts-liberation fonts-noto-core fonts-noto-cjk fonts-noto-color-emoji poppler-utils)
+# ffmpeg encodes the scrolling videos (formats mp4, webm, gif).
+APT_PACKAGES=(chromium chromium-headless-shell fonts-liberation fonts-noto-core fonts-noto-cjk fonts-noto-color-emoji poppler-utils ffmpeg)
 # Tests only: python3-seccomp loads deploy/kubernetes/seccomp's profile around a real Chromium.
 if [ "${RENDERSHOT_SETUP_OMIT_DEV:-false}" != "true" ]; then APT_PACKAGES+=(python3-seccomp); fi
 missing=()

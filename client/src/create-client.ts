@@ -5,6 +5,7 @@ import { parseContentDispositionFileName } from './content-disposition.js';
 import { pollUntilDone, toAsyncCaptureBody, type AsyncCaptureAccepted, type AsyncCaptureRequest, type CaptureJobData, type WaitOptions } from './async-captures.js';
 import { errorFromResponse, headersToRecord, parseJson, RendershotError } from './rendershot-error.js';
 import { signCaptureUrl, type SignedUrlOptions } from './signed-url.js';
+import { pollBatchUntilDone, toBulkBody, type BatchData, type BulkCaptureRequest } from './bulk-captures.js';
 import { DEFAULT_MAX_DELAY_MS, isRetryableStatus, retryDelayMs, sleep, type RetryOptions } from './retry.js';
 
 export interface ClientOptions {
@@ -73,6 +74,14 @@ export interface RendershotClient {
   waitForCapture(jobId: string, options?: WaitOptions): Promise<CaptureJobData>;
   /** The file of a succeeded job. */
   getCaptureFile(jobId: string): Promise<CaptureFile>;
+  /** Queues many captures at once (`POST /captures/bulk`): every item is validated first, each becomes a job of its own. */
+  captureBulk(request: BulkCaptureRequest): Promise<BatchData>;
+  /** A batch's status, counts and items (each with its jobId, status and links). */
+  getBatch(batchId: string): Promise<BatchData>;
+  /** Polls until the batch is completed or cancelled. */
+  waitForBatch(batchId: string, options?: WaitOptions): Promise<BatchData>;
+  /** Cancels the batch's items that have not ended (never charged). */
+  cancelBatch(batchId: string): Promise<BatchData>;
 }
 
 const EXTENSION_BY_MIME = new Map(Object.entries(MIME_TYPES).map(([format, mime]) => [mime, format]));
@@ -105,7 +114,7 @@ export function createClient(options: ClientOptions): RendershotClient {
   const raw: RawClient = initClient(contract, rawArgs);
 
   /** Sends one request, retrying 429/503 when `retry` is set; resolves only with a 2xx response. */
-  async function send(method: 'GET' | 'POST', path: string, extraHeaders: Record<string, string>, body?: string): Promise<Response> {
+  async function send(method: 'GET' | 'POST' | 'DELETE', path: string, extraHeaders: Record<string, string>, body?: string): Promise<Response> {
     const headers = { ...extraHeaders, 'x-api-key': options.apiKey };
     for (let attempt = 0; ; attempt++) {
       const response = await fetchImpl(`${baseUrl}${path}`, { method, headers, body });
@@ -161,6 +170,11 @@ export function createClient(options: ClientOptions): RendershotClient {
     };
   }
 
+  async function getBatch(batchId: string): Promise<BatchData> {
+    const response = await send('GET', `/captures/bulk/${encodeURIComponent(batchId)}`, { accept: 'application/json' });
+    return ((await readJson(response)) as { data: BatchData }).data;
+  }
+
   async function getCapture(jobId: string): Promise<CaptureJobData> {
     const response = await send('GET', `/captures/${encodeURIComponent(jobId)}`, { accept: 'application/json' });
     return ((await readJson(response)) as { data: CaptureJobData }).data;
@@ -194,6 +208,22 @@ export function createClient(options: ClientOptions): RendershotClient {
       // Not re-validated against the schema, like ts-rest's default (validateResponse: false):
       // a newer service adding fields must not break older clients.
       return (await readJson(response)) as CaptureResult;
+    },
+
+    async captureBulk(request) {
+      const response = await send('POST', '/captures/bulk', { 'content-type': 'application/json', accept: 'application/json' }, toBulkBody(request));
+      return ((await readJson(response)) as { data: BatchData }).data;
+    },
+
+    getBatch,
+
+    waitForBatch(batchId, waitOptions) {
+      return pollBatchUntilDone(getBatch, batchId, waitOptions);
+    },
+
+    async cancelBatch(batchId) {
+      const response = await send('DELETE', `/captures/bulk/${encodeURIComponent(batchId)}`, { accept: 'application/json' });
+      return ((await readJson(response)) as { data: BatchData }).data;
     },
 
     async usage() {

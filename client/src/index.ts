@@ -10,12 +10,16 @@ export { verifyWebhook, WebhookVerificationError } from './webhooks.js';
 export { WaitTimeoutError } from './async-captures.js';
 export type { WebhookHeaders } from './webhooks.js';
 export type { AsyncCaptureRequest, WaitOptions } from './async-captures.js';
+export type { BulkCaptureRequest } from './bulk-captures.js';
 
 // Contract values and types a caller needs, re-exported so that only this package is imported.
 export { DEVICE_PRESETS, ERROR_CODES, FORMATS, MIME_TYPES, contract } from '@rendershot/contract';
 export type {
   CaptureFormat,
   AsyncCaptureAccepted,
+  BatchData,
+  BatchItem,
+  BatchWebhookEvent,
   CaptureJobData,
   CaptureResult,
   CaptureWebhookEvent,

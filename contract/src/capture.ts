@@ -10,8 +10,9 @@ import { CaptureQualitySchema, CONTENT_FORMATS, CONTENT_MIME_TYPES, PageMetadata
 
 export const IMAGE_FORMATS = ['png', 'webp', 'jpeg'] as const;
 export type ImageFormat = (typeof IMAGE_FORMATS)[number];
-/** Images, pdf, and the page's content (issue #33: html, markdown, text, mhtml). */
-export const FORMATS = [...IMAGE_FORMATS, 'pdf', ...CONTENT_FORMATS] as const;
+/** Images, pdf, the page's content (html, markdown, text, mhtml) and scrolling video (mp4, webm, gif). */
+export const FORMATS = [...IMAGE_FORMATS, 'pdf', ...CONTENT_FORMATS, ...VIDEO_FORMATS] as const;
+import { checkSyncVideoRules, checkVideoRules, VIDEO_FORMATS, VIDEO_MIME_TYPES, videoFields } from './video-options.js';
 export type CaptureFormat = (typeof FORMATS)[number];
 export const PDF_PAGE_LAYOUTS = ['paginated', 'single'] as const;
 export const THEMES = ['light', 'dark', 'auto'] as const;
@@ -25,6 +26,7 @@ export const MIME_TYPES: Record<CaptureFormat, string> = {
   jpeg: 'image/jpeg',
   pdf: 'application/pdf',
   ...CONTENT_MIME_TYPES,
+  ...VIDEO_MIME_TYPES,
 };
 
 /** Issues carrying this param are reported as MISSING_REQUIRED_FIELD rather than VALIDATION_ERROR. */
@@ -83,6 +85,7 @@ export const captureFields = {
   pdfPageLayout: enumParam('pdfPageLayout', PDF_PAGE_LAYOUTS, 'paginated',
     'paginated: multi-page A4 with margins (pdfFormat, pdfMargin and the other pdf* options change that); single: one continuous page sized to the document height (viewport height when not full page). Ignored unless format is pdf.'),
   ...pdfFields,
+  ...videoFields,
   returnFile: booleanParam('returnFile', true, 'true: binary file; false: JSON with base64 data.'),
   imageQuality: numberParam('imageQuality', { min: LIMITS.imageQualityMin, max: LIMITS.imageQualityMax }, 90, 'Quality 1 to 100; for jpeg and webp.'),
   scaleFactor: optionalNumberParam('scaleFactor', { min: LIMITS.scaleFactorMin, max: LIMITS.scaleFactorMax },
@@ -256,6 +259,7 @@ export function checkCrossFieldRules(options: RawCaptureOptions, ctx: z.Refineme
     // A full-page capture shows the whole document whatever the scroll position.
     issue(ctx, 'scrollIntoView', 'scrollIntoView applies to viewport captures: leave out fullPage (and format pdf, which is always full page) or scrollIntoView');
   }
+  checkVideoRules(options, ctx);
   const preset = resolveDevice(options.device);
   const width = options.viewportWidth ?? preset.width;
   const height = options.viewportHeight ?? preset.height;
@@ -274,9 +278,9 @@ export function applyPdfOverrides<T extends RawCaptureOptions>(options: T): T {
   return { ...options, fullPage: true, fullPageScroll: true, fullPageScrollDuration: 1000 };
 }
 
-export const CaptureQuerySchema = captureQueryObject.superRefine(checkCrossFieldRules).transform(applyPdfOverrides);
+export const CaptureQuerySchema = captureQueryObject.superRefine(checkCrossFieldRules).superRefine(checkSyncVideoRules).transform(applyPdfOverrides);
 export const CaptureBodySchema = withOpenApi(
-  captureObject.superRefine(checkCrossFieldRules).transform(applyPdfOverrides),
+  captureObject.superRefine(checkCrossFieldRules).superRefine(checkSyncVideoRules).transform(applyPdfOverrides),
   { title: 'CaptureRequest' },
 );
 

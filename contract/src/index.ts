@@ -15,3 +15,5 @@ export * from './openapi-examples.js';
 export * from './openapi-security.js';
 export { QUERY_BOOLEAN_WORDS } from './params.js';
 export * from './page-insight.js';
+export * from './video-options.js';
+export * from './bulk.js';

@@ -4,6 +4,7 @@ import { CaptureBodySchema, CaptureQuerySchema, CaptureResultSchema } from './ca
 import { ErrorBodySchema } from './errors.js';
 import { AsyncCaptureAcceptedSchema, AsyncCaptureBodySchema, CaptureJobSchema } from './jobs.js';
 import { UsageQuerySchema, UsageReportSchema } from './usage.js';
+import { BatchSchema, BulkAcceptedSchema, BulkCaptureBodySchema } from './bulk.js';
 
 const c = initContract();
 
@@ -125,5 +126,40 @@ export const jobsContract = c.router({
   },
 });
 
-export const contract = c.router({ ...captureContract, ...usageContract, ...jobsContract }, { strictStatusCodes: true });
+/** Bulk captures (issue #34): a batch of async jobs on the same queue, tracked and cancelled together. */
+export const bulkContract = c.router({
+  createCaptureBatch: {
+    method: 'POST',
+    path: '/captures/bulk',
+    summary: 'Queue many captures at once: each item is an async job of its own, the batch is tracked as one',
+    description:
+      'Body: {defaults?, requests: [...], webhookUrl?}. Every item (defaults laid under it) is validated with the rules of POST /captures before anything is queued: one bad item answers 400 naming requests[i].field, and nothing is queued or charged. A credit check covers the whole batch. Each item is charged on its own success. Counts against the rate limit as one request. Needs REDIS_URL.',
+    body: BulkCaptureBodySchema,
+    headers: captureHeaders,
+    responses: { 202: BulkAcceptedSchema, 400: ErrorBodySchema, 401: ErrorBodySchema, 402: ErrorBodySchema, 429: ErrorBodySchema, 500: ErrorBodySchema, 503: ErrorBodySchema },
+  },
+  getCaptureBatch: {
+    method: 'GET',
+    path: '/captures/bulk/:batchId',
+    summary: 'State of a batch: status, counts and each item\'s job status and link',
+    description:
+      'queued until an item starts, running while any item is queued or rendering, completed when every item has ended (succeeded or failed), cancelled after DELETE. Each item names its async job (GET /captures/{jobId}) and, once succeeded, the link to its file. Costs nothing.',
+    pathParams: z.object({ batchId: z.string().describe('The batchId answered by POST /captures/bulk') }),
+    headers: authHeaders,
+    responses: { 200: BatchSchema, 401: ErrorBodySchema, 404: ErrorBodySchema, 500: ErrorBodySchema, 503: ErrorBodySchema },
+  },
+  cancelCaptureBatch: {
+    method: 'DELETE',
+    path: '/captures/bulk/:batchId',
+    summary: 'Cancel a batch: items not yet ended are cancelled (never charged); finished ones keep their files',
+    description:
+      'Items still queued or rendering end as cancelled with code CANCELLED and charge nothing; items that already succeeded keep their files and charges. The batch webhook, when one was given, reports batch.cancelled.',
+    pathParams: z.object({ batchId: z.string().describe('The batchId answered by POST /captures/bulk') }),
+    body: c.noBody(),
+    headers: authHeaders,
+    responses: { 200: BatchSchema, 401: ErrorBodySchema, 404: ErrorBodySchema, 500: ErrorBodySchema, 503: ErrorBodySchema },
+  },
+});
+
+export const contract = c.router({ ...captureContract, ...usageContract, ...jobsContract, ...bulkContract }, { strictStatusCodes: true });
 export type Contract = typeof contract;

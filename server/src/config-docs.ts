@@ -83,5 +83,7 @@ export const CONFIG_DOCS: Record<keyof Config, { meaning: string; default?: stri
   MCP_INLINE_MAX_SIDE_PX: { meaning: 'Longest side of an image the MCP `capture` tool returns inline.' },
   RENDERSHOT_URL: { meaning: 'Address of the service that `rendershot mcp` (stdio) talks to; `--url` wins.' },
   RENDERSHOT_API_KEY: { meaning: 'API key `rendershot mcp` (stdio) sends; `--api-key` wins. Never printed.' },
+  FFMPEG_PATH: { meaning: 'The ffmpeg binary that encodes scrolling videos (Debian\'s `ffmpeg`, installed by the setup).' },
+  VIDEO_MAX_BYTES: { meaning: 'Largest video file; a video that would pass it is refused up front with 400 where it can be known, else when the encoder reaches it (nothing charged). May only be lowered.' },
   LOG_LEVEL: { meaning: 'pino log level.' },
 };

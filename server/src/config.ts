@@ -1,4 +1,5 @@
 import { cpus } from 'node:os';
+import { VIDEO_LIMITS } from '@rendershot/contract';
 import { z } from 'zod';
 import { parseEncryptionKey } from './security/secret-box.js';
 import { defaultChromiumPath } from './capture/chromium-launch.js';
@@ -140,6 +141,10 @@ export const ConfigSchema = z.object({
   RESULTS_S3_PATH_STYLE: booleanFlag('RESULTS_S3_PATH_STYLE').default('true'),
   /** How often each process deletes files and records of jobs past JOB_RESULT_TTL_SECONDS. */
   RESULT_SWEEP_INTERVAL_MS: integer('RESULT_SWEEP_INTERVAL_MS', 1_000, 86_400_000, 60_000),
+  /** The ffmpeg binary that encodes scrolling videos (formats mp4, webm, gif; Debian's ffmpeg package). */
+  FFMPEG_PATH: z.string().min(1).default('ffmpeg'),
+  /** Largest video file; a video that passes it fails uncharged. At most the documented maximum, 64 MiB. */
+  VIDEO_MAX_BYTES: integer('VIDEO_MAX_BYTES', 1_024, VIDEO_LIMITS.maxOutputBytes, VIDEO_LIMITS.maxOutputBytes),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** MCP `capture`: images up to this many bytes go back inline (MCP image content), larger ones as a link (docs/mcp.md). */
   MCP_INLINE_MAX_BYTES: integer('MCP_INLINE_MAX_BYTES', 1_024, 7 * 1_024 * 1_024, 1_000_000),

@@ -140,6 +140,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
     fullPageBudget: { maxHeightPx: config.FULL_PAGE_MAX_HEIGHT_PX, maxPixels: config.FULL_PAGE_MAX_PIXELS },
     unresponsiveTimeoutMs: config.PAGE_UNRESPONSIVE_TIMEOUT_MS,
     explainCrash: () => (memoryWatchdog.claim() ? pageMemoryLimit(memoryWatchdog.limitBytes) : undefined),
+    video: { ffmpegPath: config.FFMPEG_PATH, maxBytes: config.VIDEO_MAX_BYTES },
   });
   // The filter engines load in the background (from their cache when the lists are unchanged): start-up does not wait.
   const contentFilters = new ContentFilters({ logger });
@@ -193,7 +194,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
     shutdownSignal: shutdown.signal,
     inFlight,
     creditsPerCapture: config.CREDITS_PER_CAPTURE,
-    jobRoutes: { jobs: jobs.jobs, credits: data.credits, checkDestination: (field, url) => assertUrlAllowed(data.policy, data.resolve, field, url) },
+    jobRoutes: { jobs: jobs.jobs, batches: jobs.batches, credits: data.credits, checkDestination: (field, url) => assertUrlAllowed(data.policy, data.resolve, field, url) },
     extraRoutes: (expressApp) => {
       mountOps(expressApp);
       mountDashboard(expressApp, { data, logger, config });

@@ -18,7 +18,9 @@ const EXTENSION_PARAMETERS = ['hideSelectors', 'styles', 'timezone', 'locale', '
   'scripts', 'click', 'scrollIntoView', 'pdfFormat', 'pdfLandscape', 'pdfMargin', 'pdfMarginTop', 'pdfMarginRight', 'pdfMarginBottom',
   'pdfMarginLeft', 'pdfPrintBackground', 'pdfScale', 'pdfPageRanges', 'pdfHeaderTemplate', 'pdfFooterTemplate', 'pdfPreferCssPageSize',
   // Issue #33: page insight.
-  'metadata', 'failOnBlank', 'openaiSchema'];
+  'metadata', 'failOnBlank', 'openaiSchema',
+  // Issue #34: scrolling video.
+  'videoDuration', 'videoFps', 'scrollEasing', 'scrollToSelector'];
 
 interface Operation {
   parameters: Array<{ name: string; in: string; description?: string; schema?: { type?: string }; example?: unknown }>;

@@ -1,9 +1,10 @@
-import type { CaptureOptions } from '@rendershot/contract';
+import { isVideoFormat, type CaptureOptions } from '@rendershot/contract';
 import type { Page } from 'puppeteer';
 import { ApiError } from '../errors.js';
 import type { BrowserManager } from './browser-manager.js';
 import { PoolSaturatedError, type ContextPool, type Slot } from './context-pool.js';
 import { captureFile } from './capture-output.js';
+import { captureVideo, type VideoSettings } from './capture-video.js';
 import { probeBeforeCapture } from './capture-quality.js';
 import { assertValidSelectors } from './selector-check.js';
 import { proxySettings } from './proxy-settings.js';
@@ -89,6 +90,8 @@ export interface RendererOptions {
   unresponsiveTimeoutMs?: number;
   /** Names why a page crashed when something of ours ended its renderer (the memory watchdog). */
   explainCrash?: () => Error | undefined;
+  /** The video encoder's binary and byte limit (capture-video.ts). */
+  video?: VideoSettings;
 }
 
 /** Renders one capture on a pooled page: set up, navigate, wait, clean, capture. */
@@ -249,7 +252,9 @@ export class Renderer {
     started = Date.now();
     const probe = await guard(probeBeforeCapture(page), request, 'capturing');
     const limits = { fullPageBudget: this.options.fullPageBudget, stopBy: request.deadline - STITCH_RESERVE_MS, pdfTimeoutMs: remainingMs(request, 200) };
-    const file = await guard(captureFile(slot, options, limits), request, 'capturing');
+    // A scrolling video is a capture mode of its own: it scrolls the page while ffmpeg encodes (capture-video.ts).
+    const output = isVideoFormat(options.format) ? captureVideo(slot, options, request, this.options.video) : captureFile(slot, options, limits);
+    const file = await guard(output, request, 'capturing');
     const flags = { truncated: file.truncated === true, waitTimedOut: landing.waitTimedOut, stillGrowing: scrolled.stillGrowing };
     const report = await guard(pageReport(page, options, landing.response, flags), request, 'capturing');
     mark('capture', started);

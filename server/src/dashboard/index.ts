@@ -12,6 +12,7 @@ import { mountSignedLinkRoutes } from './signed-link-routes.js';
 import { dashboardContext, DASHBOARD_PATH, loadSession, requireCsrfToken } from './session.js';
 import { mountStorageRoutes } from './storage-routes.js';
 import { mountUsageRoutes } from './usage-routes.js';
+import { mountBatchRoutes } from './batches-routes.js';
 import { inactiveMembershipPage, messagePage, noOrganizationPage } from './views/auth-pages.js';
 import type { Assets } from './views/layout.js';
 
@@ -123,6 +124,7 @@ export function mountDashboard(app: Express, deps: DashboardDependencies): void 
   mountKeyRoutes(router, services);
   mountSignedLinkRoutes(router, services);
   mountStorageRoutes(router, services);
+  mountBatchRoutes(router, services);
 
   router.use((_req, res) => {
     const ctx = res.locals.dashboard ? dashboardContext(res) : undefined;

@@ -23,6 +23,7 @@ import { docsPageOptions } from './docs-page.js';
 import { jobHandlers, type JobRouteDependencies } from './job-routes.js';
 import type { InlineBudget } from '../mcp/delivery.js';
 import { mcpEndpoint } from '../mcp/http-endpoint.js';
+import { bulkHandlers, type BulkRouteDependencies } from './bulk-routes.js';
 
 export interface AppDependencies {
   metrics: Metrics;
@@ -38,7 +39,7 @@ export interface AppDependencies {
   trustProxy: boolean;
   requireHttps: boolean;
   /** Async captures (POST /captures); `jobs` is undefined without REDIS_URL. */
-  jobRoutes: Omit<JobRouteDependencies, 'captures' | 'creditsPerCapture'>;
+  jobRoutes: Omit<JobRouteDependencies, 'captures' | 'creditsPerCapture'> & Pick<BulkRouteDependencies, 'batches'>;
   /** The MCP face at /mcp (docs/mcp.md): what an inline image may weigh. */
   mcpBudget: InlineBudget;
   /** Extra routes (health, metrics, dashboard) mounted before the API. */
@@ -89,7 +90,10 @@ export function createApp(deps: AppDependencies): Express {
   app.use('/mcp', mcpEndpoint({ apiKeys: deps.apiKeys, requireHttps: deps.requireHttps, budget: deps.mcpBudget, logger: deps.logger }));
   // Queuing a job counts against the organization's capture rate limit; polling does not.
   app.post('/captures', throttle);
+  // A batch counts as one request against the rate limit (its items are checked for credits).
+  app.post('/captures/bulk', throttle);
   const jobs = jobHandlers({ ...deps.jobRoutes, captures: deps.captures, creditsPerCapture: deps.creditsPerCapture });
+  const bulk = bulkHandlers({ ...deps.jobRoutes, captures: deps.captures, creditsPerCapture: deps.creditsPerCapture });
   const providerKey = (headers: { 'x-openai-api-key'?: string | undefined }) =>
     headers['x-openai-api-key'] ? { providerKeyHeader: headers['x-openai-api-key'] } : {};
   const router = s.router(contract, {
@@ -99,6 +103,9 @@ export function createApp(deps: AppDependencies): Express {
     createCaptureJob: ({ body, headers, req, res }) => jobs.create({ body, ...providerKey(headers), req, res }),
     getCaptureJob: ({ params, res }) => jobs.get({ jobId: params.jobId, res }),
     getCaptureJobFile: ({ params, res }) => jobs.file({ jobId: params.jobId, res }),
+    createCaptureBatch: ({ body, headers, req, res }) => bulk.create({ body, ...providerKey(headers), req, res }),
+    getCaptureBatch: ({ params, res }) => bulk.get({ batchId: params.batchId, res }),
+    cancelCaptureBatch: ({ params, res }) => bulk.cancel({ batchId: params.batchId, res }),
   });
   createExpressEndpoints(contract, router, app, {
     logInitialization: false,

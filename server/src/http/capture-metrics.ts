@@ -1,4 +1,5 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import { captureCredits } from '@rendershot/contract';
 import type { Metrics } from '../ops/metrics.js';
 
 interface CaptureObservation {
@@ -24,7 +25,9 @@ export function captureMetrics(metrics: Metrics, creditsPerCapture: number): Req
       const code = res.locals.errorCode as string | undefined;
       if (code && res.statusCode !== 429) metrics.renderErrors.inc({ code });
       if (res.statusCode === 200 && observation) {
-        if (cache !== 'hit') metrics.creditsCharged.inc(creditsPerCapture);
+        // A video costs per started block of seconds (issue #34).
+        const videoDuration = Number((req.query.videoDuration as string | undefined) ?? (req.body as { videoDuration?: unknown } | undefined)?.videoDuration ?? 5);
+        if (cache !== 'hit') metrics.creditsCharged.inc(captureCredits({ format, videoDuration }, creditsPerCapture));
         metrics.captureSeconds.observe({ format }, Number(process.hrtime.bigint() - started) / 1e9);
         for (const [stage, ms] of Object.entries(observation.timings)) metrics.stageSeconds.observe({ stage }, ms / 1000);
       }

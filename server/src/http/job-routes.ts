@@ -1,4 +1,4 @@
-import type { AsyncCaptureOptions } from '@rendershot/contract';
+import { captureCredits, type AsyncCaptureOptions } from '@rendershot/contract';
 import type { Request, Response } from 'express';
 import { ApiError } from '../errors.js';
 import type { CaptureJobs } from '../jobs/capture-jobs.js';
@@ -53,8 +53,9 @@ export function jobHandlers(deps: JobRouteDependencies) {
         throw new ApiError('SERVICE_UNAVAILABLE', 'Service temporarily unavailable: the database cannot be reached; nothing was queued. Retry shortly.', { logDetail: error, retryAfterSeconds: 5 });
       });
       const remaining = balance?.remaining ?? 0;
-      if (remaining < deps.creditsPerCapture) {
-        throw new ApiError('INSUFFICIENT_CREDITS', `Not enough credits: this capture costs ${deps.creditsPerCapture}, ${remaining} remaining in the current period`);
+      const cost = captureCredits(options, deps.creditsPerCapture);
+      if (remaining < cost) {
+        throw new ApiError('INSUFFICIENT_CREDITS', `Not enough credits: this capture costs ${cost}, ${remaining} remaining in the current period`);
       }
       const baseUrl = baseUrlOf(req);
       const jobId = await jobs.enqueue({

@@ -11,11 +11,18 @@ import type { WebhookQueue } from './webhook-delivery.js';
  * moment) is queued later by the upkeep; the message id makes a second enqueue a no-op.
  */
 export class JobAnnouncer {
+  private readonly endedListeners: Array<(jobId: string) => Promise<void>> = [];
+
   constructor(
     private readonly repository: JobRepository,
     private readonly webhooks: WebhookQueue,
     private readonly logger: Logger,
   ) {}
+
+  /** Called for every job that ended, after its own webhook (issue #34: a batch completes with its last item). */
+  onEnded(listener: (jobId: string) => Promise<void>): void {
+    this.endedListeners.push(listener);
+  }
 
   async announce(jobId: string): Promise<void> {
     try {
@@ -24,6 +31,7 @@ export class JobAnnouncer {
     } catch (error) {
       this.logger.warn({ jobId, err: error }, 'could not queue the webhook of a finished job; the upkeep retries');
     }
+    for (const listener of this.endedListeners) await listener(jobId);
   }
 
   async announceRecord(job: JobRecord): Promise<void> {

@@ -3,6 +3,8 @@ import { ConfigError, type Config } from '../config.js';
 import type { DataLayer } from '../services/data-layer.js';
 import type { CaptureService } from '../services/capture-service.js';
 import { JobRepository } from '../store/job-repository.js';
+import { BatchRepository } from '../store/batch-repository.js';
+import { CaptureBatches } from './capture-batches.js';
 import { CaptureJobs } from './capture-jobs.js';
 import { CaptureWorker } from './capture-worker.js';
 import { JobAnnouncer } from './job-announcer.js';
@@ -18,6 +20,8 @@ export interface JobsRuntime {
   /** The API side; undefined without REDIS_URL or in a worker process. */
   jobs?: CaptureJobs;
   worker?: CaptureWorker;
+  /** Bulk captures over the same queue (issue #34); the API side only where `jobs` is. */
+  batches?: CaptureBatches;
   /** The job records (undefined without REDIS_URL). */
   repository?: JobRepository;
   /** Jobs waiting and running across the deployment, and BullMQ's own count of waiting entries: the scaling signal. */
@@ -79,6 +83,12 @@ export function startJobs(
   const jobs = new CaptureJobs(queueConnection, { repository, files, uploader: data.storage, configs: data.storageConfigs }, { prefix, resultTtlSeconds: ttl });
   const webhooks = new WebhookQueue(queueConnection, webhookOptions);
   const announcer = new JobAnnouncer(repository, webhooks, logger);
+  const batches = new CaptureBatches(
+    { jobs, batches: new BatchRepository(data.db), jobRecords: repository, webhooks, announcer, logger },
+    { checkIntervalMs: config.JOB_LOCK_MS, resultTtlSeconds: ttl },
+  );
+  announcer.onEnded((jobId) => batches.jobEnded(jobId));
+  batches.start();
 
   const concurrency = role === 'worker' ? Math.max(1, config.CAPTURE_WORKERS) : config.CAPTURE_WORKERS;
   let worker: CaptureWorker | undefined;
@@ -105,7 +115,7 @@ export function startJobs(
   upkeep.start();
 
   return {
-    ...(role === 'serve' ? { jobs } : {}),
+    ...(role === 'serve' ? { jobs, batches } : {}),
     ...(worker ? { worker } : {}),
     repository,
     upkeep,
@@ -121,6 +131,7 @@ export function startJobs(
       // Bounded: with Redis unreachable BullMQ's close would wait for a connection forever.
       const closing = (async () => {
         await upkeep.stop();
+        batches.stop();
         await worker?.close(graceMs);
         await webhookWorker?.close();
         await webhooks.close();

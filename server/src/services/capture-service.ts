@@ -1,4 +1,4 @@
-import { captureBudgetMs, isContentFormat, type CaptureOptions } from '@rendershot/contract';
+import { captureBudgetMs, captureCredits, isContentFormat, type CaptureOptions } from '@rendershot/contract';
 import type { Logger } from 'pino';
 import type { Page } from 'puppeteer';
 import { ApiError, errors } from '../errors.js';
@@ -262,7 +262,7 @@ export class CaptureService {
   private async renderAndCharge(job: Job, onCharged?: (render: CachedRender) => void): Promise<CaptureFile> {
     const { command, entry, timings } = job;
     const { options, requestId } = command;
-    const cost = this.options.creditsPerCapture;
+    const cost = captureCredits(options, this.options.creditsPerCapture);
     // A database failure is the repository's 503.
     const reservation = await this.credits.reserve({ ...entry, deadline: job.started + captureBudgetMs(this.options.captureTimeoutMs, options) }, cost);
     if (!reservation.reserved) throw errors.insufficientCredits(reservation.remaining, cost);

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { captureBatches } from './batch-migration.js';
 
 /**
  * Migrations live in code so that the same list runs unchanged on SQLite and MySQL/MariaDB.
@@ -337,6 +338,7 @@ const MIGRATIONS: Record<string, Knex.Migration> = {
   '0008_issue27_plan_concurrency': planConcurrency,
   '0009_issue28_sign_in_attempts': signInAttempts,
   '0010_issue27_capture_jobs': captureJobs,
+  '0011_issue34_capture_batches': captureBatches,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -1,0 +1,48 @@
+import { videoFrameCount, type CaptureOptions, type VideoFormat } from '@rendershot/contract';
+import type { Slot } from './context-pool.js';
+import type { RenderResult } from './render-result.js';
+import { CaptureTimeoutError, ClientGoneError, type GuardedRequest } from './stage-guard.js';
+import { VideoEncoder, type VideoEncoderSettings } from './video-encoder.js';
+import { prepareScroll, scrollPosition, scrollTo } from './video-scroll.js';
+
+export type VideoSettings = Pick<VideoEncoderSettings, 'ffmpegPath' | 'maxBytes'>;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * The video capture mode (issue #34): after the same waits, cleanup and page control as a
+ * screenshot, the page is scrolled from the top to its end over videoDuration with scrollEasing, and
+ * each frame is a timed capture of the viewport at its exact scroll position, streamed into ffmpeg
+ * (video-encoder.ts). Frames are taken no earlier than their moment in the video, so the page's own
+ * animations play at their speed; a slower machine makes the recording slower, never the video
+ * shorter: it always has videoDuration × videoFps frames.
+ */
+export async function captureVideo(slot: Slot, options: CaptureOptions, request: GuardedRequest, settings: VideoSettings = {}): Promise<RenderResult> {
+  const { page } = slot;
+  const fps = options.videoFps;
+  const frames = videoFrameCount(options);
+  const followBottom = options.scrollToSelector === undefined;
+  let distance = await prepareScroll(page, options.scrollToSelector);
+  const encoder = await VideoEncoder.start({ format: options.format as VideoFormat, fps, ...settings });
+  try {
+    const started = Date.now();
+    let previous = 0;
+    for (let index = 0; index < frames; index++) {
+      if (request.signal.aborted) throw new ClientGoneError();
+      if (Date.now() >= request.deadline) throw new CaptureTimeoutError('recording the video');
+      const wait = started + (index * 1000) / fps - Date.now();
+      if (wait > 0) await sleep(wait);
+      // Never backwards, even when the page grew under the scroll.
+      const top = Math.max(previous, scrollPosition(options.scrollEasing, index, frames, distance));
+      const bottom = await scrollTo(page, top);
+      if (followBottom) distance = Math.max(distance, bottom);
+      previous = top;
+      await encoder.write(await page.screenshot({ type: 'jpeg', quality: 90, optimizeForSpeed: true }));
+    }
+    const video = await encoder.finish();
+    return { buffer: video.buffer, mime: video.mime, extension: video.extension };
+  } catch (error) {
+    await encoder.abort();
+    throw error;
+  }
+}
