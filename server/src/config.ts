@@ -115,7 +115,7 @@ export const ConfigSchema = z.object({
   CAPTURE_WORKERS: integer('CAPTURE_WORKERS', 0, 64, 2),
   /** Port of a `rendershot worker` process's /health, /ready and /metrics. */
   WORKER_PORT: integer('WORKER_PORT', 0, 65_535, 3001),
-  /** Key prefix of the BullMQ queues and the result store in Redis (several deployments may share one Redis). */
+  /** Key prefix of the BullMQ queues and Redis (several deployments may share one Redis). */
   JOB_QUEUE_PREFIX: z.string().regex(/^[A-Za-z0-9_.:-]{1,64}$/, 'JOB_QUEUE_PREFIX must be 1-64 letters, digits or _ . : -').default('rendershot'),
   /** How long finished jobs and their files stay available (GET /captures/{id} and /file). */
   JOB_RESULT_TTL_SECONDS: integer('JOB_RESULT_TTL_SECONDS', 60, 30 * 86_400, 86_400),

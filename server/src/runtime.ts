@@ -158,7 +158,9 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
       logger,
       checkDestination: (field, url) => assertUrlAllowed(data.policy, data.resolve, field, url),
       contentFilters,
-      concurrency: new ConcurrencyGate(defaultConcurrentCaptures(config)),
+      // Without a limit of the operator's (ORG_MAX_CONCURRENT_CAPTURES 0), only plans that set one are gated:
+      // an organization alone filling the instance then gets the queue's own 503, which is what it is.
+      concurrency: new ConcurrencyGate(config.ORG_MAX_CONCURRENT_CAPTURES > 0 ? defaultConcurrentCaptures(config) : Number.POSITIVE_INFINITY),
     },
     { creditsPerCapture: config.CREDITS_PER_CAPTURE, captureTimeoutMs: config.CAPTURE_TIMEOUT_MS },
   );

@@ -154,7 +154,7 @@ describe('rate limit on one instance', () => {
     expect(reset).toBeLessThanOrEqual(Date.now() / 1000 + 31);
     expect(await limited.json()).toMatchObject({ success: false, error: { code: 'RATE_LIMIT_EXCEEDED' } });
     // Validation errors carry the headers too, and the 429 charged nothing.
-    const invalid = await service.get(`/capture?html=x&format=gif&apiKey=${key.key}`);
+    const invalid = await service.get(`/capture?html=x&format=bmp&apiKey=${key.key}`);
     expect(invalid.headers.get('x-ratelimit-limit')).toBe('3');
     const after = await usageOf(service, key.key);
     expect(after.body.credits.usedThisPeriod).toBe(3);

@@ -23,7 +23,9 @@ interface Delivery {
 function independentlyVerified(secret: string, delivery: Delivery): boolean {
   const id = String(delivery.headers['webhook-id']);
   const timestamp = String(delivery.headers['webhook-timestamp']);
-  const expected = createHmac('sha256', Buffer.from(secret, 'utf8')).update(`${id}.${timestamp}.${delivery.body}`).digest();
+  // A whsec_ secret is base64 key bytes after the prefix (the Standard Webhooks form); an older rss_ one is its UTF-8 text.
+  const key = secret.startsWith('whsec_') ? Buffer.from(secret.slice('whsec_'.length), 'base64') : Buffer.from(secret, 'utf8');
+  const expected = createHmac('sha256', key).update(`${id}.${timestamp}.${delivery.body}`).digest();
   return String(delivery.headers['webhook-signature'])
     .split(' ')
     .some((entry) => {

@@ -20,13 +20,15 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const run = promisify(execFile);
 
 /** Settings whose values must come from a Secret, never from a literal in a manifest. */
-const SECRET_VARIABLES = ['DATABASE_URL', 'REDIS_URL', 'STORAGE_ENCRYPTION_KEY', 'SIGNING_SECRETS_KEY', 'METRICS_TOKEN'];
+const SECRET_VARIABLES = ['DATABASE_URL', 'REDIS_URL', 'STORAGE_ENCRYPTION_KEY', 'SIGNING_SECRETS_KEY', 'METRICS_TOKEN', 'RESULTS_S3_ACCESS_KEY_ID', 'RESULTS_S3_SECRET_ACCESS_KEY'];
 /** Placeholder values of the right shape, to run the files' settings through the service's own config schema. */
 const SECRET_SAMPLES: Record<string, string> = {
   DATABASE_URL: 'mysql://rendershot:pw@mariadb:3306/rendershot',
   REDIS_URL: 'redis://redis:6379',
   STORAGE_ENCRYPTION_KEY: Buffer.alloc(32, 1).toString('base64'),
   SIGNING_SECRETS_KEY: Buffer.alloc(32, 2).toString('base64'),
+  RESULTS_S3_ACCESS_KEY_ID: 'results-key-id',
+  RESULTS_S3_SECRET_ACCESS_KEY: 'results-secret',
   METRICS_TOKEN: 'a-metrics-token-of-some-length',
 };
 

@@ -137,6 +137,12 @@ describe('API instances and workers on five hosts, sharing Redis, MariaDB and S3
       RATE_LIMIT_MAX: '100000',
       // A killed worker's jobs go to another one within a few seconds.
       JOB_LOCK_MS: '5000',
+      // The deployment's results bucket is the S3 server on the data host too: no host shares a disk
+      // with another, so a file written on one worker and read through an API instance crossed hosts.
+      RESULTS_S3_ENDPOINT: data.s3.endpoint,
+      RESULTS_S3_BUCKET: data.s3.bucket,
+      RESULTS_S3_ACCESS_KEY_ID: data.s3.accessKeyId,
+      RESULTS_S3_SECRET_ACCESS_KEY: data.s3.secretAccessKey,
     };
     const started = await Promise.all([
       ...(['api1', 'api2'] as const).map((host) => startRendershot(net, host, 'serve', { ...env, CAPTURE_WORKERS: '0' })),

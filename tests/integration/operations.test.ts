@@ -76,7 +76,7 @@ describe('operations', () => {
   });
 
   it('exposes Prometheus metrics for captures, stages, queue, browser and credits', async () => {
-    expect((await service.get(`/capture?html=x&format=gif&apiKey=${service.apiKey}`)).status).toBe(400);
+    expect((await service.get(`/capture?html=x&format=bmp&apiKey=${service.apiKey}`)).status).toBe(400);
     const text = await (await service.get('/metrics')).text();
     expect(text).toMatch(/rendershot_captures_total\{status="200",format="png",cache="none"\} \d+/);
     expect(text).toMatch(/rendershot_capture_stage_seconds_bucket\{le="[^"]+",stage="navigate"\}/);

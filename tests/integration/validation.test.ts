@@ -14,7 +14,7 @@ const CASES: Case[] = [
   ['url must be a URL', { url: 'not a url' }, 'url'],
   ['url and html together', { url: 'https://example.com', html }, 'url'],
   ['neither url nor html', { format: 'png' }, 'html'],
-  ['format enum', { html, format: 'gif' }, 'format'],
+  ['format enum', { html, format: 'bmp' }, 'format'],
   ['pdfPageLayout enum', { html, pdfPageLayout: 'spread' }, 'pdfPageLayout'],
   ['returnFile boolean', { html, returnFile: 'yes' }, 'returnFile'],
   ['imageQuality below 1', { html, imageQuality: '0' }, 'imageQuality'],
@@ -86,9 +86,9 @@ describe.each(DATABASE_KINDS)('validation of every rule (%s)', (database) => {
   });
 
   it('reports the rejected value and lists valid values for enums', async () => {
-    const response = await service.get(`/capture?html=x&format=gif`, { headers: { 'X-API-Key': service.apiKey } });
+    const response = await service.get(`/capture?html=x&format=bmp`, { headers: { 'X-API-Key': service.apiKey } });
     const body = (await response.json()) as { error: { details: Array<{ field: string; message: string; value: unknown }> } };
-    expect(body.error.details).toEqual([{ field: 'format', message: 'format must be one of: png, webp, jpeg, pdf, html, markdown, text, mhtml', value: 'gif' }]);
+    expect(body.error.details).toEqual([{ field: 'format', message: 'format must be one of: png, webp, jpeg, pdf, html, markdown, text, mhtml, mp4, webm, gif', value: 'bmp' }]);
   });
 
   it('never echoes a rejected secret', async () => {

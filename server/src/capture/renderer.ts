@@ -63,7 +63,10 @@ export { CaptureTimeoutError, ClientGoneError } from './stage-guard.js';
 const MAX_RESTARTS = 2;
 
 /** A CDP call that failed because the page's renderer went away. */
-const PAGE_GONE = /Target crashed|Target closed|Session closed|detached/i;
+const PAGE_GONE = /Target crashed|Target closed|Session closed/i;
+
+/** Answers that already say why the page ended (the watchdogs): a crash that follows them adds nothing. */
+const PAGE_ENDED_BY_US = new Set(['PAGE_UNRESPONSIVE', 'PAGE_MEMORY_LIMIT']);
 
 /** Time kept between a tiled image's planned end and the deadline, for the answer (and png re-encoding) after it. */
 const STITCH_RESERVE_MS = 1_500;
@@ -165,7 +168,10 @@ export class Renderer {
       if (!(error instanceof ApiError) || error.status >= 500 || error instanceof ScriptStillRunningError) slot.doubtful = true;
       // A stage's CDP call can fail with the crash before the guard, or puppeteer's crash event,
       // sees it: the crash, and what ended the renderer, say why.
-      const crashed = crash.error() ?? (error instanceof Error && !(error instanceof ApiError) && PAGE_GONE.test(error.message) ? this.options.explainCrash?.() : undefined);
+      // A navigation's own "frame detached" is not a crash; only a page that is really gone asks the memory watchdog.
+      const explained = error instanceof ApiError && PAGE_ENDED_BY_US.has(error.code);
+      const gone = error instanceof Error && !(error instanceof ApiError) && !isContextLost(error) && PAGE_GONE.test(error.message);
+      const crashed = explained ? undefined : (crash.error() ?? (gone ? this.options.explainCrash?.() : undefined));
       if (crashed) slot.doubtful = true;
       // What was known of the target goes on the error answer too (X-Target-Status, X-Final-Url).
       throw withTargetHeaders(crashed ?? error, targetHeaders(options, watch, slot.page.isClosed() ? '' : slot.page.url()));

@@ -126,12 +126,15 @@ export class CaptureBatches {
     const { batches } = this.deps;
     const batch = await this.own(batchId, organizationId);
     // The batch is cancelled first, so that the items' ends below can no longer complete it.
-    if (batch.state === 'open' && (await this.db(batches.cancel(batchId)))) {
+    // A cancelled batch withdraws its live items again: a cancel cut short (a database outage) is
+    // finished by the retried DELETE, and withdrawing is idempotent.
+    const cancelledNow = batch.state === 'open' && (await this.db(batches.cancel(batchId)));
+    if (cancelledNow || batch.state === 'cancelled') {
       const items = await this.db(batches.items(batchId));
       for (const item of items) {
         if (item.status === 'queued' || item.status === 'active') await this.withdraw(item.jobId, 'its batch was cancelled');
       }
-      await this.announce(batchId);
+      if (cancelledNow) await this.announce(batchId);
     }
     return this.view(batchId, organizationId);
   }
