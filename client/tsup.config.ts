@@ -11,7 +11,7 @@ export default defineConfig({
   // The contract is a private workspace package whose entry is TypeScript source: bundle it so the
   // published tarball needs only @ts-rest/core and zod, its real dependencies.
   // standardwebhooks (the webhook verifier) is small and bundled too, so the tarball stays offline-installable.
-  noExternal: ['@rendershot/contract', 'standardwebhooks', '@stablelib/base64', 'fast-sha256'],
+  noExternal: ['@daguerre/contract', 'standardwebhooks', '@stablelib/base64', 'fast-sha256'],
   external: ['@ts-rest/core', 'zod'],
   // Contract types are inlined into dist/index.d.ts too: tsconfig.build.json maps the package to its
   // source outside node_modules, which the declaration bundler would otherwise keep external.

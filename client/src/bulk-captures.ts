@@ -1,4 +1,4 @@
-import type { BatchData } from '@rendershot/contract';
+import type { BatchData } from '@daguerre/contract';
 import type { AsyncCaptureRequest, WaitOptions } from './async-captures.js';
 
 /**

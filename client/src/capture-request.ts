@@ -1,4 +1,4 @@
-import type { captureFields } from '@rendershot/contract';
+import type { captureFields } from '@daguerre/contract';
 import type { z } from 'zod';
 
 /**

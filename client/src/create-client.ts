@@ -1,9 +1,9 @@
 import { initClient, type ApiFetcher, type InitClientReturn } from '@ts-rest/core';
-import { contract, MIME_TYPES, type CaptureResult, type Contract, type UsageReport } from '@rendershot/contract';
+import { contract, MIME_TYPES, type CaptureResult, type Contract, type UsageReport } from '@daguerre/contract';
 import { toCaptureBody, toCaptureQuery, needsJsonBody, type CaptureInput, type CaptureRequest } from './capture-request.js';
 import { parseContentDispositionFileName } from './content-disposition.js';
 import { pollUntilDone, toAsyncCaptureBody, type AsyncCaptureAccepted, type AsyncCaptureRequest, type CaptureJobData, type WaitOptions } from './async-captures.js';
-import { errorFromResponse, headersToRecord, parseJson, RendershotError } from './rendershot-error.js';
+import { errorFromResponse, headersToRecord, parseJson, DaguerreError } from './daguerre-error.js';
 import { signCaptureUrl, type SignedUrlOptions } from './signed-url.js';
 import { pollBatchUntilDone, toBulkBody, type BatchData, type BulkCaptureRequest } from './bulk-captures.js';
 import { DEFAULT_MAX_DELAY_MS, isRetryableStatus, retryDelayMs, sleep, type RetryOptions } from './retry.js';
@@ -17,7 +17,7 @@ export interface ClientOptions {
   fetch?: typeof fetch;
   /** Without it, nothing is retried. */
   retry?: RetryOptions;
-  /** The API key's id (`rendershot key create --json` → `id`); needed by `signedUrl()`. */
+  /** The API key's id (`daguerre key create --json` → `id`); needed by `signedUrl()`. */
   keyId?: string;
   /** The key's signing secret (shown once at creation or rotation); needed by `signedUrl()`. Keep it server-side. */
   signingSecret?: string;
@@ -53,9 +53,9 @@ interface RawClientArgs {
 /** The ts-rest client of the contract: routes `capture`, `captureWithBody`, `usage`. */
 export type RawClient = InitClientReturn<Contract, RawClientArgs>;
 
-export interface RendershotClient {
+export interface DaguerreClient {
   raw: RawClient;
-  /** Captures and returns the file. Throws RendershotError on any non-2xx response. */
+  /** Captures and returns the file. Throws DaguerreError on any non-2xx response. */
   capture(options: CaptureInput): Promise<CaptureFile>;
   /** Captures with `returnFile=false` and returns the JSON result (base64 `imageData`, storage `url`). */
   captureJson(options: CaptureInput): Promise<CaptureResult>;
@@ -103,7 +103,7 @@ function tsRestFetcher(fetchImpl: typeof fetch): ApiFetcher {
   };
 }
 
-export function createClient(options: ClientOptions): RendershotClient {
+export function createClient(options: ClientOptions): DaguerreClient {
   const baseUrl = options.baseUrl.replace(/\/+$/, '');
   const maxDelayMs = options.retry?.maxDelayMs ?? DEFAULT_MAX_DELAY_MS;
   // Looked up on every call, not captured once, so a global fetch replaced later (mocks) is used.
@@ -140,7 +140,7 @@ export function createClient(options: ClientOptions): RendershotClient {
     const text = await response.text();
     const body = parseJson(text);
     if (body === undefined) {
-      throw new RendershotError({
+      throw new DaguerreError({
         status: response.status,
         code: 'INTERNAL_ERROR',
         message: `Expected a JSON body from ${response.url || 'the service'}, got ${response.headers.get('content-type') ?? 'no content type'}`,
@@ -233,7 +233,7 @@ export function createClient(options: ClientOptions): RendershotClient {
 
     async signedUrl(request, signing) {
       if (!options.keyId || !options.signingSecret) {
-        throw new TypeError('signedUrl needs keyId and signingSecret in createClient options (from `rendershot key create --json`)');
+        throw new TypeError('signedUrl needs keyId and signingSecret in createClient options (from `daguerre key create --json`)');
       }
       return signCaptureUrl({ baseUrl, keyId: options.keyId, signingSecret: options.signingSecret }, request, signing ?? {});
     },

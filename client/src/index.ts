@@ -1,7 +1,7 @@
 export { createClient } from './create-client.js';
-export type { CaptureFile, ClientOptions, RawClient, RendershotClient } from './create-client.js';
-export { RendershotError } from './rendershot-error.js';
-export type { ErrorDetails } from './rendershot-error.js';
+export type { CaptureFile, ClientOptions, RawClient, DaguerreClient } from './create-client.js';
+export { DaguerreError } from './daguerre-error.js';
+export type { ErrorDetails } from './daguerre-error.js';
 export type { RetryOptions } from './retry.js';
 export type { SignedUrlOptions } from './signed-url.js';
 export { HTML_QUERY_MAX_LENGTH } from './capture-request.js';
@@ -13,7 +13,7 @@ export type { AsyncCaptureRequest, WaitOptions } from './async-captures.js';
 export type { BulkCaptureRequest } from './bulk-captures.js';
 
 // Contract values and types a caller needs, re-exported so that only this package is imported.
-export { DEVICE_PRESETS, ERROR_CODES, FORMATS, MIME_TYPES, contract } from '@rendershot/contract';
+export { DEVICE_PRESETS, ERROR_CODES, FORMATS, MIME_TYPES, contract } from '@daguerre/contract';
 export type {
   CaptureFormat,
   AsyncCaptureAccepted,
@@ -30,4 +30,4 @@ export type {
   ErrorCode,
   UsageReport,
   ValidationIssue,
-} from '@rendershot/contract';
+} from '@daguerre/contract';

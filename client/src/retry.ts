@@ -1,6 +1,6 @@
 /** Opt-in retry of throttled (429) and temporarily unavailable (503) responses. */
 export interface RetryOptions {
-  /** How many times a 429 or 503 is retried before its RendershotError is thrown. */
+  /** How many times a 429 or 503 is retried before its DaguerreError is thrown. */
   maxRetries: number;
   /** Upper bound of one wait, in ms, whatever `Retry-After` asks for. Default 30000. */
   maxDelayMs?: number;

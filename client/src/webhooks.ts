@@ -1,4 +1,4 @@
-import type { CaptureWebhookEvent } from '@rendershot/contract';
+import type { CaptureWebhookEvent } from '@daguerre/contract';
 import { Webhook, WebhookVerificationError as LibraryVerificationError } from 'standardwebhooks';
 
 /** Headers as Node (`req.headers`), fetch (`Headers`) or a plain object give them. */
@@ -17,7 +17,7 @@ function headerRecord(headers: WebhookHeaders): Record<string, string> {
 }
 
 /**
- * Verifies a Rendershot webhook (Standard Webhooks: `webhook-id`, `webhook-timestamp`,
+ * Verifies a Daguerre webhook (Standard Webhooks: `webhook-id`, `webhook-timestamp`,
  * `webhook-signature`) with the signing secret of the API key that queued the job, and returns the
  * event. Throws when the signature is wrong or the timestamp is more than 5 minutes away (replays).
  * Pass the body exactly as received (the raw text), not a re-serialized object.

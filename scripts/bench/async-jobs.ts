@@ -1,6 +1,6 @@
 /**
- * Async captures: jobs per second through two `rendershot worker` processes against the synchronous
- * path of one `rendershot serve`, and queue latency (accepted → a worker started it). Runs on the
+ * Async captures: jobs per second through two `daguerre worker` processes against the synchronous
+ * path of one `daguerre serve`, and queue latency (accepted → a worker started it). Runs on the
  * machine's MariaDB (127.0.0.1:3306, a database of its own) and Redis (a key prefix of its own).
  *
  *   npm run bench          (runs this after the main benchmark)
@@ -172,7 +172,7 @@ export async function benchAsyncJobs(): Promise<string> {
       '| path | captures/s | other figures | memory (PSS) |',
       '|---|---|---|---|',
       `| synchronous, one \`serve\` (MAX_CONCURRENCY=2), ${CONCURRENCY} clients | ${round(sync.perSecond, 2)} | p50 ${Math.round(sync.p50)} ms, ${sync.errors} errors | ${Math.round(apiPss / 1024)} MiB |`,
-      `| async, two \`rendershot worker\` processes (CAPTURE_WORKERS=2 each) | ${round(jobs.perSecond, 2)} (${round(jobs.perSecond / sync.perSecond, 2)}× sync) | accept ${round(jobs.acceptMsPerJob, 1)} ms/job, queue latency p50 ${Math.round(jobs.queueLatencyP50)} ms / p95 ${Math.round(jobs.queueLatencyP95)} ms, ${jobs.failed} failed | ${workerPss.map((kb) => `${Math.round(kb / 1024)}`).join(' + ')} MiB |`,
+      `| async, two \`daguerre worker\` processes (CAPTURE_WORKERS=2 each) | ${round(jobs.perSecond, 2)} (${round(jobs.perSecond / sync.perSecond, 2)}× sync) | accept ${round(jobs.acceptMsPerJob, 1)} ms/job, queue latency p50 ${Math.round(jobs.queueLatencyP50)} ms / p95 ${Math.round(jobs.queueLatencyP95)} ms, ${jobs.failed} failed | ${workerPss.map((kb) => `${Math.round(kb / 1024)}`).join(' + ')} MiB |`,
       '',
       'Queue latency is from the job being accepted to a worker starting it; with all jobs sent at once it',
       'includes the wait behind earlier jobs. Two workers on two cores share the same CPU as one service,',

@@ -73,7 +73,7 @@ export async function measureContentFilters(): Promise<{ markdown: string; failu
   const news = await readFile(join(REPO_ROOT, 'tests/fixtures/pages/ads/news.html'), 'utf8');
   fixture.page('/ads/news.html', news.replaceAll('{{AD_ORIGIN}}', fixture.url));
   const relay = await startRelay(Number(new URL(fixture.url).port));
-  const dataDir = await mkdtemp(join(tmpdir(), 'rendershot-bench-filters-'));
+  const dataDir = await mkdtemp(join(tmpdir(), 'daguerre-bench-filters-'));
   const service = await startService({ repoRoot: REPO_ROOT, dataDir, credits: 1_000_000 });
   let failures = 0;
   let markdown = '';

@@ -40,7 +40,7 @@ const TARGETS = { timeRatioMax: 4, peakPssMaxKb: 1.5 * 1024 * 1024 };
 const CAPTURE_TIMEOUT_MS = 120_000;
 
 const SECTION_HEIGHT = 1_000;
-const WORDS = 'rendershot captures tall pages in tiles and joins them with libvips while the browser stays free for others'.split(' ');
+const WORDS = 'daguerre captures tall pages in tiles and joins them with libvips while the browser stays free for others'.split(' ');
 
 /** A page of `height` CSS px: sections of a heading, paragraphs and a coloured box, all different. */
 export function tallPage(height: number): string {
@@ -74,7 +74,7 @@ interface CaseResult extends Case {
 export async function measureFullPage(): Promise<{ markdown: string; failures: number }> {
   const fixture = await new FixtureServer().start();
   for (const height of HEIGHTS) fixture.page(`/tall-${height}.html`, tallPage(height));
-  const dataDir = await mkdtemp(join(tmpdir(), 'rendershot-bench-fullpage-'));
+  const dataDir = await mkdtemp(join(tmpdir(), 'daguerre-bench-fullpage-'));
   const service = await startService({ repoRoot: REPO_ROOT, dataDir, credits: 1_000_000, env: { CAPTURE_TIMEOUT_MS: String(CAPTURE_TIMEOUT_MS) } });
   const cases: CaseResult[] = HEIGHTS.flatMap((height) => FORMATS.map((format) => ({ height, format, ms: [], bytes: [], image: '', truncated: '', peakPssKb: 0 })));
   let failures = 0;

@@ -53,7 +53,7 @@ export async function measureOrganizations(url: string, floorSequentialPerSecond
   const sandboxed = await rawFloor(url, []);
   const unsandboxed = await rawFloor(url, ['--no-sandbox']);
 
-  const dataDir = await mkdtemp(join(tmpdir(), 'rendershot-bench-orgs-'));
+  const dataDir = await mkdtemp(join(tmpdir(), 'daguerre-bench-orgs-'));
   const service = await startService({ repoRoot: REPO_ROOT, dataDir, credits: 1_000_000 });
   let failures = 0;
   let firstFailure = '';

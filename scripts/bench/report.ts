@@ -217,7 +217,7 @@ export function markdown(r: Results): string {
   ];
   const meta = r.meta;
   return [
-    `# Rendershot benchmark — ${meta.date}`,
+    `# Daguerre benchmark — ${meta.date}`,
     '',
     `Node ${meta.node}, ${meta.chromium ?? 'Chromium ?'}, ${meta.cpus} CPUs, ${meta.totalMemMiB} MiB RAM. Viewport ${VIEWPORT.width}×${VIEWPORT.height}, PNG. ` +
       `N=${SETTINGS.n} (+${SETTINGS.warmup} warm-up), ${SETTINGS.throughputRequests} requests per concurrency level, lazy N=${SETTINGS.lazyN}, capture-website N=${SETTINGS.captureWebsiteN}. ` +

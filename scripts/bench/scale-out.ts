@@ -19,7 +19,7 @@ import { join } from 'node:path';
 import mysql from 'mysql2/promise';
 import { loadConfig } from '../../server/src/config.js';
 import { openDataLayer } from '../../server/src/runtime.js';
-import { startDataHost, startRendershot, type RenderHost } from '../../tests/helpers/multi-host.js';
+import { startDataHost, startDaguerre, type RenderHost } from '../../tests/helpers/multi-host.js';
 import { HostNetwork } from '../../tests/helpers/netns.js';
 import { REPO_ROOT } from './make-fixtures.js';
 import { treeCpuSeconds } from './proc-cpu.js';
@@ -107,9 +107,9 @@ async function main(): Promise<void> {
     await net.create(hosts);
     data = await startDataHost(net, 'data');
     const admin = await mysql.createConnection(data.mariadbUrl);
-    await admin.query('CREATE DATABASE rendershot_bench');
+    await admin.query('CREATE DATABASE daguerre_bench');
     await admin.end();
-    const databaseUrl = `${data.mariadbUrl}/rendershot_bench`;
+    const databaseUrl = `${data.mariadbUrl}/daguerre_bench`;
     const secrets = { STORAGE_ENCRYPTION_KEY: randomBytes(32).toString('base64'), SIGNING_SECRETS_KEY: randomBytes(32).toString('base64') };
     const seed = await openDataLayer(loadConfig({}, { DATABASE_URL: databaseUrl, ...secrets }));
     const plan = await seed.accounts.createPlan({ name: 'bench', tier: 'test', creditsPerMonth: 1_000_000 });
@@ -124,11 +124,11 @@ async function main(): Promise<void> {
       CAPTURE_WORKERS: String(PER_WORKER),
       MAX_CONCURRENCY: String(PER_WORKER),
     };
-    api = await startRendershot(net, 'api', 'serve', { ...env, CAPTURE_WORKERS: '0' });
+    api = await startDaguerre(net, 'api', 'serve', { ...env, CAPTURE_WORKERS: '0' });
 
     for (let count = 1; count <= MAX_WORKERS; count++) {
       // Workers are added, never restarted: the next count reuses the warm ones.
-      workers.push(await startRendershot(net, `w${count}`, 'worker', env));
+      workers.push(await startDaguerre(net, `w${count}`, 'worker', env));
       if (count === 1) idlePssMiB = (await settledPss(workers[0]!.pid)).totalKb / 1024;
       for (const [kind, body] of Object.entries(KINDS)) {
         // One job per slot first, so every worker's browser has warm contexts before the measurement.

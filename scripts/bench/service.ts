@@ -1,8 +1,8 @@
 /**
- * Runs the Rendershot service as a child process for the benchmark and talks to it over HTTP on
+ * Runs the Daguerre service as a child process for the benchmark and talks to it over HTTP on
  * 127.0.0.1.
  *
- * Interface used: `node server/bin/rendershot.js serve` with PORT, HOST, DATABASE_URL, … in the
+ * Interface used: `node server/bin/daguerre.js serve` with PORT, HOST, DATABASE_URL, … in the
  * environment; it prints a line containing `listening` when ready and, on an empty database, the
  * demo API key (rs_ + 43 base64url characters). When no key shows up, one is made with the CLI:
  * `org create --name bench --credits N --json` → { id }, `key create --org <id> --name bench --json` → { key }.
@@ -19,7 +19,7 @@ export const API_KEY_PATTERN = /rs_[A-Za-z0-9_-]{43}/;
 
 export interface ServiceOptions {
   repoRoot: string;
-  /** The CLI entry point, relative to repoRoot or absolute (default server/bin/rendershot.js). */
+  /** The CLI entry point, relative to repoRoot or absolute (default server/bin/daguerre.js). */
   bin?: string;
   /** Directory for the SQLite database. */
   dataDir: string;
@@ -86,12 +86,12 @@ function serviceEnv(port: number, dataDir: string, credits: number): NodeJS.Proc
   return env;
 }
 
-export const DEFAULT_BIN = 'server/bin/rendershot.js';
+export const DEFAULT_BIN = 'server/bin/daguerre.js';
 
 function runCli(repoRoot: string, bin: string, env: NodeJS.ProcessEnv, args: string[]): Promise<string> {
   return new Promise((resolve, reject) => {
     execFile(process.execPath, [bin, ...args], { cwd: repoRoot, env, timeout: 60_000, maxBuffer: 1 << 20 }, (error, stdout, stderr) => {
-      if (error) reject(new Error(`rendershot ${args.join(' ')} failed: ${error.message}\n${stderr}`));
+      if (error) reject(new Error(`daguerre ${args.join(' ')} failed: ${error.message}\n${stderr}`));
       else resolve(stdout);
     });
   });

@@ -1,6 +1,6 @@
 /**
  * Scrolling video (issue #34): wall time per second of video and the peak memory of each ffmpeg
- * encoding, for mp4, webm and gif of one inline page, through a `rendershot serve` on SQLite.
+ * encoding, for mp4, webm and gif of one inline page, through a `daguerre serve` on SQLite.
  * ffmpeg's peak is its VmHWM (peak resident set) read from /proc while it runs.
  *
  *   npm run bench          (runs this after the other parts)
@@ -56,7 +56,7 @@ async function startServe(env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess
 }
 
 export async function benchVideo(): Promise<string> {
-  const dataDir = await mkdtemp(join(tmpdir(), 'rendershot-bench-video-'));
+  const dataDir = await mkdtemp(join(tmpdir(), 'daguerre-bench-video-'));
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     PORT: String(await freePort()),

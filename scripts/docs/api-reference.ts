@@ -1,5 +1,5 @@
 import type { OpenAPIObject, OperationObject, ParameterObject, ReferenceObject, ResponseObject, SchemaObject } from 'openapi3-ts';
-import { ERROR_CATALOG } from '@rendershot/contract';
+import { ERROR_CATALOG } from '@daguerre/contract';
 import { isQueryBoolean } from './client-options.js';
 
 /**

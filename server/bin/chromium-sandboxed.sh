@@ -2,11 +2,11 @@
 # Puppeteer's executablePath for Chromium (issue #14). Drops to an unprivileged user when started
 # as root, gives Chromium an empty environment (none of the service's secrets) and a parent-death
 # signal so it dies with the service, SIGKILL included. Chromium's own sandbox stays on.
-# RENDERSHOT_CHROMIUM_BIN / _USER / _HOME come from browser-manager.ts; nothing else is passed on.
-bin="${RENDERSHOT_CHROMIUM_BIN:-/usr/lib/chromium/chromium}"
-home="${RENDERSHOT_CHROMIUM_HOME:-/tmp}"
+# DAGUERRE_CHROMIUM_BIN / _USER / _HOME come from browser-manager.ts; nothing else is passed on.
+bin="${DAGUERRE_CHROMIUM_BIN:-/usr/lib/chromium/chromium}"
+home="${DAGUERRE_CHROMIUM_HOME:-/tmp}"
 if [ "$(id -u)" = "0" ]; then
-  user="${RENDERSHOT_CHROMIUM_USER:-rendershot-chromium}"
+  user="${DAGUERRE_CHROMIUM_USER:-daguerre-chromium}"
   exec setpriv --reuid="$user" --regid="$user" --clear-groups --pdeathsig=KILL \
     env -i HOME="$home" TMPDIR="$home" PATH=/usr/bin:/bin "$bin" --disable-crash-reporter --disable-breakpad "$@"
 fi

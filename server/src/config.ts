@@ -1,9 +1,10 @@
 import { cpus } from 'node:os';
-import { VIDEO_LIMITS } from '@rendershot/contract';
+import { VIDEO_LIMITS } from '@daguerre/contract';
 import { z } from 'zod';
 import { parseEncryptionKey } from './security/secret-box.js';
 import { defaultChromiumPath } from './capture/chromium-launch.js';
 import { isSecretName, maskUserinfo } from './http/redact-query.js';
+import { adoptLegacyDataFile } from './legacy-names.js';
 
 const booleanFlag = (name: string) =>
   z
@@ -25,7 +26,7 @@ export const ConfigSchema = z.object({
   HOST: z.string().default('0.0.0.0'),
   DATABASE_URL: z
     .string()
-    .default('sqlite:./data/rendershot.db')
+    .default('sqlite:./data/daguerre.db')
     .refine((value) => /^(sqlite:.+|mysql:\/\/.+)$/.test(value), 'DATABASE_URL must be sqlite:<path> or mysql://user:pass@host:port/db'),
   REDIS_URL: z.string().url('REDIS_URL must be a redis:// URL').optional(),
   // The headless shell when installed (chromium-launch.ts says why), else Debian's full browser.
@@ -113,10 +114,10 @@ export const ConfigSchema = z.object({
   ALLOW_UNSANDBOXED_CHROMIUM: booleanFlag('ALLOW_UNSANDBOXED_CHROMIUM'),
   /** Async captures (POST /captures): jobs this process renders at once; 0 = API only (`serve`). */
   CAPTURE_WORKERS: integer('CAPTURE_WORKERS', 0, 64, 2),
-  /** Port of a `rendershot worker` process's /health, /ready and /metrics. */
+  /** Port of a `daguerre worker` process's /health, /ready and /metrics. */
   WORKER_PORT: integer('WORKER_PORT', 0, 65_535, 3001),
   /** Key prefix of the BullMQ queues and Redis (several deployments may share one Redis). */
-  JOB_QUEUE_PREFIX: z.string().regex(/^[A-Za-z0-9_.:-]{1,64}$/, 'JOB_QUEUE_PREFIX must be 1-64 letters, digits or _ . : -').default('rendershot'),
+  JOB_QUEUE_PREFIX: z.string().regex(/^[A-Za-z0-9_.:-]{1,64}$/, 'JOB_QUEUE_PREFIX must be 1-64 letters, digits or _ . : -').default('daguerre'),
   /** How long finished jobs and their files stay available (GET /captures/{id} and /file). */
   JOB_RESULT_TTL_SECONDS: integer('JOB_RESULT_TTL_SECONDS', 60, 30 * 86_400, 86_400),
   /** A worker that stops renewing its job's lock this long (killed, frozen) loses the job to another worker. */
@@ -137,7 +138,7 @@ export const ConfigSchema = z.object({
   RESULTS_S3_REGION: z.string().min(1).default('us-east-1'),
   RESULTS_S3_ACCESS_KEY_ID: z.string().min(1).optional(),
   RESULTS_S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
-  RESULTS_S3_PREFIX: z.string().default('rendershot-results/'),
+  RESULTS_S3_PREFIX: z.string().default('daguerre-results/'),
   RESULTS_S3_PATH_STYLE: booleanFlag('RESULTS_S3_PATH_STYLE').default('true'),
   /** How often each process deletes files and records of jobs past JOB_RESULT_TTL_SECONDS. */
   RESULT_SWEEP_INTERVAL_MS: integer('RESULT_SWEEP_INTERVAL_MS', 1_000, 86_400_000, 60_000),
@@ -150,9 +151,9 @@ export const ConfigSchema = z.object({
   MCP_INLINE_MAX_BYTES: integer('MCP_INLINE_MAX_BYTES', 1_024, 7 * 1_024 * 1_024, 1_000_000),
   /** MCP `capture`: the longest side, in pixels, of an image that goes back inline (the Claude API refuses more than 8000). */
   MCP_INLINE_MAX_SIDE_PX: integer('MCP_INLINE_MAX_SIDE_PX', 16, 16_384, 8_000),
-  /** `rendershot mcp`: the service to talk to and the API key (or --url and --api-key). */
-  RENDERSHOT_URL: z.string().url('RENDERSHOT_URL must be the service address, e.g. https://capture.example.com').optional(),
-  RENDERSHOT_API_KEY: z.string().min(1).optional(),
+  /** `daguerre mcp`: the service to talk to and the API key (or --url and --api-key). */
+  DAGUERRE_URL: z.string().url('DAGUERRE_URL must be the service address, e.g. https://capture.example.com').optional(),
+  DAGUERRE_API_KEY: z.string().min(1).optional(),
 });
 
 const CheckedConfigSchema = ConfigSchema.superRefine((config, ctx) => {
@@ -185,5 +186,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message} ${shown(String(i.path[0]))}`);
     throw new ConfigError(`Invalid configuration:\n  ${problems.join('\n  ')}`);
   }
-  return parsed.data;
+  // A deployment from before the rename keeps its data file (legacy-names.ts).
+  const adopted = adoptLegacyDataFile(parsed.data, { DATABASE_URL: source.DATABASE_URL });
+  if (adopted.notice) NOTICES.set(adopted.config, [adopted.notice]);
+  return adopted.config;
+}
+
+/** Lines to log once at start-up about how the configuration was read (an old name adopted). */
+const NOTICES = new WeakMap<Config, string[]>();
+export function configNotices(config: Config): string[] {
+  return NOTICES.get(config) ?? [];
 }

@@ -1,4 +1,4 @@
-import { ERROR_CATALOG, type ErrorBody, type ErrorCode, type ValidationIssue } from '@rendershot/contract';
+import { ERROR_CATALOG, type ErrorBody, type ErrorCode, type ValidationIssue } from '@daguerre/contract';
 
 /**
  * The one error type the HTTP layer turns into the spec's error body. `message` is safe for the

@@ -65,7 +65,7 @@ export function createLogger(level: string, destination?: pino.DestinationStream
     {
       level,
       redact: { paths: REDACTED_PATHS, censor: MASK },
-      base: { service: 'rendershot' },
+      base: { service: 'daguerre' },
       serializers: { err: errorSerializer },
       formatters: { log: (object) => redactByMeaning(object, 0) as Record<string, unknown> },
     },

@@ -3,8 +3,8 @@ import type { AddressInfo } from 'node:net';
 import type { Express } from 'express';
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import { maxCaptureBudgetMs } from '@rendershot/contract';
-import type { Config } from './config.js';
+import { maxCaptureBudgetMs } from '@daguerre/contract';
+import { configNotices, type Config } from './config.js';
 import { BrowserManager } from './capture/browser-manager.js';
 import { MemoryCgroups } from './capture/renderer-memory-cgroup.js';
 import { pageMemoryLimit, RendererMemoryWatchdog } from './capture/renderer-memory-watchdog.js';
@@ -26,6 +26,8 @@ import { startJobs, type JobsRuntime, type ProcessRole } from './jobs/start-jobs
 import type { SigningSecretLookup } from './jobs/webhook-delivery.js';
 import { CaptureRateLimiter, type RateLimitStore } from './http/rate-limit.js';
 import { createLogger } from './logger.js';
+import { adoptLegacyQueuePrefix, legacyQueueExists } from './legacy-names.js';
+import { CAPTURE_QUEUE } from './jobs/job-types.js';
 import { EgressProxy } from './security/egress-proxy.js';
 import { assertUrlAllowed } from './security/target-policy.js';
 import type { Resolver } from './security/resolver.js';
@@ -77,7 +79,7 @@ function rateLimitStore(config: Config, data: DataLayer): { store: RateLimitStor
     return { store: { kind: 'redis', client: redis }, redis };
   }
   if (data.db.dialect === 'mysql') {
-    const databaseName = new URL(config.DATABASE_URL).pathname.replace(/^\//, '') || 'rendershot';
+    const databaseName = new URL(config.DATABASE_URL).pathname.replace(/^\//, '') || 'daguerre';
     return { store: { kind: 'mysql', db: data.db, databaseName } };
   }
   return { store: { kind: 'memory' } };
@@ -87,6 +89,11 @@ function rateLimitStore(config: Config, data: DataLayer): { store: RateLimitStor
 export async function startRuntime(config: Config, options: RuntimeOptions = {}): Promise<Runtime> {
   const role = options.role ?? 'serve';
   const logger = options.logger ?? createLogger(config.LOG_LEVEL);
+  for (const notice of configNotices(config)) logger.warn(notice);
+  // A deployment from before the rename keeps its job queue (legacy-names.ts).
+  const adoptedQueue = await adoptLegacyQueuePrefix(config, process.env, () => legacyQueueExists(config.REDIS_URL!, CAPTURE_QUEUE));
+  if (adoptedQueue.notice) logger.warn(adoptedQueue.notice);
+  config = adoptedQueue.config;
   const data = await openDataLayer(config, options.resolver);
   // Every request Chromium makes goes through this proxy, which enforces the network policy.
   const egress = new EgressProxy(data.policy, data.resolve, logger);

@@ -4,9 +4,9 @@ import { openDataLayer } from '../../server/src/runtime.js';
 import { loadConfig } from '../../server/src/config.js';
 import { alive, descendantsOf } from './process-tree.js';
 
-const BIN = fileURLToPath(new URL('../../server/bin/rendershot.js', import.meta.url));
+const BIN = fileURLToPath(new URL('../../server/bin/daguerre.js', import.meta.url));
 
-/** `rendershot serve` as a child process of the test, to be killed by its pid. */
+/** `daguerre serve` as a child process of the test, to be killed by its pid. */
 export interface ChildService {
   url: string;
   pid: number;

@@ -1,4 +1,4 @@
-import { CaptureBodySchema } from '@rendershot/contract';
+import { CaptureBodySchema } from '@daguerre/contract';
 import { z } from 'zod';
 
 /** The field names of the contract's POST /capture JSON body, read from the schema itself. */

@@ -18,7 +18,7 @@ export interface TestDatabase {
 /** A fresh, empty database per call: an SQLite file in a temp dir, or a new MariaDB database. */
 export async function createTestDatabase(kind: DatabaseKind): Promise<TestDatabase> {
   if (kind === 'sqlite') {
-    const dir = mkdtempSync(join(tmpdir(), 'rendershot-test-'));
+    const dir = mkdtempSync(join(tmpdir(), 'daguerre-test-'));
     return { url: `sqlite:${join(dir, 'test.db')}`, drop: async () => rmSync(dir, { recursive: true, force: true }) };
   }
   const name = `rs_test_${Date.now()}_${randomBytes(3).toString('hex')}`;

@@ -9,7 +9,7 @@ import { PrivateMariaDb } from './private-mariadb.js';
 import { alive, descendantsOf } from './process-tree.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const BIN = join(ROOT, 'server/bin/rendershot.js');
+const BIN = join(ROOT, 'server/bin/daguerre.js');
 
 /** Redis, MariaDB and an S3 server (s3rver), each a process of its own on the data host's address. */
 export interface DataHost {
@@ -53,7 +53,7 @@ export async function startDataHost(net: HostNetwork, hostName: string): Promise
   const redisReady = waitForLine(redis, /Ready to accept connections/, 'redis-server', 30_000);
 
   const mariadb = new PrivateMariaDb({ bindAddress: address, port: 3306, launch: ['ip', 'netns', 'exec', namespace] });
-  const s3Directory = mkdtempSync(join(tmpdir(), 'rendershot-s3-host-'));
+  const s3Directory = mkdtempSync(join(tmpdir(), 'daguerre-s3-host-'));
   const s3 = { endpoint: `http://${address}:9000`, bucket: 'results', accessKeyId: `key-${randomBytes(4).toString('hex')}`, secretAccessKey: randomBytes(12).toString('hex') };
   const s3rver = net.spawn(
     hostName,
@@ -78,7 +78,7 @@ export async function startDataHost(net: HostNetwork, hostName: string): Promise
   return { redisUrl: `redis://${address}:6379`, mariadbUrl: mariadb.rootUrl, s3, stop };
 }
 
-/** A `rendershot serve` or `rendershot worker` process on a simulated host. */
+/** A `daguerre serve` or `daguerre worker` process on a simulated host. */
 export interface RenderHost {
   host: string;
   role: 'serve' | 'worker';
@@ -98,8 +98,8 @@ export interface RenderHost {
   reapLeftovers(): void;
 }
 
-/** Starts `rendershot <role>` on a host; resolves once /ready answers 200 (Chromium warm, database reachable). */
-export async function startRendershot(net: HostNetwork, hostName: string, role: 'serve' | 'worker', env: Record<string, string>, timeoutMs = 90_000): Promise<RenderHost> {
+/** Starts `daguerre <role>` on a host; resolves once /ready answers 200 (Chromium warm, database reachable). */
+export async function startDaguerre(net: HostNetwork, hostName: string, role: 'serve' | 'worker', env: Record<string, string>, timeoutMs = 90_000): Promise<RenderHost> {
   const { address } = net.host(hostName);
   const port = role === 'serve' ? '3000' : '3001';
   const child = net.spawn(hostName, process.execPath, [BIN, role], {
@@ -122,12 +122,12 @@ export async function startRendershot(net: HostNetwork, hostName: string, role: 
   const url = `http://${address}:${port}`;
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`rendershot ${role} on ${hostName} exited before it was ready:\n${output}`);
+    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`daguerre ${role} on ${hostName} exited before it was ready:\n${output}`);
     const ready = await fetch(`${url}/ready`, { signal: AbortSignal.timeout(5_000) }).then((r) => r.ok, () => false);
     if (ready) break;
     if (Date.now() > deadline) {
       child.kill('SIGKILL');
-      throw new Error(`rendershot ${role} on ${hostName} was not ready within ${timeoutMs} ms:\n${output}`);
+      throw new Error(`daguerre ${role} on ${hostName} was not ready within ${timeoutMs} ms:\n${output}`);
     }
     await new Promise((resolve) => setTimeout(resolve, 250));
   }

@@ -30,7 +30,7 @@ interface ContentPart {
  */
 export class OpenAiStub {
   readonly requests: RecordedCompletion[] = [];
-  private behaviour: StubBehaviour = { kind: 'reply', text: 'A red page with the word Rendershot.' };
+  private behaviour: StubBehaviour = { kind: 'reply', text: 'A red page with the word Daguerre.' };
   private server: Server | undefined;
   private readonly sockets = new Set<Socket>();
   /** Base URL for OPENAI_BASE_URL, ending in /v1. */

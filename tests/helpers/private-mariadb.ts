@@ -21,7 +21,7 @@ async function freePort(): Promise<number> {
  * may kill by pid and start again on the same data: the shared server is never touched.
  */
 export class PrivateMariaDb {
-  readonly dir = mkdtempSync(join(tmpdir(), 'rendershot-mariadb-'));
+  readonly dir = mkdtempSync(join(tmpdir(), 'daguerre-mariadb-'));
   port = 0;
   private server: ChildProcess | undefined;
   private exited: Promise<void> | undefined;

@@ -17,7 +17,7 @@ async function freePort(): Promise<number> {
  * with SIGKILL by pid and starts again empty on the same port: the shared Redis is never touched.
  */
 export class PrivateRedis {
-  readonly dir = mkdtempSync(join(tmpdir(), 'rendershot-redis-'));
+  readonly dir = mkdtempSync(join(tmpdir(), 'daguerre-redis-'));
   port = 0;
   private server: ChildProcess | undefined;
   private exited: Promise<void> | undefined;

@@ -104,7 +104,7 @@ export async function startS3(
   const accessKeyId = options.accessKeyId ?? `test-key-${Math.random().toString(36).slice(2, 10)}`;
   const secretAccessKey = options.secretAccessKey ?? `test-secret-${Math.random().toString(36).slice(2)}`;
   const region = 'us-east-1';
-  const directory = mkdtempSync(join(tmpdir(), 'rendershot-s3-'));
+  const directory = mkdtempSync(join(tmpdir(), 'daguerre-s3-'));
   accounts.DUMMY_ACCOUNT.createKeyPair(accessKeyId, secretAccessKey);
   const server = new S3rver({
     address: '127.0.0.1',

@@ -10,7 +10,7 @@ import { FULL_CHROMIUM, makeChromiumProfile, sandboxedLaunchOptions } from '../.
  */
 export async function launchTestBrowser(profile: string): Promise<Browser> {
   if (process.getuid?.() === 0) {
-    const owner = statSync(makeChromiumProfile('rendershot-owner-probe-'));
+    const owner = statSync(makeChromiumProfile('daguerre-owner-probe-'));
     chownSync(profile, owner.uid, owner.gid);
   }
   return puppeteer.launch({

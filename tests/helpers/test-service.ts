@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
-import { createClient, type RendershotClient } from '../../client/src/index.js';
+import { createClient, type DaguerreClient } from '../../client/src/index.js';
 import { loadConfig, type Config } from '../../server/src/config.js';
 import { createLogger } from '../../server/src/logger.js';
 import { startRuntime, type Runtime } from '../../server/src/runtime.js';
@@ -19,9 +19,9 @@ export interface TestService {
   database: TestDatabase;
   organizationId: string;
   apiKey: string;
-  client: RendershotClient;
+  client: DaguerreClient;
   /** A client for another key (tests of auth and isolation). */
-  clientFor(apiKey: string): RendershotClient;
+  clientFor(apiKey: string): DaguerreClient;
   /** Raw GET on the service, for status/header/body assertions the typed client hides. */
   get(path: string, init?: RequestInit): Promise<Response>;
   stop(): Promise<void>;
@@ -45,7 +45,7 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
     ? { url: options.databaseUrl, drop: async () => undefined }
     : await createTestDatabase(options.database ?? 'sqlite');
   // Files of async jobs go to a directory of the test's own unless the test shares one with workers.
-  const resultsDir = options.env?.RESULTS_DIR ? undefined : mkdtempSync(join(tmpdir(), 'rendershot-results-'));
+  const resultsDir = options.env?.RESULTS_DIR ? undefined : mkdtempSync(join(tmpdir(), 'daguerre-results-'));
   const config = loadConfig(
     {},
     {

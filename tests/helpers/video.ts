@@ -18,7 +18,7 @@ export interface VideoProbe {
 
 /** A video's bytes in a temporary file for ffprobe/ffmpeg, removed afterwards. */
 async function withFile<T>(bytes: Uint8Array, extension: string, use: (path: string) => Promise<T>): Promise<T> {
-  const directory = await mkdtemp(join(tmpdir(), 'rendershot-test-video-'));
+  const directory = await mkdtemp(join(tmpdir(), 'daguerre-test-video-'));
   const path = join(directory, `video.${extension}`);
   try {
     await writeFile(path, bytes);

@@ -1,4 +1,4 @@
-import type { ErrorBody } from '@rendershot/contract';
+import type { ErrorBody } from '@daguerre/contract';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { OpenAiStub } from '../helpers/openai-stub.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
@@ -50,7 +50,7 @@ describe("AI answers in the caller's JSON Schema", () => {
     expect(stub.last!.problems).toEqual([]);
     expect(stub.last!.responseFormat).toEqual({
       type: 'json_schema',
-      json_schema: { name: 'rendershot_result', schema: SCHEMA, strict: false },
+      json_schema: { name: 'daguerre_result', schema: SCHEMA, strict: false },
     });
   });
 

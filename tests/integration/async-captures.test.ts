@@ -84,9 +84,9 @@ async function postJob(service: TestService, apiKey: string, body: Record<string
   return { status: response.status, body: (await response.json()) as { success: boolean; data: { jobId: string; statusUrl: string }; error?: { code: string; message: string } } };
 }
 
-/** A `rendershot worker` process of its own, on the service's database and Redis prefix. */
+/** A `daguerre worker` process of its own, on the service's database and Redis prefix. */
 function startWorkerProcess(env: Record<string, string>): ChildProcess {
-  const child = spawn(process.execPath, ['server/bin/rendershot.js', 'worker'], {
+  const child = spawn(process.execPath, ['server/bin/daguerre.js', 'worker'], {
     cwd: ROOT,
     env: { ...process.env, WORKER_PORT: '0', LOG_LEVEL: 'warn', MAX_CONCURRENCY: '1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -256,12 +256,12 @@ describe('async captures without REDIS_URL', () => {
   });
 });
 
-describe('render workers in processes of their own (rendershot worker)', () => {
+describe('render workers in processes of their own (daguerre worker)', () => {
   let service: TestService;
   let database: TestDatabase;
   const prefix = newPrefix();
   const children: ChildProcess[] = [];
-  const resultsDir = mkdtempSync(join(tmpdir(), 'rendershot-results-'));
+  const resultsDir = mkdtempSync(join(tmpdir(), 'daguerre-results-'));
   beforeAll(async () => {
     database = await createTestDatabase('mysql');
     // The API takes requests only: CAPTURE_WORKERS=0.

@@ -2,7 +2,7 @@ import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createClient, RendershotError, verifyWebhook, type BatchData, type RendershotClient } from '../../client/src/index.js';
+import { createClient, DaguerreError, verifyWebhook, type BatchData, type DaguerreClient } from '../../client/src/index.js';
 import { FixtureServer } from '../helpers/fixture-server.js';
 import { decodePng } from '../helpers/images.js';
 import { PrivateRedis } from '../helpers/private-redis.js';
@@ -45,16 +45,16 @@ async function until<T>(probe: () => Promise<T | undefined>, timeoutMs: number, 
   }
 }
 
-async function rendershotError(work: Promise<unknown>): Promise<RendershotError> {
+async function daguerreError(work: Promise<unknown>): Promise<DaguerreError> {
   const error = await work.then(() => undefined, (e: unknown) => e);
-  expect(error).toBeInstanceOf(RendershotError);
-  return error as RendershotError;
+  expect(error).toBeInstanceOf(DaguerreError);
+  return error as DaguerreError;
 }
 
 describe('bulk captures: POST/GET/DELETE /captures/bulk (issue #34)', () => {
   let service: TestService;
   let fixtures: FixtureServer;
-  let client: RendershotClient;
+  let client: DaguerreClient;
   let signingSecret: string;
   const deliveries: Delivery[] = [];
   const prefix = `rs-test-bulk-${randomBytes(4).toString('hex')}`;
@@ -96,22 +96,22 @@ describe('bulk captures: POST/GET/DELETE /captures/bulk (issue #34)', () => {
     const before = { jobs: await jobsOfOrganization(), used: await used() };
     const requests = Array.from({ length: 12 }, (_, i) => ({ html: TINY(i) }));
     requests[7] = { html: TINY(7), viewportWidth: 5 } as never;
-    const bad = await rendershotError(client.captureBulk({ defaults: { viewportWidth: 100, viewportHeight: 100 }, requests }));
+    const bad = await daguerreError(client.captureBulk({ defaults: { viewportWidth: 100, viewportHeight: 100 }, requests }));
     expect(bad.status).toBe(400);
     expect(bad.code).toBe('VALIDATION_ERROR');
     expect((bad.details as Array<{ field: string }>).map((d) => d.field)).toEqual(['requests[7].viewportWidth']);
     expect(bad.message).toContain('requests[7]');
 
     // A rule across fields (url and html together) and an unknown field, in other items.
-    const crossed = await rendershotError(client.captureBulk({ requests: [{ html: TINY(0) }, { html: TINY(1), url: `${fixtures.url}/bands.html` }, { html: 'x', colour: 'red' } as never] }));
+    const crossed = await daguerreError(client.captureBulk({ requests: [{ html: TINY(0) }, { html: TINY(1), url: `${fixtures.url}/bands.html` }, { html: 'x', colour: 'red' } as never] }));
     expect((crossed.details as Array<{ field: string }>).map((d) => d.field).sort()).toEqual(['requests[1].html', 'requests[1].url', 'requests[2].colour']);
 
     // A destination the egress policy refuses is found by the server's own check, before queuing.
-    const refused = await rendershotError(client.captureBulk({ requests: [{ html: TINY(0) }, { html: TINY(1) }, { url: 'http://10.1.2.3/' }] }));
+    const refused = await daguerreError(client.captureBulk({ requests: [{ html: TINY(0) }, { html: TINY(1) }, { url: 'http://10.1.2.3/' }] }));
     expect(refused.status).toBe(400);
     expect((refused.details as Array<{ field: string }>)[0]!.field).toBe('requests[2].url');
 
-    const tooMany = await rendershotError(client.captureBulk({ requests: Array.from({ length: 501 }, () => ({ html: 'x' })) }));
+    const tooMany = await daguerreError(client.captureBulk({ requests: Array.from({ length: 501 }, () => ({ html: 'x' })) }));
     expect((tooMany.details as Array<{ field: string }>)[0]!.field).toBe('requests');
     expect(await jobsOfOrganization()).toBe(before.jobs);
     expect(await used()).toBe(before.used);
@@ -208,14 +208,14 @@ describe('bulk captures: POST/GET/DELETE /captures/bulk (issue #34)', () => {
 
   it('another organization sees no batch of this one (404), and an unknown id is 404', async () => {
     const accepted = await client.captureBulk({ requests: [{ html: TINY(1), viewportWidth: 100, viewportHeight: 100 }] });
-    const stranger = await rendershotError(service.client.getBatch(accepted.batchId).then(async () => {
+    const stranger = await daguerreError(service.client.getBatch(accepted.batchId).then(async () => {
       // service.client is the same organization: use a key of another organization instead.
       const org = await service.runtime.accounts.createOrganization('Stranger', await service.runtime.accounts.createPlan({ name: `stranger-${prefix}`, tier: 'test', creditsPerMonth: 1 }));
       const key = await service.runtime.apiKeys.create({ organizationId: org.id, name: 'stranger' });
       return createClient({ baseUrl: service.url, apiKey: key.key }).getBatch(accepted.batchId);
     }));
     expect(stranger.status).toBe(404);
-    expect((await rendershotError(client.getBatch('00000000-0000-4000-8000-000000000000'))).status).toBe(404);
+    expect((await daguerreError(client.getBatch('00000000-0000-4000-8000-000000000000'))).status).toBe(404);
     await client.waitForBatch(accepted.batchId, { intervalMs: 200, timeoutMs: 60_000 });
   });
 
@@ -226,7 +226,7 @@ describe('bulk captures: POST/GET/DELETE /captures/bulk (issue #34)', () => {
     const user = await accounts.createUser(`bulk-${prefix}@example.test`, 'Bulk Viewer', await hashPassword('a long enough password'));
     await accounts.addMember(service.organizationId, user.id);
     const { token } = await new SessionRepository(service.runtime.db, DEFAULT_SESSION_TIMES).create(user.id, service.organizationId, Date.now());
-    const response = await service.get('/dashboard/batches', { headers: { cookie: `rendershot_session=${token}` } });
+    const response = await service.get('/dashboard/batches', { headers: { cookie: `daguerre_session=${token}` } });
     expect(response.status).toBe(200);
     const page = await response.text();
     expect(page).toContain(`data-batch-id="${accepted.batchId}"`);
@@ -258,7 +258,7 @@ describe('bulk captures when the queue fails part-way (a real fault: a private R
       await admin.config('SET', 'maxmemory-policy', 'noeviction');
       await admin.config('SET', 'maxmemory', String(used + 400_000));
       const big = (i: number) => `<p>${i}</p><!--${'x'.repeat(90_000)}-->`;
-      const failed = await rendershotError(service.client.captureBulk({ requests: Array.from({ length: 10 }, (_, i) => ({ html: big(i), viewportWidth: 100, viewportHeight: 100 })) }));
+      const failed = await daguerreError(service.client.captureBulk({ requests: Array.from({ length: 10 }, (_, i) => ({ html: big(i), viewportWidth: 100, viewportHeight: 100 })) }));
       expect(failed.status).toBe(503);
       // Part-way indeed: some items had been queued (and recorded) before Redis refused the next one.
       const report = capturedLogLines.map((line) => JSON.parse(line) as { msg?: string; queued?: number }).find((line) => line.msg?.startsWith('queuing a batch failed part-way'));

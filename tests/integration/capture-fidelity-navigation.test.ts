@@ -1,7 +1,7 @@
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CaptureResult } from '@rendershot/contract';
+import type { CaptureResult } from '@daguerre/contract';
 import { FixtureServer, registerFixtureAddress } from '../helpers/fixture-server.js';
 import { dataUriBytes, decodePng, near } from '../helpers/images.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';

@@ -1,7 +1,7 @@
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'puppeteer';
-import type { CaptureResult } from '@rendershot/contract';
+import type { CaptureResult } from '@daguerre/contract';
 import { makeChromiumProfile } from '../../server/src/capture/chromium-launch.js';
 import { FixtureServer } from '../helpers/fixture-server.js';
 import { dataUriBytes, decodePng, type DecodedImage } from '../helpers/images.js';
@@ -123,7 +123,7 @@ describe('capture fidelity: motion, growing pages, fonts by language', () => {
     let browser: Browser;
     let profile: string;
     beforeAll(async () => {
-      profile = makeChromiumProfile('rendershot-fonts-profile-');
+      profile = makeChromiumProfile('daguerre-fonts-profile-');
       browser = await launchTestBrowser(profile);
     });
     afterAll(async () => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RendershotError } from '../../client/src/index.js';
+import { DaguerreError } from '../../client/src/index.js';
 import { MAX_OUTPUT_HEIGHT_PX, MAX_OUTPUT_WIDTH_PX, MAX_SINGLE_PDF_HEIGHT_PX } from '../../server/src/capture/renderer.js';
 import { FixtureServer } from '../helpers/fixture-server.js';
 import { decodePng, near, pdfPages } from '../helpers/images.js';
@@ -19,13 +19,13 @@ const LONG_BANDS = [
 /** A4 is 595 × 842 pt; Chromium rounds the page to whole device pixels, so allow one point. */
 const isA4 = (size: { width: number; height: number }) => Math.abs(size.width - 595) <= 1.2 && Math.abs(size.height - 842) <= 1.2;
 
-async function failure(promise: Promise<unknown>): Promise<RendershotError> {
+async function failure(promise: Promise<unknown>): Promise<DaguerreError> {
   const error = await promise.then(
     () => undefined,
     (e: unknown) => e,
   );
-  expect(error).toBeInstanceOf(RendershotError);
-  return error as RendershotError;
+  expect(error).toBeInstanceOf(DaguerreError);
+  return error as DaguerreError;
 }
 
 describe('full-page captures, lazy content, clipping and pdf layouts', () => {

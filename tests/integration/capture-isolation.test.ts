@@ -24,10 +24,10 @@ function filesNamed(dir: string, marker: string, depth: number): string[] {
   return found;
 }
 
-/** The Chromium profile directories of this machine's test services (rendershot-chromium-*). */
+/** The Chromium profile directories of this machine's test services (daguerre-chromium-*). */
 function chromiumProfiles(): string[] {
   return readdirSync(tmpdir())
-    .filter((name) => name.startsWith('rendershot-chromium-'))
+    .filter((name) => name.startsWith('daguerre-chromium-'))
     .map((name) => join(tmpdir(), name))
     .filter((path) => statSync(path).isDirectory());
 }
@@ -49,7 +49,7 @@ describe('capture isolation on a reused context, dialogs, popups and downloads',
       res.writeHead(200, { 'content-type': 'text/plain' }).end('from-network');
     });
     fixtures.route('/isolation/download.bin', (_req, res) => {
-      res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-disposition': 'attachment; filename="rendershot-fixture-attachment.bin"' }).end('rendershot fixture download');
+      res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-disposition': 'attachment; filename="daguerre-fixture-attachment.bin"' }).end('daguerre fixture download');
     });
     // No spare context: the checks below count the pool's contexts and pages.
     service = await startTestService({ env: { MAX_CONCURRENCY: '1', RATE_LIMIT_MAX: '1000', SPARE_CONTEXTS: '0' } });
@@ -135,7 +135,7 @@ describe('capture isolation on a reused context, dialogs, popups and downloads',
   });
 
   it('writes no file for downloads started by the page', async () => {
-    const markers = ['rendershot-fixture-download', 'rendershot-fixture-blob', 'rendershot-fixture-attachment'];
+    const markers = ['daguerre-fixture-download', 'daguerre-fixture-blob', 'daguerre-fixture-attachment'];
     const places = () => markers.flatMap((marker) => [
       ...chromiumProfiles().flatMap((profile) => filesNamed(profile, marker, 6)),
       ...filesNamed(join(homedir(), 'Downloads'), marker, 2),

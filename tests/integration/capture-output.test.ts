@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEVICE_PRESETS, LEGACY_DEVICE_CATEGORIES, resolveDevice } from '@rendershot/contract';
+import { DEVICE_PRESETS, LEGACY_DEVICE_CATEGORIES, resolveDevice } from '@daguerre/contract';
 import { FixtureServer } from '../helpers/fixture-server.js';
 import { colourfulPixels, dataUriBytes, decodePng, inkMask, jpegSize, maskDifference, near, webpSize } from '../helpers/images.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RendershotError } from '../../client/src/index.js';
+import { DaguerreError } from '../../client/src/index.js';
 import { FixtureServer } from '../helpers/fixture-server.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
 
@@ -44,8 +44,8 @@ describe('capture of anti-bot interstitials (TARGET_PROTECTED)', () => {
         () => undefined,
         (e: unknown) => e,
       );
-      expect(error).toBeInstanceOf(RendershotError);
-      const apiError = error as RendershotError;
+      expect(error).toBeInstanceOf(DaguerreError);
+      const apiError = error as DaguerreError;
       expect([apiError.status, apiError.code]).toEqual([403, 'TARGET_PROTECTED']);
       expect(apiError.message).toMatch(vendor);
       const after = await service.client.usage();

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BLOCKABLE_RESOURCES } from '@rendershot/contract';
-import { RendershotError } from '../../client/src/index.js';
+import { BLOCKABLE_RESOURCES } from '@daguerre/contract';
+import { DaguerreError } from '../../client/src/index.js';
 import { startAuthenticatingProxy } from '../helpers/auth-proxy.js';
 import { FixtureServer } from '../helpers/fixture-server.js';
 import { decodePng, near } from '../helpers/images.js';
@@ -97,7 +97,7 @@ describe('capture requests: removal, blocking, user agent, headers, geolocation,
   });
 
   it('sends userAgent to the server and to page scripts', async () => {
-    const userAgent = 'RendershotTest/1.0 (fixture; +https://example.test)';
+    const userAgent = 'DaguerreTest/1.0 (fixture; +https://example.test)';
     fixtures.reset();
     await service.client.capture({ url: `${fixtures.url}/agent.html?tag=custom-ua`, userAgent, viewportWidth: 200, viewportHeight: 200 });
     expect(fixtures.requestsTo('/agent.html')[0]?.headers['user-agent']).toBe(userAgent);
@@ -211,9 +211,9 @@ describe('capture requests: removal, blocking, user agent, headers, geolocation,
       .capture({ url: `${fixtures.url}/agent.html?tag=bad-proxy`, proxyUrl: proxy.url, proxyUsername: 'proxy-user', proxyPassword: 'wrong', viewportWidth: 200, viewportHeight: 200 })
       .then(
         () => undefined,
-        (e: unknown) => e as RendershotError,
+        (e: unknown) => e as DaguerreError,
       );
-    expect(error).toBeInstanceOf(RendershotError);
+    expect(error).toBeInstanceOf(DaguerreError);
     expect(error!.status).toBeGreaterThanOrEqual(400);
     expect(error!.message).toMatch(/proxy/i);
     expect((await service.client.usage()).credits.remaining).toBe(before.credits.remaining);

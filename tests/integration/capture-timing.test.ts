@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WAIT_UNTIL } from '@rendershot/contract';
-import { RendershotError } from '../../client/src/index.js';
+import { WAIT_UNTIL } from '@daguerre/contract';
+import { DaguerreError } from '../../client/src/index.js';
 import { FixtureServer } from '../helpers/fixture-server.js';
 import { decodePng, near } from '../helpers/images.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
@@ -74,8 +74,8 @@ describe('capture timing: delay, waitUntil, waitForSelector', () => {
       (e: unknown) => e,
     );
     const elapsed = Date.now() - started;
-    expect(error).toBeInstanceOf(RendershotError);
-    const apiError = error as RendershotError;
+    expect(error).toBeInstanceOf(DaguerreError);
+    const apiError = error as DaguerreError;
     expect([apiError.status, apiError.code]).toEqual([400, 'INVALID_INPUT']);
     expect(apiError.message).toContain('waitForSelector');
     expect(apiError.message).toContain('#never');
@@ -84,7 +84,7 @@ describe('capture timing: delay, waitUntil, waitForSelector', () => {
 
     const invalid = await service.client.capture({ ...small, url: `${fixtures.url}/late-element.html`, waitForSelector: 'div[[' }).then(
       () => undefined,
-      (e: unknown) => e as RendershotError,
+      (e: unknown) => e as DaguerreError,
     );
     // An invalid selector is refused before the page loads.
     expect([invalid?.status, invalid?.code]).toEqual([400, 'VALIDATION_ERROR']);

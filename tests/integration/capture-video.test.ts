@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EASINGS } from '../../server/src/capture/video-scroll.js';
-import { RendershotError } from '../../client/src/index.js';
+import { DaguerreError } from '../../client/src/index.js';
 import { FixtureServer } from '../helpers/fixture-server.js';
 import { decodeFrames, probeVideo } from '../helpers/video.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
@@ -52,13 +52,13 @@ async function scrollOffsets(bytes: Uint8Array, extension: string): Promise<numb
 const expectedOffsets = (easing: keyof typeof EASINGS, frames: number) =>
   Array.from({ length: frames }, (_, i) => Math.round(EASINGS[easing](i / (frames - 1)) * BOTTOM));
 
-async function rendershotError(work: Promise<unknown>): Promise<RendershotError> {
+async function daguerreError(work: Promise<unknown>): Promise<DaguerreError> {
   const error = await work.then(() => undefined, (e: unknown) => e);
-  expect(error).toBeInstanceOf(RendershotError);
-  return error as RendershotError;
+  expect(error).toBeInstanceOf(DaguerreError);
+  return error as DaguerreError;
 }
 
-const leftoverVideoDirectories = async () => (await readdir(tmpdir())).filter((name) => name.startsWith('rendershot-video-'));
+const leftoverVideoDirectories = async () => (await readdir(tmpdir())).filter((name) => name.startsWith('daguerre-video-'));
 
 describe('scrolling video: mp4, webm, gif (issue #34)', () => {
   let service: TestService;
@@ -150,7 +150,7 @@ describe('scrolling video: mp4, webm, gif (issue #34)', () => {
       [{ format: 'png', scrollToSelector: '#b1' }, 'scrollToSelector'],
     ];
     for (const [options, field] of cases) {
-      const error = await rendershotError(service.client.capture({ html: '<p>x</p>', format: 'mp4', ...options } as never));
+      const error = await daguerreError(service.client.capture({ html: '<p>x</p>', format: 'mp4', ...options } as never));
       expect(error.status, field).toBe(400);
       expect(error.code).toBe('VALIDATION_ERROR');
       expect((error.details as Array<{ field: string }>).map((d) => d.field), JSON.stringify(options)).toContain(field);
@@ -162,11 +162,11 @@ describe('scrolling video: mp4, webm, gif (issue #34)', () => {
     const before = await credits();
     // Directories an earlier, killed run may have left are not this test's concern.
     const earlier = new Set(await leftoverVideoDirectories());
-    const tooBig = await rendershotError(service.client.capture({ url: `${fixtures.url}/noise.html`, viewportWidth: 480, viewportHeight: 360, format: 'gif', videoDuration: 1, videoFps: 10 }));
+    const tooBig = await daguerreError(service.client.capture({ url: `${fixtures.url}/noise.html`, viewportWidth: 480, viewportHeight: 360, format: 'gif', videoDuration: 1, videoFps: 10 }));
     expect(tooBig.status).toBe(400);
     expect(tooBig.code).toBe('INVALID_INPUT');
     expect(tooBig.message).toContain('400000 bytes');
-    const missing = await rendershotError(service.client.capture({ url: bandsUrl(), ...VIEW, format: 'mp4', videoDuration: 1, videoFps: 2, scrollToSelector: '#nothing' }));
+    const missing = await daguerreError(service.client.capture({ url: bandsUrl(), ...VIEW, format: 'mp4', videoDuration: 1, videoFps: 2, scrollToSelector: '#nothing' }));
     expect(missing.status).toBe(400);
     expect(missing.message).toContain('scrollToSelector');
     expect(await credits()).toBe(before);

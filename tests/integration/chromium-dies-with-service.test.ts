@@ -47,7 +47,7 @@ describe('Chromium cannot outlive the service', () => {
       });
       child.once('exit', () => reject(new Error(`child exited early: ${out}`)));
     });
-    expect(profile.startsWith(join(root, 'rendershot-chromium-'))).toBe(true);
+    expect(profile.startsWith(join(root, 'daguerre-chromium-'))).toBe(true);
     const chromium = chromiumProcesses(child.pid!, profile);
     expect(chromium.length).toBeGreaterThan(2);
     // npx runs node as its child; kill the node process that owns Chromium, by pid.

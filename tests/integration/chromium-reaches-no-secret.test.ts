@@ -27,12 +27,12 @@ describe('Chromium reaches none of the service secrets (service started as root)
 
   beforeAll(async () => {
     expect(process.getuid?.()).toBe(0);
-    root = mkdtempSync(join(tmpdir(), 'rendershot-private-'));
+    root = mkdtempSync(join(tmpdir(), 'daguerre-private-'));
     // Open to everyone, so that only the service's own modes stand between Chromium's user and the data.
     chmodSync(root, 0o755);
     dataDir = join(root, 'data');
     service = await spawnService({
-      DATABASE_URL: `sqlite:${join(dataDir, 'rendershot.db')}`,
+      DATABASE_URL: `sqlite:${join(dataDir, 'daguerre.db')}`,
       DEMO_KEY_FILE: join(dataDir, 'demo-api-key.txt'),
       STORAGE_ENCRYPTION_KEY: ENCRYPTION_KEY,
       DEMO_CREDITS: '10',
@@ -86,7 +86,7 @@ describe('Chromium reaches none of the service secrets (service started as root)
     for (let i = 0; i < 100 && !existsSync(secretFile); i++) await new Promise((r) => setTimeout(r, 50));
     const files = readdirSync(dataDir);
     // The demo key's signing secret is beside it (issue #31), as private, in the Standard Webhooks form.
-    expect(files).toEqual(expect.arrayContaining(['rendershot.db', 'rendershot.db-wal', 'demo-api-key.txt', 'demo-api-key.signing-secret.txt']));
+    expect(files).toEqual(expect.arrayContaining(['daguerre.db', 'daguerre.db-wal', 'demo-api-key.txt', 'demo-api-key.signing-secret.txt']));
     expect(readFileSync(join(dataDir, 'demo-api-key.signing-secret.txt'), 'utf8')).toMatch(/^whsec_[A-Za-z0-9+/]{43}=\n$/);
     for (const file of files) {
       const denied = asChromiumUser(['cat', join(dataDir, file)]);

@@ -37,7 +37,7 @@ describe('Chromium runs sandboxed and unprivileged', () => {
   let manager: BrowserManager;
   let pid: number;
   beforeAll(async () => {
-    process.env.RENDERSHOT_TEST_SECRET = SECRET;
+    process.env.DAGUERRE_TEST_SECRET = SECRET;
     manager = new BrowserManager({ executablePath: defaultChromiumPath(), recycleAfter: 100, protocolTimeoutMs: 20_000, logger: pino({ level: 'silent' }) });
     const browser = await manager.get();
     const page = await browser.newPage();

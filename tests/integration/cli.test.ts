@@ -6,9 +6,9 @@ import { startS3 } from '../helpers/s3.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
 
 const run = promisify(execFile);
-const CLI = new URL('../../server/bin/rendershot.js', import.meta.url).pathname;
+const CLI = new URL('../../server/bin/daguerre.js', import.meta.url).pathname;
 
-describe('rendershot CLI', () => {
+describe('daguerre CLI', () => {
   let database: TestDatabase;
   let service: TestService | undefined;
   const cli = async (...args: string[]) => {

@@ -6,10 +6,10 @@ import { compile, createTempProject, exec, REPO_ROOT } from '../helpers/temp-pro
 import { startTestService, type TestService } from '../helpers/test-service.js';
 
 /**
- * The published @rendershot/client, as a user gets it: `npm pack`, installed from the tarball into a
+ * The published @daguerre/client, as a user gets it: `npm pack`, installed from the tarball into a
  * CommonJS and an ESM project, type-checked under strict, and run against the live service.
  */
-const PROGRAM = `import { createClient, RendershotError, verifyWebhook, WaitTimeoutError, WebhookVerificationError, type CaptureInput, type RendershotClient } from '@rendershot/client';
+const PROGRAM = `import { createClient, DaguerreError, verifyWebhook, WaitTimeoutError, WebhookVerificationError, type CaptureInput, type DaguerreClient } from '@daguerre/client';
 
 const input: CaptureInput = {
   html: '<body style="margin:0;background:rgb(10,120,220)">x</body>',
@@ -29,17 +29,17 @@ const badDevice: CaptureInput = { html: 'x', device: 'nokia-3310' };
 // @ts-expect-error fullPage is a boolean
 const badBoolean: CaptureInput = { html: 'x', fullPage: 'yes' };
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
-const takesExactly: Same<Parameters<RendershotClient['capture']>[0], CaptureInput> = true;
+const takesExactly: Same<Parameters<DaguerreClient['capture']>[0], CaptureInput> = true;
 void [badQuality, badDevice, badBoolean, takesExactly];
 
 async function main(): Promise<void> {
-  const client = createClient({ baseUrl: process.env.RENDERSHOT_URL!, apiKey: process.env.RENDERSHOT_KEY! });
+  const client = createClient({ baseUrl: process.env.DAGUERRE_URL!, apiKey: process.env.DAGUERRE_KEY! });
   const file = await client.capture(input);
   const usage = await client.usage();
   // The error classes are exported: callers branch with instanceof.
   let refusal = 'none';
-  await createClient({ baseUrl: process.env.RENDERSHOT_URL!, apiKey: 'rs_wrong' }).usage().catch((error: unknown) => {
-    refusal = error instanceof RendershotError ? error.code : String(error);
+  await createClient({ baseUrl: process.env.DAGUERRE_URL!, apiKey: 'rs_wrong' }).usage().catch((error: unknown) => {
+    refusal = error instanceof DaguerreError ? error.code : String(error);
   });
   let verification = 'none';
   try {
@@ -59,14 +59,14 @@ main().catch((error: unknown) => {
 });
 `;
 
-describe('@rendershot/client packed and installed into CommonJS and ESM projects', () => {
+describe('@daguerre/client packed and installed into CommonJS and ESM projects', () => {
   let service: TestService;
   let work: string;
   let tarballs: string[];
 
   beforeAll(async () => {
     service = await startTestService({ env: { RATE_LIMIT_MAX: '1000' } });
-    work = await mkdtemp(join(tmpdir(), 'rendershot-client-pack-'));
+    work = await mkdtemp(join(tmpdir(), 'daguerre-client-pack-'));
     // The client (prepack builds it) plus its two runtime dependencies from this checkout, so the
     // install needs no registry: the contract is bundled into the client.
     await exec('npm', ['pack', '--pack-destination', work, './client', './node_modules/@ts-rest/core', './node_modules/zod'], { cwd: REPO_ROOT, timeout: 180_000 });
@@ -87,10 +87,10 @@ describe('@rendershot/client packed and installed into CommonJS and ESM projects
       const compiled = join(dir, 'out', 'main.js');
       // The CommonJS build really is loaded through require() (no ESM-only error).
       if (type === 'commonjs') {
-        const probe = await exec('node', ['-e', "console.log(typeof require('@rendershot/client').createClient)"], { cwd: dir });
+        const probe = await exec('node', ['-e', "console.log(typeof require('@daguerre/client').createClient)"], { cwd: dir });
         expect(probe.stdout.trim()).toBe('function');
       }
-      const { stdout } = await exec('node', [compiled], { cwd: dir, timeout: 60_000, env: { ...process.env, RENDERSHOT_URL: service.url, RENDERSHOT_KEY: service.apiKey } });
+      const { stdout } = await exec('node', [compiled], { cwd: dir, timeout: 60_000, env: { ...process.env, DAGUERRE_URL: service.url, DAGUERRE_KEY: service.apiKey } });
       const result = JSON.parse(stdout.trim()) as { contentType: string; head: number[]; used: number; refusal: string; verification: string; waitTimeoutError: boolean };
       expect(result).toMatchObject({ refusal: 'INVALID_API_KEY', verification: 'WebhookVerificationError', waitTimeoutError: true });
       expect(result.contentType).toBe('image/jpeg');

@@ -204,12 +204,12 @@ describe('dashboard cookies and transport (no browser)', () => {
   it('marks the session cookie Secure when the request came over HTTPS through a trusted proxy', async () => {
     const plain = await signIn(base, PASSWORD);
     expect(plain.status).toBe(303);
-    const plainCookie = plain.headers.getSetCookie().find((c) => c.startsWith('rendershot_session='))!;
+    const plainCookie = plain.headers.getSetCookie().find((c) => c.startsWith('daguerre_session='))!;
     expect(plainCookie).toMatch(/; Path=\/dashboard; .*HttpOnly; SameSite=Lax$/);
     expect(plainCookie).not.toContain('Secure');
 
     const viaProxy = await signIn(base, PASSWORD, { 'x-forwarded-proto': 'https' });
-    const secureCookie = viaProxy.headers.getSetCookie().find((c) => c.startsWith('rendershot_session='))!;
+    const secureCookie = viaProxy.headers.getSetCookie().find((c) => c.startsWith('daguerre_session='))!;
     expect(secureCookie).toMatch(/HttpOnly; Secure; SameSite=Lax$/);
   });
 
@@ -236,6 +236,6 @@ describe('dashboard cookies and transport (no browser)', () => {
     const refused = await signIn(base, PASSWORD);
     expect(refused.status).toBe(429);
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
-    expect(refused.headers.getSetCookie().some((c) => c.startsWith('rendershot_session='))).toBe(false);
+    expect(refused.headers.getSetCookie().some((c) => c.startsWith('daguerre_session='))).toBe(false);
   });
 });

@@ -46,7 +46,7 @@ describe('the dashboard in a real browser', () => {
     await accounts.setMembershipActive(service.organizationId, multi.id, false);
     await accounts.addMember(second.id, multi.id);
 
-    profile = makeChromiumProfile('rendershot-dashboard-profile-');
+    profile = makeChromiumProfile('daguerre-dashboard-profile-');
     browser = await launchTestBrowser(profile);
     context = await browser.createBrowserContext();
     page = await context.newPage();
@@ -78,7 +78,7 @@ describe('the dashboard in a real browser', () => {
   }
 
   const text = (target: Page, selector: string) => target.$eval(selector, (el) => el.textContent?.replace(/\s+/g, ' ').trim() ?? '');
-  const sessionCookie = async (target: Page) => (await target.browserContext().cookies()).find((c) => c.name === 'rendershot_session');
+  const sessionCookie = async (target: Page) => (await target.browserContext().cookies()).find((c) => c.name === 'daguerre_session');
   const cookieHeader = async (target: Page) => (await target.browserContext().cookies()).map((c) => `${c.name}=${c.value}`).join('; ');
   const capture = (key: string) =>
     fetch(`${service.url}/capture?${new URLSearchParams({ html: PAGE_HTML, viewportWidth: '320', viewportHeight: '200' })}`, {
@@ -114,7 +114,7 @@ describe('the dashboard in a real browser', () => {
     expect(cookie.sameSite).toBe('Lax');
     expect(cookie.secure).toBe(false); // plain http here; Secure over https is checked in dashboard-session.test.ts
     expect(cookie.path).toBe('/dashboard');
-    expect(await page.evaluate(() => document.cookie)).not.toContain('rendershot_session');
+    expect(await page.evaluate(() => document.cookie)).not.toContain('daguerre_session');
 
     const rows = await service.runtime.db.knex('dashboard_sessions').where('user_id', ownerId);
     expect(rows).toHaveLength(1);
@@ -254,7 +254,7 @@ describe('the dashboard in a real browser', () => {
       // Passing test: a probe object is written and deleted again.
       await navigateBy(page, `[data-config-id="${good}"] form[action$="/test"] button`);
       expect(await text(page, `[data-config-id="${good}"] .test-result`)).toMatch(
-        /^Connection works: Rendershot wrote a test object to “captures” and deleted it again \(\d+ ms\)\.$/,
+        /^Connection works: Daguerre wrote a test object to “captures” and deleted it again \(\d+ ms\)\.$/,
       );
       expect(await s3.listKeys()).toEqual([]);
 
@@ -338,7 +338,7 @@ describe('the dashboard in a real browser', () => {
       body: new URLSearchParams({ email: OWNER, password: PASSWORD }),
     });
     expect(signIn.status).toBe(403);
-    expect(signIn.headers.getSetCookie().some((c) => c.startsWith('rendershot_session='))).toBe(false);
+    expect(signIn.headers.getSetCookie().some((c) => c.startsWith('daguerre_session='))).toBe(false);
   });
 
   it('playground: captures with a pasted key kept in sessionStorage and shows curl and TypeScript', async () => {
@@ -361,19 +361,19 @@ describe('the dashboard in a real browser', () => {
     });
     expect(size).toEqual([480, 320]);
     expect(await text(page, '#pg-status')).toMatch(/^200 OK · /);
-    expect(await page.evaluate(() => sessionStorage.getItem('rendershot.playground.apiKey'))).toBe(key);
+    expect(await page.evaluate(() => sessionStorage.getItem('daguerre.playground.apiKey'))).toBe(key);
     expect(await page.evaluate(() => localStorage.length)).toBe(0);
 
     const curl = await text(page, '#pg-curl');
     expect(curl).toContain(`curl -G '${service.url}/capture'`);
-    expect(curl).toContain('-H "X-API-Key: $RENDERSHOT_API_KEY"');
+    expect(curl).toContain('-H "X-API-Key: $DAGUERRE_API_KEY"');
     expect(curl).toContain(`--data-urlencode 'html=<h1 style="color:rgb(200,0,0)">Playground</h1>'`);
     expect(curl).toContain('-d viewportWidth=480');
     expect(curl).not.toContain(key);
     const ts = await page.$eval('#pg-ts', (el) => el.textContent!);
-    expect(ts).toContain("import { createClient } from '@rendershot/client';");
+    expect(ts).toContain("import { createClient } from '@daguerre/client';");
     expect(ts).toContain('  viewportWidth: 480,');
-    expect(ts).toContain('apiKey: process.env.RENDERSHOT_API_KEY!');
+    expect(ts).toContain('apiKey: process.env.DAGUERRE_API_KEY!');
 
     // An API error is shown in place.
     await page.$eval('#pg-key', (el) => ((el as HTMLInputElement).value = 'rs_unknown'));

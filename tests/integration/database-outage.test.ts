@@ -24,7 +24,7 @@ describe('database outage mid-capture (a private MariaDB killed by pid)', () => 
     });
     mariadb = await new PrivateMariaDb().init();
     await mariadb.start();
-    const url = await mariadb.createDatabase('rendershot_outage');
+    const url = await mariadb.createDatabase('daguerre_outage');
     service = await startTestService({
       databaseUrl: url,
       credits: 5,

@@ -23,7 +23,7 @@ const run = promisify(execFile);
 const SECRET_VARIABLES = ['DATABASE_URL', 'REDIS_URL', 'STORAGE_ENCRYPTION_KEY', 'SIGNING_SECRETS_KEY', 'METRICS_TOKEN', 'RESULTS_S3_ACCESS_KEY_ID', 'RESULTS_S3_SECRET_ACCESS_KEY'];
 /** Placeholder values of the right shape, to run the files' settings through the service's own config schema. */
 const SECRET_SAMPLES: Record<string, string> = {
-  DATABASE_URL: 'mysql://rendershot:pw@mariadb:3306/rendershot',
+  DATABASE_URL: 'mysql://daguerre:pw@mariadb:3306/daguerre',
   REDIS_URL: 'redis://redis:6379',
   STORAGE_ENCRYPTION_KEY: Buffer.alloc(32, 1).toString('base64'),
   SIGNING_SECRETS_KEY: Buffer.alloc(32, 2).toString('base64'),
@@ -41,7 +41,7 @@ describe('Kubernetes manifests (deploy/kubernetes)', () => {
     if (!found) throw new Error(`no ${kind} ${name} in the rendered manifests`);
     return found;
   };
-  const configMap = () => objects.find((o) => o.kind === 'ConfigMap' && o.metadata?.name?.startsWith('rendershot-config-'))!;
+  const configMap = () => objects.find((o) => o.kind === 'ConfigMap' && o.metadata?.name?.startsWith('daguerre-config-'))!;
 
   beforeAll(async () => {
     const { stdout } = await run('/usr/bin/kubectl', ['kustomize', 'deploy/kubernetes'], { cwd: ROOT, timeout: 60_000 });
@@ -65,16 +65,16 @@ describe('Kubernetes manifests (deploy/kubernetes)', () => {
     );
     for (const object of objects) validateObject(object);
     // The validation is real: a wrong type fails it.
-    const broken = structuredClone(find('Deployment', 'rendershot-api'));
+    const broken = structuredClone(find('Deployment', 'daguerre-api'));
     broken.spec.template.spec.containers[0].ports[0].containerPort = 'three thousand';
     expect(() => validateObject(broken)).toThrow(/containerPort/);
-    // No Secret with placeholder values is shipped: the operator creates rendershot-secrets.
+    // No Secret with placeholder values is shipped: the operator creates daguerre-secrets.
     expect(objects.filter((o) => o.kind === 'Secret')).toEqual([]);
-    for (const object of objects.filter((o) => o.kind !== 'Namespace')) expect(object.metadata?.namespace).toBe('rendershot');
+    for (const object of objects.filter((o) => o.kind !== 'Namespace')) expect(object.metadata?.namespace).toBe('daguerre');
   });
 
   it("settings are the service's own: the ConfigMap plus each container's env pass its config schema", () => {
-    for (const name of ['rendershot-api', 'rendershot-worker']) {
+    for (const name of ['daguerre-api', 'daguerre-worker']) {
       const container = find('Deployment', name).spec.template.spec.containers[0];
       const env: Record<string, string> = { ...configMap().data, ...SECRET_SAMPLES };
       for (const entry of container.env as { name: string; value?: string }[]) if (entry.value !== undefined) env[entry.name] = entry.value;
@@ -85,7 +85,7 @@ describe('Kubernetes manifests (deploy/kubernetes)', () => {
   });
 
   it('the pods run Chromium sandboxed: non-root, no capabilities, a Localhost seccomp profile, /dev/shm in memory, read-only root', () => {
-    const profile = JSON.parse(readFileSync(`${ROOT}deploy/kubernetes/seccomp/rendershot-chromium.json`, 'utf8')) as {
+    const profile = JSON.parse(readFileSync(`${ROOT}deploy/kubernetes/seccomp/daguerre-chromium.json`, 'utf8')) as {
       defaultAction: string;
       syscalls: { names: string[]; action: string; args?: unknown[]; errnoRet?: number }[];
     };
@@ -99,14 +99,14 @@ describe('Kubernetes manifests (deploy/kubernetes)', () => {
     for (const call of ['mount', 'setns', 'bpf', 'pivot_root', 'kexec_load', 'init_module']) expect(rule(call)).toEqual([]);
     // OCI form only: runtimes other than Docker ignore Docker's `includes`/`excludes` and would allow too much.
     expect(JSON.stringify(profile)).not.toMatch(/"(includes|excludes)"/);
-    expect(find('ConfigMap', 'rendershot-seccomp-profile').data!['rendershot-chromium.json']).toBe(readFileSync(`${ROOT}deploy/kubernetes/seccomp/rendershot-chromium.json`, 'utf8'));
-    expect(find('Namespace', 'rendershot').metadata!.labels!['pod-security.kubernetes.io/enforce']).toBe('restricted');
+    expect(find('ConfigMap', 'daguerre-seccomp-profile').data!['daguerre-chromium.json']).toBe(readFileSync(`${ROOT}deploy/kubernetes/seccomp/daguerre-chromium.json`, 'utf8'));
+    expect(find('Namespace', 'daguerre').metadata!.labels!['pod-security.kubernetes.io/enforce']).toBe('restricted');
 
-    for (const name of ['rendershot-api', 'rendershot-worker']) {
+    for (const name of ['daguerre-api', 'daguerre-worker']) {
       const pod = find('Deployment', name).spec.template.spec;
       expect(pod.securityContext).toMatchObject({
         runAsNonRoot: true,
-        seccompProfile: { type: 'Localhost', localhostProfile: 'profiles/rendershot-chromium.json' },
+        seccompProfile: { type: 'Localhost', localhostProfile: 'profiles/daguerre-chromium.json' },
       });
       expect(pod.securityContext.runAsUser).toBeGreaterThan(0);
       expect(pod.automountServiceAccountToken).toBe(false);
@@ -118,17 +118,17 @@ describe('Kubernetes manifests (deploy/kubernetes)', () => {
       };
       expect(volumeAt('/dev/shm')?.emptyDir).toMatchObject({ medium: 'Memory' });
       expect(volumeAt('/dev/shm')?.emptyDir?.sizeLimit).toBeDefined();
-      for (const writable of ['/tmp', '/home/rendershot', '/app/data']) expect(volumeAt(writable)?.emptyDir).toBeDefined();
+      for (const writable of ['/tmp', '/home/daguerre', '/app/data']) expect(volumeAt(writable)?.emptyDir).toBeDefined();
       expect(container.resources.limits.memory).toBeDefined();
     }
     // The image runs as the same numeric user.
     expect(readFileSync(`${ROOT}deploy/Dockerfile`, 'utf8')).toMatch(/^USER 10001:10001$/m);
-    expect(find('Deployment', 'rendershot-api').spec.template.spec.securityContext.runAsUser).toBe(10001);
+    expect(find('Deployment', 'daguerre-api').spec.template.spec.securityContext.runAsUser).toBe(10001);
   });
 
   it('probe /health and /ready, and give a pod CAPTURE_TIMEOUT_MS + preStop + a margin to drain', () => {
     const settings = loadConfig({ ...configMap().data, ...SECRET_SAMPLES });
-    for (const name of ['rendershot-api', 'rendershot-worker']) {
+    for (const name of ['daguerre-api', 'daguerre-worker']) {
       const pod = find('Deployment', name).spec.template.spec;
       const container = pod.containers[0];
       const portNames = (container.ports as { name: string }[]).map((p) => p.name);
@@ -140,67 +140,67 @@ describe('Kubernetes manifests (deploy/kubernetes)', () => {
       expect(settings.SHUTDOWN_TIMEOUT_MS).toBeGreaterThanOrEqual(settings.CAPTURE_TIMEOUT_MS);
       expect(pod.terminationGracePeriodSeconds).toBeGreaterThanOrEqual(settings.SHUTDOWN_TIMEOUT_MS / 1000 + preStopSeconds + 10);
     }
-    const api = find('Deployment', 'rendershot-api').spec.template.spec.containers[0];
+    const api = find('Deployment', 'daguerre-api').spec.template.spec.containers[0];
     expect(api.lifecycle.preStop.sleep.seconds).toBeGreaterThanOrEqual(5);
     expect(api.ports).toEqual(expect.arrayContaining([{ name: 'http', containerPort: 3000 }, { name: 'metrics', containerPort: Number(configMap().data!.METRICS_PORT) }]));
     expect(api.env).toContainEqual({ name: 'CAPTURE_WORKERS', value: '0' });
-    expect(find('Deployment', 'rendershot-worker').spec.template.spec.containers[0].args).toEqual(['node', 'server/bin/rendershot.js', 'worker']);
+    expect(find('Deployment', 'daguerre-worker').spec.template.spec.containers[0].args).toEqual(['node', 'server/bin/daguerre.js', 'worker']);
   });
 
-  it('take every secret from the Secret rendershot-secrets, never from a literal', () => {
-    for (const name of ['rendershot-api', 'rendershot-worker']) {
+  it('take every secret from the Secret daguerre-secrets, never from a literal', () => {
+    for (const name of ['daguerre-api', 'daguerre-worker']) {
       const env = find('Deployment', name).spec.template.spec.containers[0].env as { name: string; value?: string; valueFrom?: { secretKeyRef?: { name: string; key: string } } }[];
       for (const variable of SECRET_VARIABLES) {
         const entry = env.find((e) => e.name === variable);
-        expect(entry, `${name} ${variable}`).toEqual({ name: variable, valueFrom: { secretKeyRef: { name: 'rendershot-secrets', key: variable } } });
+        expect(entry, `${name} ${variable}`).toEqual({ name: variable, valueFrom: { secretKeyRef: { name: 'daguerre-secrets', key: variable } } });
       }
     }
     for (const key of Object.keys(configMap().data!)) expect(SECRET_VARIABLES).not.toContain(key);
   });
 
   it('scale the API on CPU (requests set) and the workers with KEDA on the backlog metric the service exposes', () => {
-    const hpa = find('HorizontalPodAutoscaler', 'rendershot-api');
+    const hpa = find('HorizontalPodAutoscaler', 'daguerre-api');
     expect(hpa.apiVersion).toBe('autoscaling/v2');
-    expect(hpa.spec.scaleTargetRef).toEqual({ apiVersion: 'apps/v1', kind: 'Deployment', name: 'rendershot-api' });
+    expect(hpa.spec.scaleTargetRef).toEqual({ apiVersion: 'apps/v1', kind: 'Deployment', name: 'daguerre-api' });
     expect(hpa.spec.minReplicas).toBeGreaterThanOrEqual(2);
     expect(hpa.spec.metrics).toEqual([{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: expect.any(Number) } } }]);
-    expect(find('Deployment', 'rendershot-api').spec.template.spec.containers[0].resources.requests.cpu).toBeDefined();
+    expect(find('Deployment', 'daguerre-api').spec.template.spec.containers[0].resources.requests.cpu).toBeDefined();
     // The autoscalers own the replica counts.
-    expect(find('Deployment', 'rendershot-api').spec.replicas).toBeUndefined();
-    expect(find('Deployment', 'rendershot-worker').spec.replicas).toBeUndefined();
+    expect(find('Deployment', 'daguerre-api').spec.replicas).toBeUndefined();
+    expect(find('Deployment', 'daguerre-worker').spec.replicas).toBeUndefined();
 
-    const scaled = find('ScaledObject', 'rendershot-worker');
-    expect(scaled.spec.scaleTargetRef.name).toBe('rendershot-worker');
+    const scaled = find('ScaledObject', 'daguerre-worker');
+    expect(scaled.spec.scaleTargetRef.name).toBe('daguerre-worker');
     expect(scaled.spec.minReplicaCount).toBeGreaterThanOrEqual(1);
     const [trigger, ...others] = scaled.spec.triggers;
     expect(others).toEqual([]);
     // Not the `redis` list trigger: it cannot see BullMQ's prioritized jobs.
     expect(trigger.type).toBe('metrics-api');
-    expect(trigger.metadata).toMatchObject({ format: 'prometheus', valueLocation: 'rendershot_capture_jobs_backlog', authMode: 'bearer' });
+    expect(trigger.metadata).toMatchObject({ format: 'prometheus', valueLocation: 'daguerre_capture_jobs_backlog', authMode: 'bearer' });
     // One pod's share is the jobs one worker renders at once.
     expect(trigger.metadata.targetValue).toBe(configMap().data!.CAPTURE_WORKERS);
     // The URL is the API Service's metrics port, and the service registers that metric.
-    const service = find('Service', 'rendershot-api');
+    const service = find('Service', 'daguerre-api');
     const metricsPort = (service.spec.ports as { name: string; port: number }[]).find((p) => p.name === 'metrics')!.port;
-    expect(trigger.metadata.url).toBe(`http://rendershot-api.rendershot.svc:${metricsPort}/metrics`);
-    expect(new Metrics().registry.getSingleMetric('rendershot_capture_jobs_backlog')).toBeDefined();
+    expect(trigger.metadata.url).toBe(`http://daguerre-api.daguerre.svc:${metricsPort}/metrics`);
+    expect(new Metrics().registry.getSingleMetric('daguerre_capture_jobs_backlog')).toBeDefined();
     const auth = find('TriggerAuthentication', trigger.authenticationRef.name);
-    expect(auth.spec.secretTargetRef).toEqual([{ parameter: 'token', name: 'rendershot-secrets', key: 'METRICS_TOKEN' }]);
+    expect(auth.spec.secretTargetRef).toEqual([{ parameter: 'token', name: 'daguerre-secrets', key: 'METRICS_TOKEN' }]);
   });
 
   it('PodDisruptionBudgets, the Service and the NetworkPolicies select the pods they are meant for', () => {
     const podLabels = (name: string) => find('Deployment', name).spec.template.metadata.labels as Record<string, string>;
     const selects = (selector: Record<string, string>, labels: Record<string, string>) => Object.entries(selector).every(([k, v]) => labels[k] === v);
-    for (const name of ['rendershot-api', 'rendershot-worker']) {
+    for (const name of ['daguerre-api', 'daguerre-worker']) {
       const pdb = find('PodDisruptionBudget', name);
       expect(pdb.spec.maxUnavailable).toBe(1);
       expect(selects(pdb.spec.selector.matchLabels, podLabels(name))).toBe(true);
       expect(selects(find('Deployment', name).spec.selector.matchLabels, podLabels(name))).toBe(true);
       for (const policy of objects.filter((o) => o.kind === 'NetworkPolicy')) expect(selects(policy.spec.podSelector.matchLabels, podLabels(name))).toBe(true);
     }
-    expect(selects(find('Service', 'rendershot-api').spec.selector, podLabels('rendershot-worker'))).toBe(false);
+    expect(selects(find('Service', 'daguerre-api').spec.selector, podLabels('daguerre-worker'))).toBe(false);
 
-    const egress = find('NetworkPolicy', 'rendershot-egress');
+    const egress = find('NetworkPolicy', 'daguerre-egress');
     expect(egress.spec.policyTypes).toEqual(['Egress']);
     const rules = egress.spec.egress as { to: { ipBlock?: { cidr: string; except?: string[] } }[]; ports: { port: number }[] }[];
     // The only rule that reaches beyond the cluster's DNS and the stores: public addresses on the web ports.
@@ -210,7 +210,7 @@ describe('Kubernetes manifests (deploy/kubernetes)', () => {
     const v4 = open[0]!.to.find((peer) => peer.ipBlock?.cidr === '0.0.0.0/0')!.ipBlock!;
     expect(v4.except).toEqual(expect.arrayContaining(['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '169.254.0.0/16', '127.0.0.0/8', '100.64.0.0/10']));
     for (const rule of rules.filter((r) => !open.includes(r))) for (const peer of rule.to) expect(peer.ipBlock).toBeUndefined();
-    const ingress = find('NetworkPolicy', 'rendershot-ingress');
+    const ingress = find('NetworkPolicy', 'daguerre-ingress');
     const metricsRule = (ingress.spec.ingress as { from?: unknown[]; ports: { port: number }[] }[]).find((r) => r.ports.some((p) => p.port === 9464))!;
     expect(metricsRule.from?.length).toBeGreaterThan(0);
   });
@@ -260,7 +260,7 @@ describe('Compose file (deploy/compose.yaml)', () => {
       for (const variable of ['STORAGE_ENCRYPTION_KEY', 'SIGNING_SECRETS_KEY', 'METRICS_TOKEN']) expect(service.environment[variable]).toMatch(new RegExp(`^\\$\\{${variable}:\\?`));
     }
     expect(compose.services.api.environment.CAPTURE_WORKERS).toBe('0');
-    expect(compose.services.worker.command).toEqual(['node', 'server/bin/rendershot.js', 'worker']);
+    expect(compose.services.worker.command).toEqual(['node', 'server/bin/daguerre.js', 'worker']);
     expect(compose.services.api.healthcheck.test.join(' ')).toContain('/ready');
   });
 });

@@ -27,7 +27,7 @@ describe('exactly once: MariaDB SIGKILLed with async jobs running', () => {
   beforeAll(async () => {
     mariadb = await new PrivateMariaDb().init();
     await mariadb.start();
-    const url = await mariadb.createDatabase('rendershot_jobs_outage');
+    const url = await mariadb.createDatabase('daguerre_jobs_outage');
     service = await startTestService({
       databaseUrl: url,
       credits: 20,

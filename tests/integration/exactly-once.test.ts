@@ -36,14 +36,14 @@ async function until<T>(probe: () => Promise<T | undefined>, timeoutMs: number, 
 
 /**
  * Async jobs against real faults: a Redis of the test's own killed with SIGKILL and restarted
- * empty, `rendershot worker` processes killed with SIGKILL or stopped with SIGTERM. After each fault:
+ * empty, `daguerre worker` processes killed with SIGKILL or stopped with SIGTERM. After each fault:
  * credits used = files the user can fetch, every job charged at most once, every failed job says
  * nothing was charged.
  */
 describe('exactly once: Redis restarted empty, workers killed and drained', () => {
   const redis = new PrivateRedis();
   const fixtures = new FixtureServer();
-  const resultsDir = mkdtempSync(join(tmpdir(), 'rendershot-results-'));
+  const resultsDir = mkdtempSync(join(tmpdir(), 'daguerre-results-'));
   let database: TestDatabase;
   let service: TestService;
   let queue: Queue<CaptureJobPayload>;
@@ -92,7 +92,7 @@ describe('exactly once: Redis restarted empty, workers killed and drained', () =
   });
 
   function startWorker(env: Record<string, string> = {}): Worker {
-    const child = spawn(process.execPath, ['server/bin/rendershot.js', 'worker'], {
+    const child = spawn(process.execPath, ['server/bin/daguerre.js', 'worker'], {
       cwd: ROOT,
       env: {
         ...process.env,

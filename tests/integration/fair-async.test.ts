@@ -79,8 +79,8 @@ describe('fair async queue and webhook delivery between organizations', () => {
     for (let i = 0; i < 16; i++) backlog.push(await post(service.apiKey, { html: PAGE, delay: 1000, viewportWidth: 120 + i }));
     // The backlog shows in the scaling signal, prioritized jobs included (a KEDA list trigger would read 0).
     const metrics = await (await service.get('/metrics')).text();
-    const queued = Number(/^rendershot_async_jobs\{state="queued"\} (\d+)$/m.exec(metrics)?.[1]);
-    const waiting = Number(/^rendershot_async_queue_waiting (\d+)$/m.exec(metrics)?.[1]);
+    const queued = Number(/^daguerre_async_jobs\{state="queued"\} (\d+)$/m.exec(metrics)?.[1]);
+    const waiting = Number(/^daguerre_async_queue_waiting (\d+)$/m.exec(metrics)?.[1]);
     expect(queued).toBeGreaterThanOrEqual(14);
     expect(waiting).toBeGreaterThanOrEqual(13);
     await until(async () => ((await view(service.apiKey, backlog[0]!)).status === 'succeeded' ? true : undefined), 60_000, 'the first backlog job');

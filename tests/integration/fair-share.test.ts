@@ -34,13 +34,13 @@ describe('fair share between organizations (MAX_CONCURRENCY=2, default MAX_ORG_S
     // Let the hostile captures take what they can.
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     const metrics = await (await service.get('/metrics')).text();
-    expect(metrics).toMatch(/rendershot_waiting_organizations 1/);
-    expect(metrics).toMatch(/rendershot_longest_organization_queue [1-9]/);
+    expect(metrics).toMatch(/daguerre_waiting_organizations 1/);
+    expect(metrics).toMatch(/daguerre_longest_organization_queue [1-9]/);
     // Alone, the hostile organization runs on both slots (above its share of one) with two more waiting.
-    expect(metrics).toMatch(/rendershot_organizations_by_queue_depth\{depth="2-4"\} 1\b/);
-    expect(metrics).toMatch(/rendershot_organizations_by_queue_depth\{depth="1"\} 0\b/);
-    expect(metrics).toMatch(/rendershot_organizations_by_queue_depth\{depth="5\+"\} 0\b/);
-    expect(metrics).toMatch(/rendershot_organizations_over_share 1\b/);
+    expect(metrics).toMatch(/daguerre_organizations_by_queue_depth\{depth="2-4"\} 1\b/);
+    expect(metrics).toMatch(/daguerre_organizations_by_queue_depth\{depth="1"\} 0\b/);
+    expect(metrics).toMatch(/daguerre_organizations_by_queue_depth\{depth="5\+"\} 0\b/);
+    expect(metrics).toMatch(/daguerre_organizations_over_share 1\b/);
     expect(metrics).not.toContain(service.organizationId);
 
     const started = Date.now();
@@ -99,8 +99,8 @@ describe('a third organization during a two-organization flood of hung pages (MA
     );
     // Both slots hung, and each flooder has a capture waiting.
     const metrics = async () => (await service.get('/metrics')).text();
-    for (let i = 0; i < 200 && !/rendershot_waiting_organizations 2\b/.test(await metrics()); i += 1) await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(await metrics()).toMatch(/rendershot_busy_slots 2\b/);
+    for (let i = 0; i < 200 && !/daguerre_waiting_organizations 2\b/.test(await metrics()); i += 1) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(await metrics()).toMatch(/daguerre_busy_slots 2\b/);
     expect(settled).toBe(0);
 
     const started = Date.now();

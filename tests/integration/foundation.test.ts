@@ -1,18 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RendershotError } from '../../client/src/index.js';
+import { DaguerreError } from '../../client/src/index.js';
 import { DATABASE_KINDS } from '../helpers/databases.js';
 import { decodePng, jpegSize, near, pdfPages, webpSize } from '../helpers/images.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
 
-const RED_PAGE = '<html><body style="margin:0;background:rgb(220,20,60)"><h1 style="color:white">Rendershot</h1></body></html>';
+const RED_PAGE = '<html><body style="margin:0;background:rgb(220,20,60)"><h1 style="color:white">Daguerre</h1></body></html>';
 
 async function expectApiError(promise: Promise<unknown>, status: number, code: string, message?: string) {
   const error = await promise.then(
     () => undefined,
     (e: unknown) => e,
   );
-  expect(error).toBeInstanceOf(RendershotError);
-  const apiError = error as RendershotError;
+  expect(error).toBeInstanceOf(DaguerreError);
+  const apiError = error as DaguerreError;
   expect(apiError.status).toBe(status);
   expect(apiError.code).toBe(code);
   if (message) expect(apiError.message).toBe(message);

@@ -118,7 +118,7 @@ describe('a client generated from openapi.json (openapi-typescript + openapi-fet
     const key = await service.runtime.apiKeys.create({ organizationId: service.organizationId, name: 'signing' });
     keyId = key.id;
     signingSecret = key.signingSecret;
-    work = await mkdtemp(join(tmpdir(), 'rendershot-generated-client-'));
+    work = await mkdtemp(join(tmpdir(), 'daguerre-generated-client-'));
   });
   afterAll(async () => {
     await service?.stop();

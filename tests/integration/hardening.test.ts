@@ -36,7 +36,7 @@ describe('hardening (issue #15)', () => {
 
   it('answers a resolvable private name (from the hosts file) and an unresolvable one with the same message', async () => {
     const resolvable = await errorOf(new URLSearchParams({ url: 'http://vm/', apiKey: service.apiKey }).toString());
-    const unresolvable = await errorOf(new URLSearchParams({ url: 'http://no-such-host-for-rendershot.invalid/', apiKey: service.apiKey }).toString());
+    const unresolvable = await errorOf(new URLSearchParams({ url: 'http://no-such-host-for-daguerre.invalid/', apiKey: service.apiKey }).toString());
     expect(resolvable.status).toBe(400);
     expect(unresolvable.status).toBe(400);
     expect(resolvable.text).toContain('the destination is not allowed');
@@ -107,7 +107,7 @@ describe('METRICS_TOKEN (issue #15)', () => {
     expect((await service.get('/metrics', { headers: { authorization: 'Bearer wrong-token-0123456789' } })).status).toBe(401);
     const ok = await service.get('/metrics', { headers: { authorization: `Bearer ${token}` } });
     expect(ok.status).toBe(200);
-    expect(await ok.text()).toContain('rendershot_waiting_organizations');
+    expect(await ok.text()).toContain('daguerre_waiting_organizations');
   });
 });
 
@@ -126,7 +126,7 @@ describe('METRICS_PORT (issue #15)', () => {
     expect(service.runtime.metricsUrl).not.toBe(service.url);
     const metrics = await fetch(`${service.runtime.metricsUrl!}/metrics`);
     expect(metrics.status).toBe(200);
-    expect(await metrics.text()).toContain('rendershot_queue_depth');
+    expect(await metrics.text()).toContain('daguerre_queue_depth');
   });
 });
 

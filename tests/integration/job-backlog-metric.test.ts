@@ -13,7 +13,7 @@ const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
  * including the prioritized and delayed ones BullMQ keeps out of the `wait` list (which is all a
  * KEDA `redis` list trigger would see).
  */
-describe('rendershot_capture_jobs_backlog', () => {
+describe('daguerre_capture_jobs_backlog', () => {
   const prefix = `rs-test-${randomBytes(4).toString('hex')}`;
   const connection = new Redis(REDIS_URL, { maxRetriesPerRequest: null });
   const queue = new Queue(CAPTURE_QUEUE, { connection, prefix });
@@ -35,14 +35,14 @@ describe('rendershot_capture_jobs_backlog', () => {
     const metrics = new Metrics();
     metrics.observeJobBacklog(() => jobBacklog(queue));
     const text = await metrics.registry.metrics();
-    expect(text).toMatch(/^rendershot_capture_jobs_backlog 4$/m);
-    expect(text).toMatch(/^rendershot_capture_jobs_waiting 4$/m);
-    expect(text).toMatch(/^rendershot_capture_jobs_active 0$/m);
+    expect(text).toMatch(/^daguerre_capture_jobs_backlog 4$/m);
+    expect(text).toMatch(/^daguerre_capture_jobs_waiting 4$/m);
+    expect(text).toMatch(/^daguerre_capture_jobs_active 0$/m);
   });
 
   it('keeps /metrics answering when the queue cannot be read', async () => {
     const metrics = new Metrics();
     metrics.observeJobBacklog(() => Promise.reject(new Error('Redis is down')));
-    await expect(metrics.registry.metrics()).resolves.toMatch(/rendershot_capture_jobs_backlog 0/);
+    await expect(metrics.registry.metrics()).resolves.toMatch(/daguerre_capture_jobs_backlog 0/);
   });
 });

@@ -34,7 +34,7 @@ async function postJob(service: TestService, body: Record<string, unknown>): Pro
 /** Issue #29 item 1: results in object storage (a local directory by default), with retention and a sweeper. */
 describe('async results in the results directory: streamed, kept for the retention time, then swept', () => {
   const prefix = `rs-test-${randomBytes(4).toString('hex')}`;
-  const resultsDir = mkdtempSync(join(tmpdir(), 'rendershot-results-'));
+  const resultsDir = mkdtempSync(join(tmpdir(), 'daguerre-results-'));
   let service: TestService;
   beforeAll(async () => {
     service = await startTestService({ env: { REDIS_URL, JOB_QUEUE_PREFIX: prefix, CAPTURE_WORKERS: '1', RESULTS_DIR: resultsDir } });
@@ -69,9 +69,9 @@ describe('async results in the results directory: streamed, kept for the retenti
 
     // The scaling signal the deployment reads (KEDA cannot see BullMQ's prioritized set): counted in the database.
     const metrics = await (await service.get('/metrics')).text();
-    expect(metrics).toMatch(/^rendershot_async_jobs\{state="queued"\} 0$/m);
-    expect(metrics).toMatch(/^rendershot_async_jobs\{state="active"\} 0$/m);
-    expect(metrics).toMatch(/^rendershot_async_queue_waiting 0$/m);
+    expect(metrics).toMatch(/^daguerre_async_jobs\{state="queued"\} 0$/m);
+    expect(metrics).toMatch(/^daguerre_async_jobs\{state="active"\} 0$/m);
+    expect(metrics).toMatch(/^daguerre_async_queue_waiting 0$/m);
 
     // Past its retention time (set back in the record), the sweeper takes the file and the record.
     await service.runtime.db.knex('capture_jobs').where('id', jobId).update({ expires_at: Date.now() - 1 });
@@ -142,7 +142,7 @@ describe('async results in the deployment bucket (RESULTS_S3_*)', () => {
     expect(done.status).toBe('succeeded');
     const keys = await s3.listKeys();
     expect(keys).toHaveLength(1);
-    expect(keys[0]).toMatch(new RegExp(`^rendershot-results/${jobId}/[0-9a-f-]{36}\\.png$`));
+    expect(keys[0]).toMatch(new RegExp(`^daguerre-results/${jobId}/[0-9a-f-]{36}\\.png$`));
     const stored = await s3.getObject(keys[0]!);
     const file = await client.getCaptureFile(jobId);
     expect(Buffer.from(file.bytes).equals(stored.bytes)).toBe(true);

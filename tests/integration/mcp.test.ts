@@ -4,7 +4,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { FORMATS } from '@rendershot/contract';
+import { FORMATS } from '@daguerre/contract';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { captureBodyFieldNames } from '../helpers/contract-fields.js';
@@ -13,15 +13,15 @@ import { startTestService, type TestService } from '../helpers/test-service.js';
 
 /**
  * The MCP face driven by the MCP SDK's own Client, over both transports, against the live service:
- * streamable HTTP at /mcp (stateless, key in a header) and `rendershot mcp` over stdio.
+ * streamable HTTP at /mcp (stateless, key in a header) and `daguerre mcp` over stdio.
  */
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
-const CLI = fileURLToPath(new URL('../../server/bin/rendershot.js', import.meta.url));
+const CLI = fileURLToPath(new URL('../../server/bin/daguerre.js', import.meta.url));
 const GREEN = '<body style="margin:0;background:rgb(0,160,60)"><h1>mcp</h1></body>';
 const TOOL_NAMES = ['capture', 'capture_async', 'describe_options', 'get_capture', 'usage'];
 
 async function httpClient(service: TestService, apiKey: string): Promise<Client> {
-  const client = new Client({ name: 'rendershot-test', version: '1.0.0' });
+  const client = new Client({ name: 'daguerre-test', version: '1.0.0' });
   await client.connect(new StreamableHTTPClientTransport(new URL(`${service.url}/mcp`), { requestInit: { headers: { 'X-API-Key': apiKey } } }));
   return client;
 }
@@ -153,7 +153,7 @@ describe('the MCP server over streamable HTTP at /mcp (stateless, async jobs on 
   });
 });
 
-describe('`rendershot mcp` over stdio, and /mcp on a service without async jobs', () => {
+describe('`daguerre mcp` over stdio, and /mcp on a service without async jobs', () => {
   let service: TestService;
 
   beforeAll(async () => {
@@ -163,11 +163,11 @@ describe('`rendershot mcp` over stdio, and /mcp on a service without async jobs'
     await service?.stop();
   });
 
-  it('serves the tools to a client that spawns it with RENDERSHOT_URL and RENDERSHOT_API_KEY', async () => {
-    const client = new Client({ name: 'rendershot-stdio-test', version: '1.0.0' });
+  it('serves the tools to a client that spawns it with DAGUERRE_URL and DAGUERRE_API_KEY', async () => {
+    const client = new Client({ name: 'daguerre-stdio-test', version: '1.0.0' });
     // A child of StdioClientTransport inherits only a few variables: the two settings are passed on purpose.
     await client.connect(
-      new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp'], env: { ...getDefaultEnvironment(), RENDERSHOT_URL: service.url, RENDERSHOT_API_KEY: service.apiKey }, stderr: 'pipe' }),
+      new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp'], env: { ...getDefaultEnvironment(), DAGUERRE_URL: service.url, DAGUERRE_API_KEY: service.apiKey }, stderr: 'pipe' }),
     );
     try {
       expect((await client.listTools()).tools.map((t) => t.name).sort()).toEqual(TOOL_NAMES);
@@ -187,7 +187,7 @@ describe('`rendershot mcp` over stdio, and /mcp on a service without async jobs'
   });
 
   it('takes --url and --api-key instead, and a pdf without async jobs comes back as an embedded resource', async () => {
-    const client = new Client({ name: 'rendershot-stdio-args', version: '1.0.0' });
+    const client = new Client({ name: 'daguerre-stdio-args', version: '1.0.0' });
     await client.connect(new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp', '--url', service.url, '--api-key', service.apiKey], env: getDefaultEnvironment(), stderr: 'pipe' }));
     try {
       const pdf = await call(client, 'capture', { html: GREEN, format: 'pdf' });
@@ -212,7 +212,7 @@ describe('`rendershot mcp` over stdio, and /mcp on a service without async jobs'
     const run = spawnSync(process.execPath, [CLI, 'mcp'], { env: getDefaultEnvironment(), encoding: 'utf8', timeout: 60_000 });
     expect(run.status).toBe(2);
     expect(run.stdout).toBe('');
-    expect(run.stderr).toMatch(/--url or RENDERSHOT_URL.*--api-key or RENDERSHOT_API_KEY/);
+    expect(run.stderr).toMatch(/--url or DAGUERRE_URL.*--api-key or DAGUERRE_API_KEY/);
   });
 });
 
@@ -227,7 +227,7 @@ describe('/mcp behind a TLS proxy with REQUIRE_HTTPS', () => {
   });
 
   const connect = async (headers: Record<string, string>) => {
-    const client = new Client({ name: 'rendershot-https-test', version: '1.0.0' });
+    const client = new Client({ name: 'daguerre-https-test', version: '1.0.0' });
     await client.connect(new StreamableHTTPClientTransport(new URL(`${service.url}/mcp`), { requestInit: { headers: { 'X-API-Key': service.apiKey, ...headers } } }));
     return client;
   };
@@ -243,7 +243,7 @@ describe('/mcp behind a TLS proxy with REQUIRE_HTTPS', () => {
       await client.close();
     }
     // Guessing the loopback marker gets a plain HTTP request nowhere.
-    const forged = await service.get('/usage', { headers: { 'X-API-Key': service.apiKey, 'X-Rendershot-Mcp-Loopback': 'a'.repeat(64) } });
+    const forged = await service.get('/usage', { headers: { 'X-API-Key': service.apiKey, 'X-Daguerre-Mcp-Loopback': 'a'.repeat(64) } });
     expect(forged.status).toBe(400);
     expect(((await forged.json()) as { error: { code: string } }).error.code).toBe('HTTPS_REQUIRED');
   });

@@ -5,13 +5,13 @@ import mysql from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../server/src/config.js';
 import { openDataLayer } from '../../server/src/runtime.js';
-import { startDataHost, startRendershot, until, type DataHost, type RenderHost } from '../helpers/multi-host.js';
+import { startDataHost, startDaguerre, until, type DataHost, type RenderHost } from '../helpers/multi-host.js';
 import { HostNetwork } from '../helpers/netns.js';
 
 /**
  * Issue #29: API instances and workers on different hosts behave as one service when hosts die.
- * Every host is a network namespace with its own address: two API instances (`rendershot serve`,
- * CAPTURE_WORKERS=0), three workers (`rendershot worker`), and a data host running Redis, MariaDB
+ * Every host is a network namespace with its own address: two API instances (`daguerre serve`,
+ * CAPTURE_WORKERS=0), three workers (`daguerre worker`), and a data host running Redis, MariaDB
  * and an S3 server (where the organization's files go). A mixed load of sync and async captures runs
  * while one worker and one API instance are killed (SIGKILL) and another worker is scaled down
  * (SIGTERM). The instants are chosen by events, not timers: a capture of a page the test holds open
@@ -109,9 +109,9 @@ describe('API instances and workers on five hosts, sharing Redis, MariaDB and S3
     await net.create(HOSTS);
     data = await startDataHost(net, 'data');
     const connection = await mysql.createConnection(data.mariadbUrl);
-    await connection.query('CREATE DATABASE rendershot_multihost');
+    await connection.query('CREATE DATABASE daguerre_multihost');
     await connection.end();
-    databaseUrl = `${data.mariadbUrl}/rendershot_multihost`;
+    databaseUrl = `${data.mariadbUrl}/daguerre_multihost`;
     await holds.start(net.rootAddress);
     const secrets = { STORAGE_ENCRYPTION_KEY: randomBytes(32).toString('base64'), SIGNING_SECRETS_KEY: randomBytes(32).toString('base64') };
 
@@ -145,8 +145,8 @@ describe('API instances and workers on five hosts, sharing Redis, MariaDB and S3
       RESULTS_S3_SECRET_ACCESS_KEY: data.s3.secretAccessKey,
     };
     const started = await Promise.all([
-      ...(['api1', 'api2'] as const).map((host) => startRendershot(net, host, 'serve', { ...env, CAPTURE_WORKERS: '0' })),
-      ...WORKERS.map((host) => startRendershot(net, host, 'worker', { ...env, CAPTURE_WORKERS: '2' })),
+      ...(['api1', 'api2'] as const).map((host) => startDaguerre(net, host, 'serve', { ...env, CAPTURE_WORKERS: '0' })),
+      ...WORKERS.map((host) => startDaguerre(net, host, 'worker', { ...env, CAPTURE_WORKERS: '2' })),
     ]);
     for (const service of started) services.set(service.host, service);
   }, 240_000);
@@ -207,7 +207,7 @@ describe('API instances and workers on five hosts, sharing Redis, MariaDB and S3
     expect(WORKERS).toContain(killedWorker.host);
     // The backlog KEDA scales on counts that job, read by the surviving API instance from the shared queue.
     const metrics = await (await fetch(`${api2.url}/metrics`)).text();
-    expect(Number(/^rendershot_capture_jobs_backlog (\d+)/m.exec(metrics)?.[1])).toBeGreaterThanOrEqual(1);
+    expect(Number(/^daguerre_capture_jobs_backlog (\d+)/m.exec(metrics)?.[1])).toBeGreaterThanOrEqual(1);
     await killAt(killedWorker, 'kill-worker');
 
     // SIGKILL of api1 while client A's capture is loading there; the client must retry on api2.
@@ -263,7 +263,7 @@ describe('API instances and workers on five hosts, sharing Redis, MariaDB and S3
       await db.end();
     }
     const after = await (await fetch(`${api2.url}/metrics`)).text();
-    expect(after).toMatch(/^rendershot_capture_jobs_backlog 0$/m);
+    expect(after).toMatch(/^daguerre_capture_jobs_backlog 0$/m);
 
     // No Chromium outlives its service: neither the killed ones' nor, after a graceful stop, the survivors'.
     for (const host of ['w3', 'w1', 'w2', 'api2'].filter((h) => services.get(h)!.child.exitCode === null && services.get(h)!.child.signalCode === null)) {

@@ -78,12 +78,12 @@ describe('operations', () => {
   it('exposes Prometheus metrics for captures, stages, queue, browser and credits', async () => {
     expect((await service.get(`/capture?html=x&format=bmp&apiKey=${service.apiKey}`)).status).toBe(400);
     const text = await (await service.get('/metrics')).text();
-    expect(text).toMatch(/rendershot_captures_total\{status="200",format="png",cache="none"\} \d+/);
-    expect(text).toMatch(/rendershot_capture_stage_seconds_bucket\{le="[^"]+",stage="navigate"\}/);
-    expect(text).toContain('rendershot_queue_depth');
-    expect(text).toContain('rendershot_browser_restarts_total');
-    expect(text).toMatch(/rendershot_credits_charged_total \d+/);
-    expect(text).toMatch(/rendershot_render_errors_total\{code="VALIDATION_ERROR"\} \d+/);
+    expect(text).toMatch(/daguerre_captures_total\{status="200",format="png",cache="none"\} \d+/);
+    expect(text).toMatch(/daguerre_capture_stage_seconds_bucket\{le="[^"]+",stage="navigate"\}/);
+    expect(text).toContain('daguerre_queue_depth');
+    expect(text).toContain('daguerre_browser_restarts_total');
+    expect(text).toMatch(/daguerre_credits_charged_total \d+/);
+    expect(text).toMatch(/daguerre_render_errors_total\{code="VALIDATION_ERROR"\} \d+/);
   });
 });
 

@@ -1,6 +1,6 @@
 import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
-import type { CaptureResult, ErrorBody, PageMetadata } from '@rendershot/contract';
+import type { CaptureResult, ErrorBody, PageMetadata } from '@daguerre/contract';
 import { Redis } from 'ioredis';
 import { parseHTML } from 'linkedom';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -107,7 +107,7 @@ describe('page insight: metadata and content formats', () => {
     const result = await json({ url, metadata: true });
     const metadata = result.data.metadata!;
     expect(metadata).toMatchObject({
-      title: 'Lighthouses of the North Sea – Rendershot fixture',
+      title: 'Lighthouses of the North Sea – Daguerre fixture',
       description: 'A short history of the lighthouses that guard the North Sea coast, and the keepers who ran them.',
       canonicalUrl: `${fixtures.url}/insight/canonical/lighthouses`,
       language: 'en-GB',
@@ -145,7 +145,7 @@ describe('page insight: metadata and content formats', () => {
     expect((await json({ url })).data.metadata).toBeUndefined();
     const file = await service.client.capture({ url, metadata: true, viewportWidth: 640, viewportHeight: 480 });
     expect(file.headers['x-capture-sha256']).toBe(createHash('sha256').update(file.bytes).digest('hex'));
-    expect(decodeURIComponent(file.headers['x-page-title']!)).toBe('Lighthouses of the North Sea – Rendershot fixture');
+    expect(decodeURIComponent(file.headers['x-page-title']!)).toBe('Lighthouses of the North Sea – Daguerre fixture');
     expect(file.headers['x-page-language']).toBe('en-GB');
   });
 
@@ -381,7 +381,7 @@ describe('page insight in async jobs', () => {
     const job = await service.client.waitForCapture(accepted.jobId, { timeoutMs: 60_000 });
     expect(job.status).toBe('succeeded');
     expect(job.result!.quality).toEqual({ ok: true, findings: [] });
-    expect(job.result!.metadata!.title).toBe('Lighthouses of the North Sea – Rendershot fixture');
+    expect(job.result!.metadata!.title).toBe('Lighthouses of the North Sea – Daguerre fixture');
     const file = await service.client.getCaptureFile(accepted.jobId);
     expect(file.contentType).toBe('text/markdown; charset=utf-8');
     expect(job.result!.metadata!.sha256).toBe(createHash('sha256').update(file.bytes).digest('hex'));

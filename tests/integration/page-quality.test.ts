@@ -1,4 +1,4 @@
-import type { CaptureQuality, ErrorBody } from '@rendershot/contract';
+import type { CaptureQuality, ErrorBody } from '@daguerre/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FixtureServer } from '../helpers/fixture-server.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';

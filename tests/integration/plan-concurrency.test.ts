@@ -8,7 +8,7 @@ import { FixtureServer } from '../helpers/fixture-server.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
 
 const run = promisify(execFile);
-const CLI = new URL('../../server/bin/rendershot.js', import.meta.url).pathname;
+const CLI = new URL('../../server/bin/daguerre.js', import.meta.url).pathname;
 const OK_PAGE = '<body style="margin:0;background:rgb(40,160,110)"></body>';
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 

@@ -5,11 +5,11 @@ import { FixtureServer } from '../helpers/fixture-server.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
 
 const run = promisify(execFile);
-const CLI = new URL('../../server/bin/rendershot.js', import.meta.url).pathname;
+const CLI = new URL('../../server/bin/daguerre.js', import.meta.url).pathname;
 const CAPTURE_TIMEOUT_MS = 8_000;
 const OK_PAGE = '<body style="margin:0;background:rgb(40,160,110)"></body>';
 
-/** Issue #15: `rendershot plan share` sets a plan's share of the browser, and the scheduler applies it. */
+/** Issue #15: `daguerre plan share` sets a plan's share of the browser, and the scheduler applies it. */
 describe('fair share as a plan setting (MariaDB, MAX_CONCURRENCY=2)', () => {
   let service: TestService;
   let fixtures: FixtureServer;
@@ -29,11 +29,11 @@ describe('fair share as a plan setting (MariaDB, MAX_CONCURRENCY=2)', () => {
     let settled = 0;
     const flood = [0, 1].map(() => capture(floodKey, { url: `${fixtures.url}/busy-loop` }).then((response) => ((settled += 1), response.status)));
     // Both slots are taken by the flood (alone, it may use them all).
-    for (let i = 0; i < 100 && !/rendershot_busy_slots 2\b/.test(await metrics()); i += 1) await new Promise((resolve) => setTimeout(resolve, 100));
-    expect(await metrics()).toMatch(/rendershot_busy_slots 2\b/);
+    for (let i = 0; i < 100 && !/daguerre_busy_slots 2\b/.test(await metrics()); i += 1) await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(await metrics()).toMatch(/daguerre_busy_slots 2\b/);
     const honest = capture(honestKey, { html: OK_PAGE });
     await new Promise((resolve) => setTimeout(resolve, 300));
-    const honestWaited = /rendershot_waiting_organizations 1\b/.test(await metrics());
+    const honestWaited = /daguerre_waiting_organizations 1\b/.test(await metrics());
     const honestStatus = (await honest).status;
     const floodSettledBeforeHonest = settled;
     expect(await Promise.all(flood)).toEqual([504, 504]);

@@ -111,7 +111,7 @@ describe('a memory limit per capture that covers all of a renderer memory (RENDE
       );
 
       expect((await service.client.usage()).credits.remaining).toBe(before.credits.remaining);
-      expect(await (await service.get('/metrics')).text()).toContain(`rendershot_renderer_memory_kills_total ${watchdog.killCount}`);
+      expect(await (await service.get('/metrics')).text()).toContain(`daguerre_renderer_memory_kills_total ${watchdog.killCount}`);
       // The next capture of every organization works.
       await expectWorks(service.apiKey);
       await expectWorks(otherKey);
@@ -160,14 +160,14 @@ describe('memory cgroups of a service that died', () => {
     }
     const parent = join('/sys/fs/cgroup/memory', own);
     // pid 1's start time is not 1 tick: this owner is dead. A folder with a child cgroup, as a SIGKILLed service leaves it.
-    const dead = join(parent, 'rendershot-1-1-1');
+    const dead = join(parent, 'daguerre-1-1-1');
     mkdirSync(join(dead, 'p123'), { recursive: true });
     const cgroups = MemoryCgroups.open()!;
     try {
       expect(cgroups).toBeDefined();
       expect(existsSync(dead)).toBe(false);
       // This process's own folder (alive) is kept.
-      expect(readdirSync(parent).some((name) => name.startsWith(`rendershot-${process.pid}-`))).toBe(true);
+      expect(readdirSync(parent).some((name) => name.startsWith(`daguerre-${process.pid}-`))).toBe(true);
     } finally {
       cgroups.close();
     }

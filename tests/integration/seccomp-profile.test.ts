@@ -14,7 +14,7 @@ import { CHROMIUM_USER, HEADLESS_SHELL } from '../../server/src/capture/chromium
  */
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const PROFILE = join(ROOT, 'deploy/kubernetes/seccomp/rendershot-chromium.json');
+const PROFILE = join(ROOT, 'deploy/kubernetes/seccomp/daguerre-chromium.json');
 const LOADER = join(ROOT, 'tests/helpers/seccomp-exec.py');
 /** moby's RuntimeDefault rule for clone without CAP_SYS_ADMIN: no CLONE_NEW* flags (0x7E020000). */
 const RUNTIME_DEFAULT_CLONE = { names: ['clone'], action: 'SCMP_ACT_ALLOW', args: [{ index: 0, value: 2_114_060_288, valueTwo: 0, op: 'SCMP_CMP_MASKED_EQ' }] };
@@ -23,7 +23,7 @@ interface Profile {
   syscalls: { names: string[]; action: string; args?: unknown[] }[];
 }
 
-const work = mkdtempSync(join(tmpdir(), 'rendershot-seccomp-'));
+const work = mkdtempSync(join(tmpdir(), 'daguerre-seccomp-'));
 // Chromium's user (scripts/setup.sh creates it) writes its profile and the screenshot here.
 chownSync(work, Number(execFileSync('id', ['-u', CHROMIUM_USER], { encoding: 'utf8' }).trim()), 0);
 

@@ -192,7 +192,7 @@ describe('no 500 answers HTML (issue #28)', () => {
 
 describe('start-up errors never print a secret (issue #28)', () => {
   it('names METRICS_TOKEN and a credential-carrying URL without their values', async () => {
-    const bin = fileURLToPath(new URL('../../server/bin/rendershot.js', import.meta.url));
+    const bin = fileURLToPath(new URL('../../server/bin/daguerre.js', import.meta.url));
     const failure = await promisify(execFile)(process.execPath, [bin, 'serve'], {
       env: { ...process.env, METRICS_TOKEN: `${CANARY}`.slice(0, 12), OPENAI_BASE_URL: `http:\\\\user:${CANARY}@vm`, DATABASE_URL: `mysql://root:${CANARY}@127.0.0.1:1/x`, PORT: '0' },
       timeout: 60_000,

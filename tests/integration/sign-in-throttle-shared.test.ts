@@ -78,7 +78,7 @@ describe('dashboard sign-in throttle across instances (MariaDB)', () => {
       const refused = await signIn(instance.base, PASSWORD);
       expect(refused.status).toBe(429);
       expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
-      expect(refused.headers.getSetCookie().some((c) => c.startsWith('rendershot_session='))).toBe(false);
+      expect(refused.headers.getSetCookie().some((c) => c.startsWith('daguerre_session='))).toBe(false);
     }
   }, 60_000);
 

@@ -11,7 +11,7 @@ import { capturedLogLines, startTestService, type TestService } from '../helpers
 
 const run = promisify(execFile);
 const REPO = new URL('../../', import.meta.url).pathname;
-const CLI = join(REPO, 'server/bin/rendershot.js');
+const CLI = join(REPO, 'server/bin/daguerre.js');
 const PAGE = '<html><body style="margin:0;background:rgb(20,120,220)"><h1>signed</h1></body></html>';
 
 const sign = (secret: string, query: string) => createHmac('sha256', secret).update(query, 'utf8').digest('hex');
@@ -212,7 +212,7 @@ describe('signed capture links (sqlite)', () => {
       await run('npm', ['pack', '--pack-destination', work], { cwd: join(REPO, 'client'), timeout: 120_000 });
       const tarball = join(work, readdirSync(work).find((name) => name.endsWith('.tgz'))!);
       // Unpacked under the repository so its dependencies (@ts-rest/core, zod) resolve from the root node_modules.
-      const target = join(work, 'node_modules/@rendershot/client');
+      const target = join(work, 'node_modules/@daguerre/client');
       await run('mkdir', ['-p', target]);
       await run('tar', ['xzf', tarball, '-C', target, '--strip-components=1']);
       const packed = (await import(join(target, 'dist/index.js'))) as typeof import('../../client/src/index.js');

@@ -30,7 +30,7 @@ describe('Swagger UI at /docs', () => {
       // a public address lets it be queued (no worker here renders it).
       resolver: async (host) => (host === 'example.com' ? ['93.184.215.14'] : systemResolver(host)),
     });
-    profile = mkdtempSync(join(tmpdir(), 'rendershot-swagger-profile-'));
+    profile = mkdtempSync(join(tmpdir(), 'daguerre-swagger-profile-'));
     browser = await launchTestBrowser(profile);
     page = await (await browser.createBrowserContext()).newPage();
     page.setDefaultTimeout(30_000);

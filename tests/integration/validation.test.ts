@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LIMITS } from '@rendershot/contract';
+import { LIMITS } from '@daguerre/contract';
 import { DATABASE_KINDS } from '../helpers/databases.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
 

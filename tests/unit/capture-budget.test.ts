@@ -1,4 +1,4 @@
-import { captureBudgetMs, LIMITS, MAX_VIDEO_WAIT_MS, VIDEO_LIMITS, MAX_REQUESTED_WAIT_MS, maxCaptureBudgetMs, requestedWaitMs } from '@rendershot/contract';
+import { captureBudgetMs, LIMITS, MAX_VIDEO_WAIT_MS, VIDEO_LIMITS, MAX_REQUESTED_WAIT_MS, maxCaptureBudgetMs, requestedWaitMs } from '@daguerre/contract';
 import { describe, expect, it } from 'vitest';
 
 const base = { delay: 0, fullPage: false, fullPageScroll: false, fullPageScrollDuration: 1000 };

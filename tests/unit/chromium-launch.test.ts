@@ -3,10 +3,10 @@ import { FULL_CHROMIUM, HEADLESS_SHELL, isHeadlessShell, sandboxedLaunchOptions 
 
 describe('Chromium launch options', () => {
   it("has the wrapper exec Debian's binaries, never their launcher scripts (a script would take the parent-death signal in Chromium's place)", () => {
-    expect(sandboxedLaunchOptions(FULL_CHROMIUM, '/tmp/p').env.RENDERSHOT_CHROMIUM_BIN).toBe('/usr/lib/chromium/chromium');
-    expect(sandboxedLaunchOptions('/usr/bin/chromium-headless-shell', '/tmp/p').env.RENDERSHOT_CHROMIUM_BIN).toBe(HEADLESS_SHELL);
-    expect(sandboxedLaunchOptions(HEADLESS_SHELL, '/tmp/p').env.RENDERSHOT_CHROMIUM_BIN).toBe(HEADLESS_SHELL);
-    expect(sandboxedLaunchOptions('/opt/chrome/chrome', '/tmp/p').env.RENDERSHOT_CHROMIUM_BIN).toBe('/opt/chrome/chrome');
+    expect(sandboxedLaunchOptions(FULL_CHROMIUM, '/tmp/p').env.DAGUERRE_CHROMIUM_BIN).toBe('/usr/lib/chromium/chromium');
+    expect(sandboxedLaunchOptions('/usr/bin/chromium-headless-shell', '/tmp/p').env.DAGUERRE_CHROMIUM_BIN).toBe(HEADLESS_SHELL);
+    expect(sandboxedLaunchOptions(HEADLESS_SHELL, '/tmp/p').env.DAGUERRE_CHROMIUM_BIN).toBe(HEADLESS_SHELL);
+    expect(sandboxedLaunchOptions('/opt/chrome/chrome', '/tmp/p').env.DAGUERRE_CHROMIUM_BIN).toBe('/opt/chrome/chrome');
   });
 
   it('tells the headless shell, by script or binary, from the full browser', () => {

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createClient, RendershotError, type CaptureResult } from '../../client/src/index.js';
+import { createClient, DaguerreError, type CaptureResult } from '../../client/src/index.js';
 
 /** What the canned server saw, so tests can assert the wire format the client produced. */
 interface ReceivedRequest {
@@ -55,14 +55,14 @@ beforeEach(() => {
   responses = [];
 });
 
-/** Runs `promise`, expecting a RendershotError, and returns it for assertions. */
-async function expectRendershotError(promise: Promise<unknown>): Promise<RendershotError> {
+/** Runs `promise`, expecting a DaguerreError, and returns it for assertions. */
+async function expectDaguerreError(promise: Promise<unknown>): Promise<DaguerreError> {
   const error: unknown = await promise.then(
     () => undefined,
     (reason: unknown) => reason,
   );
-  expect(error).toBeInstanceOf(RendershotError);
-  return error as RendershotError;
+  expect(error).toBeInstanceOf(DaguerreError);
+  return error as DaguerreError;
 }
 
 describe('client capture()', () => {
@@ -172,7 +172,7 @@ describe('client capture()', () => {
 });
 
 describe('client errors', () => {
-  it('turns the spec error body into a RendershotError with status, code and details', async () => {
+  it('turns the spec error body into a DaguerreError with status, code and details', async () => {
     const details = [{ field: 'viewportWidth', message: 'viewportWidth must be a number from 100 to 7680 (pixels)', value: 'wide' }];
     responses.push({
       status: 400,
@@ -181,7 +181,7 @@ describe('client errors', () => {
     });
     const client = createClient({ baseUrl, apiKey: 'key-123' });
 
-    const error = await expectRendershotError(client.capture({ url: 'https://example.com' }));
+    const error = await expectDaguerreError(client.capture({ url: 'https://example.com' }));
 
     expect(error.status).toBe(400);
     expect(error.code).toBe('VALIDATION_ERROR');
@@ -194,18 +194,18 @@ describe('client errors', () => {
     responses.push({ status: 502, headers: { 'content-type': 'text/html' }, body: '<html><body>Bad Gateway</body></html>' });
     const client = createClient({ baseUrl, apiKey: 'key-123' });
 
-    const error = await expectRendershotError(client.usage());
+    const error = await expectDaguerreError(client.usage());
 
     expect(error.status).toBe(502);
     expect(error.code).toBe('INTERNAL_ERROR');
     expect(error.message).toContain('Bad Gateway');
   });
 
-  it('throws the 401 of usage() as a RendershotError', async () => {
+  it('throws the 401 of usage() as a DaguerreError', async () => {
     responses.push({ status: 401, headers: { 'content-type': 'application/json' }, body: errorBody('INVALID_API_KEY', 'Invalid API key') });
     const client = createClient({ baseUrl, apiKey: 'wrong' });
 
-    const error = await expectRendershotError(client.usage());
+    const error = await expectDaguerreError(client.usage());
 
     expect(error).toMatchObject({ status: 401, code: 'INVALID_API_KEY', message: 'Invalid API key' });
     expect(received[0]?.headers['x-api-key']).toBe('wrong');
@@ -250,7 +250,7 @@ describe('client retry', () => {
     responses.push(rateLimited, jsonOk);
     const client = createClient({ baseUrl, apiKey: 'key-123' });
 
-    const error = await expectRendershotError(client.captureJson({ url: 'https://example.com' }));
+    const error = await expectDaguerreError(client.captureJson({ url: 'https://example.com' }));
 
     expect(error).toMatchObject({ status: 429, code: 'RATE_LIMIT_EXCEEDED', retryAfterSeconds: 1 });
     expect(error.headers['x-ratelimit-remaining']).toBe('0');
@@ -265,7 +265,7 @@ describe('client retry', () => {
     const client = createClient({ baseUrl, apiKey: 'key-123', retry: { maxRetries: 1, maxDelayMs: 20 } });
 
     const started = Date.now();
-    const error = await expectRendershotError(client.capture({ url: 'https://example.com' }));
+    const error = await expectDaguerreError(client.capture({ url: 'https://example.com' }));
 
     expect(error).toMatchObject({ status: 503, code: 'SERVICE_UNAVAILABLE' });
     expect(received).toHaveLength(2);
@@ -279,7 +279,7 @@ describe('client retry', () => {
     );
     const client = createClient({ baseUrl, apiKey: 'key-123', retry: { maxRetries: 3, maxDelayMs: 10 } });
 
-    const error = await expectRendershotError(client.captureJson({ url: 'https://example.com' }));
+    const error = await expectDaguerreError(client.captureJson({ url: 'https://example.com' }));
 
     expect(error.code).toBe('OPERATION_FAILED');
     expect(received).toHaveLength(1);

@@ -16,7 +16,7 @@ describe("the SDK's README", () => {
   });
 
   it('documents every exported function and error class, and the classes are exported', () => {
-    for (const name of ['createClient', 'verifyWebhook', 'RendershotError', 'WaitTimeoutError', 'WebhookVerificationError']) {
+    for (const name of ['createClient', 'verifyWebhook', 'DaguerreError', 'WaitTimeoutError', 'WebhookVerificationError']) {
       expect(typeof (sdk as Record<string, unknown>)[name], name).toBe('function');
       expect(README, name).toContain(`\`${name}`);
     }

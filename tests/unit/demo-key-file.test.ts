@@ -6,7 +6,7 @@ import { demoSecretFilePath, writeDemoKeyFile } from '../../server/src/cli/demo-
 
 describe('demo key file (issue #15)', () => {
   it('is readable by its owner only, and replaces a file left by an earlier database', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'rendershot-demo-'));
+    const dir = await mkdtemp(join(tmpdir(), 'daguerre-demo-'));
     try {
       const path = await writeDemoKeyFile(join(dir, 'nested', 'demo-api-key.txt'), 'rs_demo_secret');
       expect((await readFile(path, 'utf8')).trim()).toBe('rs_demo_secret');

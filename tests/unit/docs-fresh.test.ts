@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { ERROR_CODES } from '@rendershot/contract';
+import { ERROR_CODES } from '@daguerre/contract';
 import { generatedDocs } from '../../scripts/docs/generated-docs.js';
 import { ConfigSchema } from '../../server/src/config.js';
 

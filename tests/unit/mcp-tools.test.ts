@@ -1,15 +1,15 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { captureFields } from '@rendershot/contract';
+import { captureFields } from '@daguerre/contract';
 import { describe, expect, it } from 'vitest';
 import { createClient } from '../../client/src/index.js';
 import { inlineRefusal } from '../../server/src/mcp/delivery.js';
-import { createRendershotMcpServer } from '../../server/src/mcp/mcp-server.js';
+import { createDaguerreMcpServer } from '../../server/src/mcp/mcp-server.js';
 
 async function connected(): Promise<Client> {
   // Tools that reach the service are exercised live in tests/integration/mcp.test.ts; these need none.
-  const server = createRendershotMcpServer({ client: createClient({ baseUrl: 'http://127.0.0.1:9', apiKey: 'k' }), publicBaseUrl: 'http://127.0.0.1:9', budget: { maxBytes: 1000, maxSidePx: 100 } });
+  const server = createDaguerreMcpServer({ client: createClient({ baseUrl: 'http://127.0.0.1:9', apiKey: 'k' }), publicBaseUrl: 'http://127.0.0.1:9', budget: { maxBytes: 1000, maxSidePx: 100 } });
   const [serverSide, clientSide] = InMemoryTransport.createLinkedPair();
   await server.connect(serverSide);
   const client = new Client({ name: 'unit', version: '1' });

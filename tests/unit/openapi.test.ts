@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import SwaggerParser from '@apidevtools/swagger-parser';
-import { captureFields, signedLinkFields } from '@rendershot/contract';
+import { captureFields, signedLinkFields } from '@daguerre/contract';
 import { describe, expect, it } from 'vitest';
 import { buildOpenApiDocument } from '../../scripts/openapi-document.js';
 

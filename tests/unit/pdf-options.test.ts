@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isPageRangeList, paginatedPdfSettings } from '@rendershot/contract';
+import { isPageRangeList, paginatedPdfSettings } from '@daguerre/contract';
 
 describe('pdf options', () => {
   it('resolves to the layout pdfs always had when none is given', () => {

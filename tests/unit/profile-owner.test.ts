@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ownerTag, processStartTicks, removeDeadOwnersProfiles } from '../../server/src/capture/profile-owner.js';
 
-const PREFIX = 'rendershot-chromium-';
+const PREFIX = 'daguerre-chromium-';
 let parent: string;
 
 afterEach(() => rmSync(parent, { recursive: true, force: true }));

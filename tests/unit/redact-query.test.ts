@@ -76,7 +76,7 @@ describe('validation error bodies never echo secrets (issue #15)', () => {
 
 describe('userAgent with control characters (issue #15)', () => {
   it('is refused by the contract with a message naming the field', async () => {
-    const contract = await import('@rendershot/contract');
+    const contract = await import('@daguerre/contract');
     const schema = contract.CaptureQuerySchema;
     for (const bad of ['Mozilla\r\nX-Evil: 1', 'Mozilla\u0000', 'a\nb']) {
       const result = schema.safeParse({ url: 'https://example.com', userAgent: bad });

@@ -6,7 +6,7 @@ import { checkSandbox, forbiddingKernelSettings, probeUserNamespace, sandboxFlag
 
 /** A /proc/sys lookalike holding the given settings, for kernels this machine does not have. */
 function procSys(settings: Record<string, string>): string {
-  const root = mkdtempSync(join(tmpdir(), 'rendershot-procsys-'));
+  const root = mkdtempSync(join(tmpdir(), 'daguerre-procsys-'));
   for (const [path, value] of Object.entries(settings)) {
     mkdirSync(join(root, path, '..'), { recursive: true });
     writeFileSync(join(root, path), `${value}\n`);

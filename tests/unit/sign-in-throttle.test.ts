@@ -13,7 +13,7 @@ describe('sign-in throttle in the database (issues #15, #28)', () => {
   let attempts: SignInAttemptRepository;
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'rendershot-throttle-'));
+    dir = mkdtempSync(join(tmpdir(), 'daguerre-throttle-'));
     db = openDatabase(`sqlite:${join(dir, 'throttle.db')}`);
     await migrate(db);
     attempts = new SignInAttemptRepository(db);

@@ -11,7 +11,7 @@ import type { ApiKeyRepository } from '../../server/src/store/api-key-repository
 
 const dirs: string[] = [];
 const tempDir = () => {
-  const dir = mkdtempSync(join(tmpdir(), 'rendershot-signing-'));
+  const dir = mkdtempSync(join(tmpdir(), 'daguerre-signing-'));
   dirs.push(dir);
   return dir;
 };

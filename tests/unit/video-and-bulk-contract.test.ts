@@ -1,4 +1,4 @@
-import { BulkCaptureBodySchema, captureCredits, CaptureQuerySchema, videoFrameCount } from '@rendershot/contract';
+import { BulkCaptureBodySchema, captureCredits, CaptureQuerySchema, videoFrameCount } from '@daguerre/contract';
 import { describe, expect, it } from 'vitest';
 import { EASINGS, scrollPosition } from '../../server/src/capture/video-scroll.js';
 

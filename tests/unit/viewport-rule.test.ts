@@ -1,4 +1,4 @@
-import { CaptureQuerySchema } from '@rendershot/contract';
+import { CaptureQuerySchema } from '@daguerre/contract';
 import { describe, expect, it } from 'vitest';
 
 const fieldsOf = (query: Record<string, string>) => {

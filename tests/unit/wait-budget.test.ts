@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { CaptureOptions } from '@rendershot/contract';
+import type { CaptureOptions } from '@daguerre/contract';
 import { waitBudgetMs } from '../../server/src/capture/navigation.js';
 
 const request = (leftMs: number) => ({ deadline: Date.now() + leftMs, signal: new AbortController().signal });

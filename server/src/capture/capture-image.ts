@@ -1,4 +1,4 @@
-import { MIME_TYPES, type CaptureOptions, type ImageFormat } from '@rendershot/contract';
+import { MIME_TYPES, type CaptureOptions, type ImageFormat } from '@daguerre/contract';
 import type { ElementHandle, Page } from 'puppeteer';
 import { ApiError } from '../errors.js';
 import type { Slot } from './context-pool.js';

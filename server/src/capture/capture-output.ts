@@ -1,4 +1,4 @@
-import { isContentFormat, type CaptureOptions } from '@rendershot/contract';
+import { isContentFormat, type CaptureOptions } from '@daguerre/contract';
 import type { Slot } from './context-pool.js';
 import { captureImage } from './capture-image.js';
 import { capturePdf } from './capture-pdf.js';

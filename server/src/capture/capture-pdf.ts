@@ -1,4 +1,4 @@
-import { MIME_TYPES, paginatedPdfSettings, type CaptureOptions } from '@rendershot/contract';
+import { MIME_TYPES, paginatedPdfSettings, type CaptureOptions } from '@daguerre/contract';
 import type { PDFOptions } from 'puppeteer';
 import { ApiError } from '../errors.js';
 import type { Slot } from './context-pool.js';

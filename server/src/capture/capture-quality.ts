@@ -1,4 +1,4 @@
-import { INSIGHT_LIMITS, isContentFormat, type CaptureOptions, type CaptureQuality, type QualityFinding } from '@rendershot/contract';
+import { INSIGHT_LIMITS, isContentFormat, type CaptureOptions, type CaptureQuality, type QualityFinding } from '@daguerre/contract';
 import type { Page } from 'puppeteer';
 import { isOneColour } from './blank-image.js';
 import { inspectPage, type PageCheckArgs, type PageFindings } from './quality-page-scan.js';

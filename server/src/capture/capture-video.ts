@@ -1,4 +1,4 @@
-import { videoFrameCount, type CaptureOptions, type VideoFormat } from '@rendershot/contract';
+import { videoFrameCount, type CaptureOptions, type VideoFormat } from '@daguerre/contract';
 import type { Slot } from './context-pool.js';
 import type { RenderResult } from './render-result.js';
 import { CaptureTimeoutError, ClientGoneError, type GuardedRequest } from './stage-guard.js';

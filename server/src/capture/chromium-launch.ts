@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { ownerTag, removeDeadOwnersProfiles } from './profile-owner.js';
 
 /** The unprivileged system user Chromium runs as when the service runs as root (scripts/setup.sh). */
-export const CHROMIUM_USER = 'rendershot-chromium';
+export const CHROMIUM_USER = 'daguerre-chromium';
 
 /** Wrapper that drops privileges, empties the environment and sets a parent-death signal. */
 export const CHROMIUM_WRAPPER = resolve(dirname(fileURLToPath(import.meta.url)), '../../bin/chromium-sandboxed.sh');
@@ -49,7 +49,7 @@ function realBinary(executablePath: string): string {
 }
 
 /** Prefix of the service's Chromium profile folders in the temp directory. */
-export const SERVICE_PROFILE_PREFIX = 'rendershot-chromium-';
+export const SERVICE_PROFILE_PREFIX = 'daguerre-chromium-';
 
 /**
  * A fresh profile folder (mode 700) owned by the user Chromium will run as, so that only Chromium
@@ -81,9 +81,9 @@ export function sandboxedLaunchOptions(executablePath: string, userDataDir: stri
     // the process that started Chromium (the wrapper's exec chain keeps the two fds open).
     pipe: true,
     env: {
-      RENDERSHOT_CHROMIUM_BIN: realBinary(executablePath),
-      RENDERSHOT_CHROMIUM_USER: CHROMIUM_USER,
-      RENDERSHOT_CHROMIUM_HOME: userDataDir,
+      DAGUERRE_CHROMIUM_BIN: realBinary(executablePath),
+      DAGUERRE_CHROMIUM_USER: CHROMIUM_USER,
+      DAGUERRE_CHROMIUM_HOME: userDataDir,
     },
   };
 }

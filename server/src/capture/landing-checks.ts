@@ -1,4 +1,4 @@
-import type { CaptureOptions } from '@rendershot/contract';
+import type { CaptureOptions } from '@daguerre/contract';
 import { ApiError } from '../errors.js';
 import { REFUSED_HEADER } from '../security/egress-proxy.js';
 import { destinationNotAllowed } from '../security/target-policy.js';

@@ -1,4 +1,4 @@
-import { requestedWaitMs, type CaptureOptions } from '@rendershot/contract';
+import { requestedWaitMs, type CaptureOptions } from '@daguerre/contract';
 import type { HTTPResponse, Page } from 'puppeteer';
 import { ApiError } from '../errors.js';
 import { isContextLost, type NavigationWatch } from './navigation-watch.js';

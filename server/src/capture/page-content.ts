@@ -1,4 +1,4 @@
-import { INSIGHT_LIMITS, MIME_TYPES, type CaptureOptions, type ContentFormat } from '@rendershot/contract';
+import { INSIGHT_LIMITS, MIME_TYPES, type CaptureOptions, type ContentFormat } from '@daguerre/contract';
 import { ApiError } from '../errors.js';
 import type { Slot } from './context-pool.js';
 import { htmlToMarkdown } from './html-to-markdown.js';

@@ -1,4 +1,4 @@
-import type { CaptureOptions } from '@rendershot/contract';
+import type { CaptureOptions } from '@daguerre/contract';
 import type { Page } from 'puppeteer';
 
 type ControlOptions = Pick<CaptureOptions, 'hideSelectors' | 'styles'> & Partial<Pick<CaptureOptions, 'reducedMotion'>>;
@@ -23,7 +23,7 @@ export async function applyPageControl(page: Page, options: ControlOptions): Pro
   if (css.length === 0) return;
   await page.evaluate((text: string) => {
     const style = document.createElement('style');
-    style.setAttribute('data-rendershot', 'page-control');
+    style.setAttribute('data-daguerre', 'page-control');
     style.textContent = text;
     (document.head ?? document.documentElement).appendChild(style);
   }, css);

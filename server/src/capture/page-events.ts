@@ -1,4 +1,4 @@
-import { INSIGHT_LIMITS } from '@rendershot/contract';
+import { INSIGHT_LIMITS } from '@daguerre/contract';
 import type { ConsoleMessage, HTTPRequest, HTTPResponse, Page } from 'puppeteer';
 
 /**

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { CaptureOptions, CaptureQuality, PageMetadata } from '@rendershot/contract';
+import type { CaptureOptions, CaptureQuality, PageMetadata } from '@daguerre/contract';
 import type { HTTPResponse } from 'puppeteer';
 import { assertNotBlank, readCaptureQuality, type QualityProbe } from './capture-quality.js';
 import type { Slot } from './context-pool.js';

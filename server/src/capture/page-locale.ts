@@ -1,4 +1,4 @@
-import type { CaptureOptions } from '@rendershot/contract';
+import type { CaptureOptions } from '@daguerre/contract';
 import type { Slot } from './context-pool.js';
 
 /**

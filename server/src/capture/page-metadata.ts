@@ -1,4 +1,4 @@
-import { INSIGHT_LIMITS, type PageMetadata } from '@rendershot/contract';
+import { INSIGHT_LIMITS, type PageMetadata } from '@daguerre/contract';
 import type { CDPSession, HTTPResponse, Page } from 'puppeteer';
 import type { PageEventLog } from './page-events.js';
 import { withoutCredentials } from './page-report.js';
@@ -91,7 +91,7 @@ const FONT_SAMPLE_SCRIPT = `(() => {
 
 /** Fonts Chromium used for the sampled text (CSS.getPlatformFontsForNode), most glyphs first. */
 async function fontsUsed(session: CDPSession): Promise<PageMetadata['fonts']> {
-  const group = 'rendershot-fonts';
+  const group = 'daguerre-fonts';
   await session.send('DOM.enable');
   await session.send('CSS.enable');
   try {

@@ -1,9 +1,9 @@
-import type { CaptureOptions, PageReport } from '@rendershot/contract';
+import type { CaptureOptions, PageReport } from '@daguerre/contract';
 import type { HTTPResponse, Page } from 'puppeteer';
 import { documentSize } from './page-actions.js';
 import { effectiveViewport } from './page-setup.js';
 
-export type { PageReport } from '@rendershot/contract';
+export type { PageReport } from '@daguerre/contract';
 
 /**
  * What a capture saw (issue #12): the main document's HTTP status and final URL (url mode), its

@@ -1,4 +1,4 @@
-import { resolveDevice, type CaptureOptions, type DevicePreset } from '@rendershot/contract';
+import { resolveDevice, type CaptureOptions, type DevicePreset } from '@daguerre/contract';
 import type { HTTPRequest, ResourceType } from 'puppeteer';
 import type { Slot } from './context-pool.js';
 import { acceptLanguage, applyLocale, requestHeaders } from './page-locale.js';

@@ -1,4 +1,4 @@
-import type { CaptureOptions } from '@rendershot/contract';
+import type { CaptureOptions } from '@daguerre/contract';
 import { bareHost } from '../security/destination-check.js';
 import type { UpstreamProxy } from '../security/egress-proxy.js';
 

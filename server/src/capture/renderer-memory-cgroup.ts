@@ -19,7 +19,7 @@ import { ownerIsAlive, ownerTag } from './profile-owner.js';
  */
 
 const V1_MEMORY_MOUNT = '/sys/fs/cgroup/memory';
-const PREFIX = 'rendershot-';
+const PREFIX = 'daguerre-';
 /** A cgroup limit never below this, so that a process already near the limit still gets a cgroup that holds it. */
 const MIN_LIMIT_BYTES = 16 * 1024 ** 2;
 /** Several runtimes in one process (tests) each get a folder of their own. */

@@ -1,4 +1,4 @@
-import { isVideoFormat, type CaptureOptions } from '@rendershot/contract';
+import { isVideoFormat, type CaptureOptions } from '@daguerre/contract';
 import type { Page } from 'puppeteer';
 import { ApiError } from '../errors.js';
 import type { BrowserManager } from './browser-manager.js';

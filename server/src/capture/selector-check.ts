@@ -1,4 +1,4 @@
-import type { CaptureOptions } from '@rendershot/contract';
+import type { CaptureOptions } from '@daguerre/contract';
 import type { Page } from 'puppeteer';
 import { ApiError } from '../errors.js';
 import { invalidSelectors } from './page-actions.js';

@@ -3,7 +3,7 @@ import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
-import { VIDEO_LIMITS, type VideoFormat } from '@rendershot/contract';
+import { VIDEO_LIMITS, type VideoFormat } from '@daguerre/contract';
 import { ApiError } from '../errors.js';
 
 /**
@@ -91,7 +91,7 @@ export class VideoEncoder {
 
   static async start(settings: VideoEncoderSettings): Promise<VideoEncoder> {
     const full: Required<VideoEncoderSettings> = { maxBytes: VIDEO_LIMITS.maxOutputBytes, ffmpegPath: 'ffmpeg', ...settings };
-    const directory = await mkdtemp(join(tmpdir(), 'rendershot-video-'));
+    const directory = await mkdtemp(join(tmpdir(), 'daguerre-video-'));
     const output = join(directory, `video.${full.format}`);
     const args = ['-hide_banner', '-loglevel', 'error', '-f', 'image2pipe', '-c:v', 'mjpeg', '-framerate', String(full.fps), '-i', 'pipe:0',
       ...outputArguments(full.format, full.fps), '-threads', '2', '-fs', String(full.maxBytes), '-y', output];

@@ -1,4 +1,4 @@
-import type { ScrollEasing } from '@rendershot/contract';
+import type { ScrollEasing } from '@daguerre/contract';
 import type { Page } from 'puppeteer';
 import { ApiError } from '../errors.js';
 

@@ -1,5 +1,5 @@
 import { Option } from 'commander';
-import { loadConfig } from '../config.js';
+import { configNotices, loadConfig } from '../config.js';
 import { openDataLayer, type DataLayer } from '../services/data-layer.js';
 
 /** What every CLI command shares: --json, printing, and a data layer opened for one command. */
@@ -13,7 +13,10 @@ export function print(json: boolean, value: Output, human: string) {
 }
 
 export async function withData<T>(fn: (data: DataLayer) => Promise<T>): Promise<T> {
-  const data = await openDataLayer(loadConfig());
+  const config = loadConfig();
+  // On stderr, so that --json output stays parseable.
+  for (const notice of configNotices(config)) console.error(notice);
+  const data = await openDataLayer(config);
   try {
     return await fn(data);
   } finally {

@@ -21,7 +21,7 @@ function stopOnSignals(runtime: Runtime) {
   process.once('SIGINT', () => shutdown('SIGINT'));
 }
 
-const program = new Command('rendershot').description('Rendershot: screenshot and PDF capture API').showHelpAfterError();
+const program = new Command('daguerre').description('Daguerre: screenshot and PDF capture API').showHelpAfterError();
 
 program
   .command('serve')
@@ -32,7 +32,7 @@ program
     const { startRuntime } = await import('../runtime.js');
     const runtime = await startRuntime(config);
     const demo = config.DATABASE_URL.startsWith('sqlite:') ? await bootstrapDemo(runtime, config.DEMO_CREDITS) : undefined;
-    console.log(`Rendershot listening on ${runtime.url} (docs: ${runtime.url}/docs)`);
+    console.log(`Daguerre listening on ${runtime.url} (docs: ${runtime.url}/docs)`);
     if (demo) {
       console.log(`Created demo organization "${demo.organization.name}" with ${config.DEMO_CREDITS} credits.`);
       const keyFile = await writeDemoKeyFile(config.DEMO_KEY_FILE, demo.key.key);
@@ -51,22 +51,22 @@ program
     const config = loadConfig();
     const { startRuntime } = await import('../runtime.js');
     const runtime = await startRuntime(config, { role: 'worker' });
-    console.log(`Rendershot worker rendering up to ${Math.max(1, config.CAPTURE_WORKERS)} jobs at once (health: ${runtime.url}/health)`);
+    console.log(`Daguerre worker rendering up to ${Math.max(1, config.CAPTURE_WORKERS)} jobs at once (health: ${runtime.url}/health)`);
     stopOnSignals(runtime);
   });
 
 program
   .command('mcp')
-  .description('an MCP server on stdin/stdout for AI agents, talking to a Rendershot service (docs/mcp.md)')
-  .option('--url <url>', 'the service address (default: RENDERSHOT_URL)')
-  .option('--api-key <key>', 'the API key (default: RENDERSHOT_API_KEY; prefer the variable: arguments show in process lists)')
+  .description('an MCP server on stdin/stdout for AI agents, talking to a Daguerre service (docs/mcp.md)')
+  .option('--url <url>', 'the service address (default: DAGUERRE_URL)')
+  .option('--api-key <key>', 'the API key (default: DAGUERRE_API_KEY; prefer the variable: arguments show in process lists)')
   .action(async (opts: { url?: string; apiKey?: string }) => {
     const config = loadConfig();
-    const url = opts.url ?? config.RENDERSHOT_URL;
-    const apiKey = opts.apiKey ?? config.RENDERSHOT_API_KEY;
+    const url = opts.url ?? config.DAGUERRE_URL;
+    const apiKey = opts.apiKey ?? config.DAGUERRE_API_KEY;
     // stdout is the protocol channel: problems go to stderr.
     if (!url || !apiKey) {
-      console.error(`rendershot mcp needs ${!url ? 'the service address (--url or RENDERSHOT_URL)' : ''}${!url && !apiKey ? ' and ' : ''}${!apiKey ? 'an API key (--api-key or RENDERSHOT_API_KEY)' : ''}`);
+      console.error(`daguerre mcp needs ${!url ? 'the service address (--url or DAGUERRE_URL)' : ''}${!url && !apiKey ? ' and ' : ''}${!apiKey ? 'an API key (--api-key or DAGUERRE_API_KEY)' : ''}`);
       process.exit(2);
     }
     const { serveMcpOverStdio } = await import('../mcp/stdio.js');
@@ -335,6 +335,6 @@ credits
 
 program.parseAsync(process.argv).catch((error: unknown) => {
   // A driver's message may quote a connection URL: its credentials are masked (issue #28).
-  console.error(error instanceof ConfigError ? error.message : `rendershot: ${maskUserinfo(error instanceof Error ? error.message : String(error))}`);
+  console.error(error instanceof ConfigError ? error.message : `daguerre: ${maskUserinfo(error instanceof Error ? error.message : String(error))}`);
   process.exit(1);
 });

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { parsePlanShare, requireOrganization, requirePlan } from './admin.js';
 import { jsonOption, print, withData } from './cli-output.js';
 
-/** `rendershot plan create | assign | share | list`. */
+/** `daguerre plan create | assign | share | list`. */
 export function registerPlanCommands(program: Command): void {
   const plan = program.command('plan').description('plans');
   plan

@@ -137,7 +137,7 @@ export function mountDashboard(app: Express, deps: DashboardDependencies): void 
   const onError: ErrorRequestHandler = (error, _req, res, next) => {
     if (res.headersSent) return next(error);
     const status = typeof (error as { status?: unknown }).status === 'number' ? (error as { status: number }).status : 500;
-    if (status >= 500) deps.logger.error({ err: error, requestId: res.locals.rendershot?.requestId }, 'dashboard: request failed');
+    if (status >= 500) deps.logger.error({ err: error, requestId: res.locals.daguerre?.requestId }, 'dashboard: request failed');
     const ctx = res.locals.dashboard ? dashboardContext(res) : undefined;
     const clientError = status >= 400 && status < 500;
     sendPage(
@@ -149,7 +149,7 @@ export function mountDashboard(app: Express, deps: DashboardDependencies): void 
             ? 'There is nothing at this address.'
             : clientError
               ? 'The form could not be read. Go back and try again.'
-              : `The page could not be loaded. Try again in a moment; if it keeps failing, give your operator this request id: ${String(res.locals.rendershot?.requestId ?? 'unknown')}.`,
+              : `The page could not be loaded. Try again in a moment; if it keeps failing, give your operator this request id: ${String(res.locals.daguerre?.requestId ?? 'unknown')}.`,
         ...(ctx ? { ctx } : {}),
       }),
       clientError ? status : 500,

@@ -2,9 +2,9 @@ import { createCipheriv, createDecipheriv, createHmac, randomBytes, timingSafeEq
 import type { CookieOptions, NextFunction, Request, RequestHandler, Response } from 'express';
 import type { MembershipRecord, SessionRecord, SessionRepository } from '../store/session-repository.js';
 
-export const SESSION_COOKIE = 'rendershot_session';
+export const SESSION_COOKIE = 'daguerre_session';
 /** Double-submit token of the sign-in form, which has no session yet to hold a synchronizer token. */
-export const SIGN_IN_COOKIE = 'rendershot_signin';
+export const SIGN_IN_COOKIE = 'daguerre_signin';
 export const CSRF_FIELD = '_csrf';
 export const DASHBOARD_PATH = '/dashboard';
 
@@ -78,7 +78,7 @@ export const newToken = () => randomBytes(32).toString('base64url');
  * but is unreadable there.
  */
 function flashKey(token: string): Buffer {
-  return createHmac('sha256', token).update('rendershot dashboard flash v1').digest();
+  return createHmac('sha256', token).update('daguerre dashboard flash v1').digest();
 }
 
 export function sealFlash(token: string, flash: Flash): string {

@@ -94,7 +94,7 @@ export function mountStorageRoutes(router: Router, services: DashboardServices):
         });
         await setFlash(sessions, res, {
           kind: 'success',
-          message: `Saved “${created.name}”${created.isDefault ? ' as the default' : ''}. Use “Test connection” to check that Rendershot can write to it.`,
+          message: `Saved “${created.name}”${created.isDefault ? ' as the default' : ''}. Use “Test connection” to check that Daguerre can write to it.`,
           about: created.id,
           page: '/storage',
         });
@@ -157,7 +157,7 @@ export function mountStorageRoutes(router: Router, services: DashboardServices):
         await data.storage.probeWrite(target, aborted.signal);
         flash = {
           kind: 'success' as const,
-          message: `Connection works: Rendershot wrote a test object to “${config.bucket}” and deleted it again (${Date.now() - started} ms).`,
+          message: `Connection works: Daguerre wrote a test object to “${config.bucket}” and deleted it again (${Date.now() - started} ms).`,
         };
       } catch (error) {
         const message = error instanceof ApiError || error instanceof StorageEncryptionError ? error.message : undefined;

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { contract } from '@rendershot/contract';
+import { contract } from '@daguerre/contract';
 import { createExpressEndpoints, initServer } from '@ts-rest/express';
 import express, { type Express } from 'express';
 import type { Logger } from 'pino';
@@ -58,7 +58,7 @@ export function createApp(deps: AppDependencies): Express {
 
   app.use((req, res, next) => {
     const requestId = randomUUID();
-    res.locals.rendershot = { requestId };
+    res.locals.daguerre = { requestId };
     res.setHeader('X-Request-Id', requestId);
     next();
   });

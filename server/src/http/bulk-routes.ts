@@ -1,4 +1,4 @@
-import { captureCredits, type BulkCaptureRequestParsed, type ValidationIssue } from '@rendershot/contract';
+import { captureCredits, type BulkCaptureRequestParsed, type ValidationIssue } from '@daguerre/contract';
 import type { Request, Response } from 'express';
 import { ApiError } from '../errors.js';
 import { batchPath, type CaptureBatches } from '../jobs/capture-batches.js';

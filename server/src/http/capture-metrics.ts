@@ -1,5 +1,5 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import { captureCredits } from '@rendershot/contract';
+import { captureCredits } from '@daguerre/contract';
 import type { Metrics } from '../ops/metrics.js';
 
 interface CaptureObservation {

@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream';
-import { isContentFormat, type CaptureOptions, type CaptureResult, type PageReport } from '@rendershot/contract';
+import { isContentFormat, type CaptureOptions, type CaptureResult, type PageReport } from '@daguerre/contract';
 import type { Response } from 'express';
 import { ApiError } from '../errors.js';
 import { aiResultBody, aiResultHeader } from '../services/ai-analysis.js';

@@ -14,7 +14,7 @@ function markPdfAsFile(response: { headers?: Record<string, string> }) {
 
 export function docsPageOptions(): SwaggerUiOptions {
   return {
-    customSiteTitle: 'Rendershot API',
+    customSiteTitle: 'Daguerre API',
     // swagger-ui-express writes functions into the page's init script as source.
     swaggerOptions: { responseInterceptor: markPdfAsFile },
   };

@@ -30,7 +30,7 @@ export function errorResponder(logger: Logger): ErrorRequestHandler {
       // Never Express's own HTML page with a stack and paths (issue #28): whatever failed while
       // answering (a body too strange to describe, say), the client gets the spec's JSON 500.
       try {
-        logger.error({ err: failure, requestId: res.locals.rendershot?.requestId }, 'error responder failed');
+        logger.error({ err: failure, requestId: res.locals.daguerre?.requestId }, 'error responder failed');
       } catch {
         // Not even loggable: the answer below still goes out.
       }
@@ -57,16 +57,16 @@ function answer(logger: Logger): ErrorRequestHandler {
     const bodyError = bodyParserError(error);
     if (bodyError) {
       // The parser's type, not its message: JSON.parse quotes the body it failed on, and a body may hold a key.
-      logger.info({ requestId: res.locals.rendershot?.requestId, code: bodyError.code, status: bodyError.status, reason: (error as { type?: string }).type ?? 'decoding' }, 'rejected request body');
+      logger.info({ requestId: res.locals.daguerre?.requestId, code: bodyError.code, status: bodyError.status, reason: (error as { type?: string }).type ?? 'decoding' }, 'rejected request body');
       sendError(res, bodyError);
       return;
     }
     if (error instanceof ApiError) {
-      if (error.status >= 500) logger.error({ err: error.options.logDetail ?? error, code: error.code, requestId: res.locals.rendershot?.requestId }, error.message);
+      if (error.status >= 500) logger.error({ err: error.options.logDetail ?? error, code: error.code, requestId: res.locals.daguerre?.requestId }, error.message);
       sendError(res, error);
       return;
     }
-    logger.error({ err: error, requestId: res.locals.rendershot?.requestId }, 'unexpected error');
+    logger.error({ err: error, requestId: res.locals.daguerre?.requestId }, 'unexpected error');
     sendError(res, new ApiError('INTERNAL_ERROR', 'Internal error; the request id identifies it in the server log'));
   };
 }

@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Express } from 'express';
-import { LIMITS } from '@rendershot/contract';
+import { LIMITS } from '@daguerre/contract';
 
 /**
  * Big enough for a GET whose `html` holds the documented maximum of characters, percent-encoded

@@ -1,4 +1,4 @@
-import type { CaptureQuality, PageMetadata } from '@rendershot/contract';
+import type { CaptureQuality, PageMetadata } from '@daguerre/contract';
 import type { Response } from 'express';
 import { aiResultHeader } from '../services/ai-analysis.js';
 

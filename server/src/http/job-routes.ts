@@ -1,4 +1,4 @@
-import { captureCredits, type AsyncCaptureOptions } from '@rendershot/contract';
+import { captureCredits, type AsyncCaptureOptions } from '@daguerre/contract';
 import type { Request, Response } from 'express';
 import { ApiError } from '../errors.js';
 import type { CaptureJobs } from '../jobs/capture-jobs.js';

@@ -8,5 +8,5 @@ export interface RequestContext {
 }
 
 export function contextOf(res: Response): RequestContext {
-  return (res.locals as { rendershot: RequestContext }).rendershot;
+  return (res.locals as { daguerre: RequestContext }).daguerre;
 }

@@ -1,5 +1,5 @@
-import type { ValidationIssue } from '@rendershot/contract';
-import { MISSING_FIELD_PARAM } from '@rendershot/contract';
+import type { ValidationIssue } from '@daguerre/contract';
+import { MISSING_FIELD_PARAM } from '@daguerre/contract';
 import type { ZodError, ZodIssue } from 'zod';
 import { ApiError, validationError } from '../errors.js';
 import { echoableName, echoableValue, maskUserinfo } from './redact-query.js';

@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import { errorResponder, sendError } from './error-responder.js';
 
 /**
- * The HTTP side of a `rendershot worker` process: only /health, /ready and /metrics (mounted by
+ * The HTTP side of a `daguerre worker` process: only /health, /ready and /metrics (mounted by
  * the caller), on a port of its own. No API, no dashboard, no docs: workers take work from the queue.
  */
 export function createWorkerApp(mountOps: (app: Express) => void, logger?: Logger): Express {

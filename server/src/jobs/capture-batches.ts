@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { CANCELLED_CODE, type AsyncCaptureOptions, type BatchData, type BatchItem, type BatchWebhookEvent } from '@rendershot/contract';
+import { CANCELLED_CODE, type AsyncCaptureOptions, type BatchData, type BatchItem, type BatchWebhookEvent } from '@daguerre/contract';
 import type { Logger } from 'pino';
 import { ApiError, errors } from '../errors.js';
 import type { FairShare } from '../capture/fair-scheduler.js';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
-import type { CaptureJobData, PageReport } from '@rendershot/contract';
+import type { CaptureJobData, PageReport } from '@daguerre/contract';
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { ApiError, errors } from '../errors.js';

@@ -1,4 +1,4 @@
-import type { CaptureWebhookEvent } from '@rendershot/contract';
+import type { CaptureWebhookEvent } from '@daguerre/contract';
 import type { Logger } from 'pino';
 import type { JobRecord, JobRepository } from '../store/job-repository.js';
 import { filePath } from './capture-jobs.js';

@@ -47,7 +47,7 @@ export class JobUpkeep {
 
   /** A marker key in Redis: when it is gone, Redis lost its data and every unfinished job is checked. */
   private get marker(): string {
-    return `${this.options.prefix}:rendershot:queue-epoch`;
+    return `${this.options.prefix}:daguerre:queue-epoch`;
   }
 
   reconcile(): Promise<void> {

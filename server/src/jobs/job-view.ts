@@ -1,4 +1,4 @@
-import type { CaptureJobData, CaptureQuality, PageMetadata, PageReport } from '@rendershot/contract';
+import type { CaptureJobData, CaptureQuality, PageMetadata, PageReport } from '@daguerre/contract';
 import { aiResultBody } from '../services/ai-analysis.js';
 import type { JobRecord } from '../store/job-repository.js';
 

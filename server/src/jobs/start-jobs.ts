@@ -60,7 +60,7 @@ export function startJobs(
 ): JobsRuntime {
   const redisUrl = config.REDIS_URL;
   if (!redisUrl) {
-    if (role === 'worker') throw new ConfigError('rendershot worker needs REDIS_URL: render workers take their jobs from a queue in Redis');
+    if (role === 'worker') throw new ConfigError('daguerre worker needs REDIS_URL: render workers take their jobs from a queue in Redis');
     return { stop: async () => undefined };
   }
   const { data, captures, logger } = deps;

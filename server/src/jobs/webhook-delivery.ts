@@ -80,7 +80,7 @@ function post(url: URL, body: string, headers: Record<string, string>, timeoutMs
       url,
       {
         method: 'POST',
-        headers: { ...headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), 'user-agent': 'Rendershot-Webhooks/1' },
+        headers: { ...headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), 'user-agent': 'Daguerre-Webhooks/1' },
         ...(lookup ? { lookup } : {}),
       },
       (res) => {

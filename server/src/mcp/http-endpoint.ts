@@ -6,7 +6,7 @@ import { ApiError } from '../errors.js';
 import type { ApiKeyService } from '../services/api-keys.js';
 import type { InlineBudget } from './delivery.js';
 import { loopbackBaseUrl, loopbackHeaders } from './loopback.js';
-import { createRendershotMcpServer } from './mcp-server.js';
+import { createDaguerreMcpServer } from './mcp-server.js';
 
 export interface McpEndpointDependencies {
   apiKeys: ApiKeyService;
@@ -64,7 +64,7 @@ export function mcpEndpoint(deps: McpEndpointDependencies): Router {
       fetch: (input, init) => fetch(input, { ...init, headers: { ...(init?.headers as Record<string, string>), ...loopbackHeaders() } }),
     });
     const publicBaseUrl = `${req.protocol}://${req.get('host') ?? 'localhost'}`;
-    const server = createRendershotMcpServer({ client, publicBaseUrl, budget: deps.budget });
+    const server = createDaguerreMcpServer({ client, publicBaseUrl, budget: deps.budget });
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
     res.on('close', () => {
       void transport.close();
@@ -74,7 +74,7 @@ export function mcpEndpoint(deps: McpEndpointDependencies): Router {
       await server.connect(transport);
       await transport.handleRequest(req, res, req.body);
     } catch (error) {
-      deps.logger.error({ err: error, requestId: res.locals.rendershot?.requestId }, 'mcp request failed');
+      deps.logger.error({ err: error, requestId: res.locals.daguerre?.requestId }, 'mcp request failed');
       if (!res.headersSent) next(error);
     }
   });

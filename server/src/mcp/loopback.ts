@@ -8,7 +8,7 @@ import type { Request } from 'express';
  * process and never leaves it.
  */
 const TOKEN = randomBytes(32).toString('hex');
-export const LOOPBACK_HEADER = 'x-rendershot-mcp-loopback';
+export const LOOPBACK_HEADER = 'x-daguerre-mcp-loopback';
 
 export function loopbackHeaders(): Record<string, string> {
   return { [LOOPBACK_HEADER]: TOKEN };

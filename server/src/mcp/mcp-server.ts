@@ -1,18 +1,18 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { readFileSync } from 'node:fs';
-import { registerRendershotTools, type ToolDependencies } from './tools.js';
+import { registerDaguerreTools, type ToolDependencies } from './tools.js';
 
 const serverPackage = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
 
-/** One MCP server with Rendershot's tools, for one connection (stdio) or one request (stateless HTTP). */
-export function createRendershotMcpServer(deps: ToolDependencies): McpServer {
+/** One MCP server with Daguerre's tools, for one connection (stdio) or one request (stateless HTTP). */
+export function createDaguerreMcpServer(deps: ToolDependencies): McpServer {
   const server = new McpServer(
-    { name: 'rendershot', version: serverPackage.version },
+    { name: 'daguerre', version: serverPackage.version },
     {
       instructions:
-        'Rendershot captures web pages and HTML as images or PDFs. Use capture for a screenshot you want to look at, capture_async + get_capture for long or many captures, usage for the credits left, describe_options for every capture option.',
+        'Daguerre captures web pages and HTML as images or PDFs. Use capture for a screenshot you want to look at, capture_async + get_capture for long or many captures, usage for the credits left, describe_options for every capture option.',
     },
   );
-  registerRendershotTools(server, deps);
+  registerDaguerreTools(server, deps);
   return server;
 }

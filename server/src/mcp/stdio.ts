@@ -1,7 +1,7 @@
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { createClient } from '../../../client/src/index.js';
 import type { InlineBudget } from './delivery.js';
-import { createRendershotMcpServer } from './mcp-server.js';
+import { createDaguerreMcpServer } from './mcp-server.js';
 
 export interface StdioOptions {
   url: string;
@@ -10,14 +10,14 @@ export interface StdioOptions {
 }
 
 /**
- * `rendershot mcp`: an MCP server on stdin/stdout for a local agent (Claude Desktop, an IDE), talking
- * to a Rendershot service over HTTP with the SDK. stdout carries the protocol only: nothing else may
+ * `daguerre mcp`: an MCP server on stdin/stdout for a local agent (Claude Desktop, an IDE), talking
+ * to a Daguerre service over HTTP with the SDK. stdout carries the protocol only: nothing else may
  * be printed there.
  */
 export async function serveMcpOverStdio(options: StdioOptions): Promise<void> {
   const publicBaseUrl = options.url.replace(/\/+$/, '');
   const client = createClient({ baseUrl: publicBaseUrl, apiKey: options.apiKey });
-  const server = createRendershotMcpServer({ client, publicBaseUrl, budget: options.budget });
+  const server = createDaguerreMcpServer({ client, publicBaseUrl, budget: options.budget });
   const transport = new StdioServerTransport();
   await server.connect(transport);
   await new Promise<void>((resolve) => {

@@ -1,4 +1,4 @@
-import { AsyncCaptureBodySchema, CaptureBodySchema } from '@rendershot/contract';
+import { AsyncCaptureBodySchema, CaptureBodySchema } from '@daguerre/contract';
 import { z } from 'zod';
 
 /**

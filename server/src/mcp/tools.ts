@@ -3,13 +3,13 @@ import type { CallToolResult, ServerNotification, ServerRequest } from '@modelco
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { z } from 'zod';
 // The MCP face talks to the service through the published SDK, as any agent's client would.
-import { RendershotError, type CaptureInput, type CaptureJobData, type RendershotClient } from '../../../client/src/index.js';
+import { DaguerreError, type CaptureInput, type CaptureJobData, type DaguerreClient } from '../../../client/src/index.js';
 import { errorResult, imageSize, inlineRefusal, inlineResult, linkResult, wantsInline, type CaptureSummary, type InlineBudget } from './delivery.js';
 import { captureAsyncToolInput, captureToolInput, describeOptions, describeOptionsToolInput, getCaptureToolInput, type Delivery } from './tool-inputs.js';
 
 export interface ToolDependencies {
   /** The SDK client, authenticated with the agent's API key. */
-  client: RendershotClient;
+  client: DaguerreClient;
   /** The service's address as the agent reaches it: links point there. */
   publicBaseUrl: string;
   budget: InlineBudget;
@@ -24,7 +24,7 @@ const CAPTURE_ANNOTATIONS = { readOnlyHint: true, openWorldHint: true, destructi
 
 /** A service refusal as a tool error the agent can act on: the code, the message naming the field, the details. */
 function serviceError(error: unknown): CallToolResult {
-  if (error instanceof RendershotError) {
+  if (error instanceof DaguerreError) {
     const details = error.details === undefined ? '' : ` Details: ${JSON.stringify(error.details)}`;
     return errorResult(`${error.code} (HTTP ${error.status}): ${error.message}.${details}`, {
       error: { status: error.status, code: error.code, message: error.message, ...(error.details !== undefined ? { details: error.details } : {}) },
@@ -43,7 +43,7 @@ function guarded<A>(handler: (args: A, extra: Extra) => Promise<CallToolResult>)
   };
 }
 
-export function registerRendershotTools(server: McpServer, deps: ToolDependencies): void {
+export function registerDaguerreTools(server: McpServer, deps: ToolDependencies): void {
   const { client, budget } = deps;
   const waitMs = deps.waitMs ?? 50_000;
   const pollMs = deps.pollMs ?? 500;
@@ -108,7 +108,7 @@ export function registerRendershotTools(server: McpServer, deps: ToolDependencie
       // A pdf has no image form; it travels as an embedded resource (a blob, never base64 in text).
       return {
         content: [
-          { type: 'resource', resource: { uri: `rendershot://captures/${requestId}`, mimeType: summary.contentType.split(';')[0]!, blob: Buffer.from(file.bytes).toString('base64') } },
+          { type: 'resource', resource: { uri: `daguerre://captures/${requestId}`, mimeType: summary.contentType.split(';')[0]!, blob: Buffer.from(file.bytes).toString('base64') } },
           { type: 'text', text: `Capture ${requestId}: ${summary.contentType}, ${summary.bytes} bytes.` },
         ],
         structuredContent: summary,
@@ -137,7 +137,7 @@ export function registerRendershotTools(server: McpServer, deps: ToolDependencie
       try {
         accepted = await client.captureAsync(options as CaptureInput);
       } catch (error) {
-        if (error instanceof RendershotError && error.status === 503) return captureNow(options as CaptureInput, delivery as Delivery);
+        if (error instanceof DaguerreError && error.status === 503) return captureNow(options as CaptureInput, delivery as Delivery);
         throw error;
       }
       await progress(extra, 0, `job ${accepted.jobId} queued`);

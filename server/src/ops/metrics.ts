@@ -1,7 +1,7 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { FairShareSnapshot } from '../capture/fair-scheduler.js';
 
-/** The buckets of rendershot_organizations_by_queue_depth; every bucket is always reported (0 when empty). */
+/** The buckets of daguerre_organizations_by_queue_depth; every bucket is always reported (0 when empty). */
 export function queueDepthBuckets(depths: number[]): Record<'1' | '2-4' | '5+', number> {
   const counts = { '1': 0, '2-4': 0, '5+': 0 };
   for (const depth of depths) {
@@ -20,20 +20,20 @@ export interface JobBacklog {
 
 /**
  * Every metric of the service, on a registry of its own (several runtimes in one test process
- * must not share counters). Names follow Prometheus conventions, prefixed `rendershot_`.
+ * must not share counters). Names follow Prometheus conventions, prefixed `daguerre_`.
  */
 export class Metrics {
   readonly registry = new Registry();
 
   readonly captures = new Counter({
-    name: 'rendershot_captures_total',
+    name: 'daguerre_captures_total',
     help: 'Capture requests by outcome status code, format and cache result',
     labelNames: ['status', 'format', 'cache'] as const,
     registers: [this.registry],
   });
 
   readonly stageSeconds = new Histogram({
-    name: 'rendershot_capture_stage_seconds',
+    name: 'daguerre_capture_stage_seconds',
     help: 'Time spent per capture stage (queue, setup, navigate, wait, capture, upload, ai)',
     labelNames: ['stage'] as const,
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
@@ -41,23 +41,23 @@ export class Metrics {
   });
 
   readonly captureSeconds = new Histogram({
-    name: 'rendershot_capture_duration_seconds',
+    name: 'daguerre_capture_duration_seconds',
     help: 'End-to-end capture time by format',
     labelNames: ['format'] as const,
     buckets: [0.05, 0.1, 0.25, 0.5, 1, 2, 4, 8, 16, 32],
     registers: [this.registry],
   });
 
-  readonly queueDepth = new Gauge({ name: 'rendershot_queue_depth', help: 'Captures waiting for a browser slot', registers: [this.registry] });
-  readonly busySlots = new Gauge({ name: 'rendershot_busy_slots', help: 'Browser slots rendering now', registers: [this.registry] });
-  readonly browserRestarts = new Gauge({ name: 'rendershot_browser_restarts_total', help: 'Browser recycles since start', registers: [this.registry] });
-  readonly browserCrashes = new Gauge({ name: 'rendershot_browser_crashes_total', help: 'Browser crashes/disconnects since start', registers: [this.registry] });
-  readonly memoryKills = new Gauge({ name: 'rendershot_renderer_memory_kills_total', help: 'Chromium processes ended past RENDERER_MEMORY_LIMIT_MB since start', registers: [this.registry] });
+  readonly queueDepth = new Gauge({ name: 'daguerre_queue_depth', help: 'Captures waiting for a browser slot', registers: [this.registry] });
+  readonly busySlots = new Gauge({ name: 'daguerre_busy_slots', help: 'Browser slots rendering now', registers: [this.registry] });
+  readonly browserRestarts = new Gauge({ name: 'daguerre_browser_restarts_total', help: 'Browser recycles since start', registers: [this.registry] });
+  readonly browserCrashes = new Gauge({ name: 'daguerre_browser_crashes_total', help: 'Browser crashes/disconnects since start', registers: [this.registry] });
+  readonly memoryKills = new Gauge({ name: 'daguerre_renderer_memory_kills_total', help: 'Chromium processes ended past RENDERER_MEMORY_LIMIT_MB since start', registers: [this.registry] });
 
-  readonly creditsCharged = new Counter({ name: 'rendershot_credits_charged_total', help: 'Credits charged for successful captures', registers: [this.registry] });
-  readonly rateLimited = new Counter({ name: 'rendershot_rate_limit_rejections_total', help: 'Capture requests refused with 429', registers: [this.registry] });
+  readonly creditsCharged = new Counter({ name: 'daguerre_credits_charged_total', help: 'Credits charged for successful captures', registers: [this.registry] });
+  readonly rateLimited = new Counter({ name: 'daguerre_rate_limit_rejections_total', help: 'Capture requests refused with 429', registers: [this.registry] });
   readonly renderErrors = new Counter({
-    name: 'rendershot_render_errors_total',
+    name: 'daguerre_render_errors_total',
     help: 'Failed captures by error code',
     labelNames: ['code'] as const,
     registers: [this.registry],
@@ -66,13 +66,13 @@ export class Metrics {
   /** Fair share (issue #15): per-organization queues shown without naming any organization. */
   private fairShare: (() => FairShareSnapshot) | undefined;
   readonly waitingOrganizations: Gauge = new Gauge({
-    name: 'rendershot_waiting_organizations',
+    name: 'daguerre_waiting_organizations',
     help: 'Organizations with at least one capture waiting for a browser slot',
     registers: [this.registry],
     collect: (): void => this.waitingOrganizations.set(this.fairShare?.().waitingOrganizations ?? 0),
   });
   readonly longestOrganizationQueue: Gauge = new Gauge({
-    name: 'rendershot_longest_organization_queue',
+    name: 'daguerre_longest_organization_queue',
     help: 'Captures waiting in the longest per-organization queue',
     registers: [this.registry],
     collect: (): void => this.longestOrganizationQueue.set(this.fairShare?.().longestOrganizationQueue ?? 0),
@@ -80,7 +80,7 @@ export class Metrics {
 
   /** Waiting organizations counted by the length of their queue: a distribution, never a name or an id. */
   readonly organizationsByQueueDepth: Gauge<'depth'> = new Gauge({
-    name: 'rendershot_organizations_by_queue_depth',
+    name: 'daguerre_organizations_by_queue_depth',
     help: 'Organizations with captures waiting for a browser slot, by how many wait (1, 2-4, 5+)',
     labelNames: ['depth'] as const,
     registers: [this.registry],
@@ -90,7 +90,7 @@ export class Metrics {
     },
   });
   readonly organizationsOverShare: Gauge = new Gauge({
-    name: 'rendershot_organizations_over_share',
+    name: 'daguerre_organizations_over_share',
     help: "Organizations holding more browser slots than their plan's share (only while no one below their share waits)",
     registers: [this.registry],
     collect: (): void => this.organizationsOverShare.set(this.fairShare?.().organizationsOverShare ?? 0),
@@ -112,7 +112,7 @@ export class Metrics {
     return this.depthReading.value;
   }
   readonly asyncJobs: Gauge<'state'> = new Gauge({
-    name: 'rendershot_async_jobs',
+    name: 'daguerre_async_jobs',
     help: 'Async capture jobs of the deployment by state: queued (waiting for a worker) or active (rendering)',
     labelNames: ['state'] as const,
     registers: [this.registry],
@@ -124,7 +124,7 @@ export class Metrics {
     },
   });
   readonly asyncQueueWaiting: Gauge = new Gauge({
-    name: 'rendershot_async_queue_waiting',
+    name: 'daguerre_async_queue_waiting',
     help: "Entries waiting in the BullMQ capture queue (wait + prioritized + delayed): Redis's own view",
     registers: [this.registry],
     collect: async (): Promise<void> => {
@@ -159,7 +159,7 @@ export class Metrics {
     return this.backlogRead.read;
   }
   readonly captureJobsWaiting: Gauge = new Gauge({
-    name: 'rendershot_capture_jobs_waiting',
+    name: 'daguerre_capture_jobs_waiting',
     help: 'Async capture jobs queued and not yet taken by a worker (all workers, read from the queue)',
     registers: [this.registry],
     collect: async (): Promise<void> => {
@@ -168,7 +168,7 @@ export class Metrics {
     },
   });
   readonly captureJobsActive: Gauge = new Gauge({
-    name: 'rendershot_capture_jobs_active',
+    name: 'daguerre_capture_jobs_active',
     help: 'Async capture jobs a worker is rendering now (all workers, read from the queue)',
     registers: [this.registry],
     collect: async (): Promise<void> => {
@@ -177,7 +177,7 @@ export class Metrics {
     },
   });
   readonly captureJobsBacklog: Gauge = new Gauge({
-    name: 'rendershot_capture_jobs_backlog',
+    name: 'daguerre_capture_jobs_backlog',
     help: 'Async capture jobs waiting plus rendering: what worker autoscaling divides by the jobs one worker renders at once',
     registers: [this.registry],
     collect: async (): Promise<void> => {
@@ -191,6 +191,6 @@ export class Metrics {
   }
 
   constructor() {
-    collectDefaultMetrics({ register: this.registry, prefix: 'rendershot_process_' });
+    collectDefaultMetrics({ register: this.registry, prefix: 'daguerre_process_' });
   }
 }

@@ -8,7 +8,7 @@ import type { Resolver } from './resolver.js';
 import { SOCKS_REPLY, SocksRefusal, startSocks5Server } from './socks5-server.js';
 
 /** Header on every response the proxy refuses itself, so the renderer can tell a refusal from a site's 403. */
-export const REFUSED_HEADER = 'x-rendershot-egress';
+export const REFUSED_HEADER = 'x-daguerre-egress';
 
 export interface UpstreamProxy {
   host: string;

@@ -42,7 +42,7 @@ export function responseFormatFor(schemaText: string) {
   return {
     type: 'json_schema' as const,
     json_schema: {
-      name: 'rendershot_result',
+      name: 'daguerre_result',
       schema: JSON.parse(schemaText) as Record<string, unknown>,
       // Not strict: OpenAI's strict mode refuses many valid schemas; the answer is validated here instead.
       strict: false,

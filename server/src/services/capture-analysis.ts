@@ -1,4 +1,4 @@
-import { MIME_TYPES } from '@rendershot/contract';
+import { MIME_TYPES } from '@daguerre/contract';
 import { ApiError } from '../errors.js';
 import type { AiAnalyzer, AiResult } from './ai-analysis.js';
 import { AiResultCache } from './ai-result-cache.js';

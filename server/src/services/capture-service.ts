@@ -1,4 +1,4 @@
-import { captureBudgetMs, captureCredits, isContentFormat, type CaptureOptions } from '@rendershot/contract';
+import { captureBudgetMs, captureCredits, isContentFormat, type CaptureOptions } from '@daguerre/contract';
 import type { Logger } from 'pino';
 import type { Page } from 'puppeteer';
 import { ApiError, errors } from '../errors.js';

@@ -1,4 +1,4 @@
-import type { CaptureOptions, CaptureQuality, PageMetadata, PageReport } from '@rendershot/contract';
+import type { CaptureOptions, CaptureQuality, PageMetadata, PageReport } from '@daguerre/contract';
 import type { AiResult } from './ai-analysis.js';
 import type { AuthenticatedKey } from './api-keys.js';
 

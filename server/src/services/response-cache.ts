@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { paginatedPdfSettings, type CaptureOptions, type CaptureQuality, type PageMetadata, type PageReport } from '@rendershot/contract';
+import { paginatedPdfSettings, type CaptureOptions, type CaptureQuality, type PageMetadata, type PageReport } from '@daguerre/contract';
 import { LRUCache } from 'lru-cache';
 
 /**

@@ -181,8 +181,8 @@ export class StorageUploader {
    */
   async probeWrite(target: StorageTarget, signal?: AbortSignal): Promise<{ key: string }> {
     await this.checkDestination(target);
-    const key = `rendershot-connection-test/${randomUUID()}.txt`;
-    const body = Buffer.from('Rendershot connection test; safe to delete.\n', 'utf8');
+    const key = `daguerre-connection-test/${randomUUID()}.txt`;
+    const body = Buffer.from('Daguerre connection test; safe to delete.\n', 'utf8');
     await this.send(
       target,
       signal,

@@ -1,4 +1,4 @@
-import type { UsageReport } from '@rendershot/contract';
+import type { UsageReport } from '@daguerre/contract';
 import type { Config } from '../config.js';
 import { ApiError, errors } from '../errors.js';
 import type { CreditRepository } from '../store/credit-repository.js';

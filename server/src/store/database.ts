@@ -70,7 +70,7 @@ export function openDatabase(url: string): Database {
 }
 
 export async function migrate(db: Database): Promise<void> {
-  await db.knex.migrate.latest({ migrationSource, tableName: 'rendershot_migrations' });
+  await db.knex.migrate.latest({ migrationSource, tableName: 'daguerre_migrations' });
 }
 
 /** Affected-row count of an update, the same on both drivers. */

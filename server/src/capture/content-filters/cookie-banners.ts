@@ -92,7 +92,7 @@ const AUTOCONSENT_CONFIG = {
 };
 
 /** The page binding that answers the content script's init message at once, with the rules for its frame. */
-const INIT_BINDING = '__rendershotConsentInit';
+const INIT_BINDING = '__daguerreConsentInit';
 
 /**
  * A message queue the content script writes to and the capture reads by polling. The init message
@@ -101,9 +101,9 @@ const INIT_BINDING = '__rendershotConsentInit';
  * Returns false when the document has it already (installed at its start).
  */
 const BRIDGE = `(() => {
-  if (window.__rendershotConsent) return false;
+  if (window.__daguerreConsent) return false;
   const queue = [];
-  Object.defineProperty(window, '__rendershotConsent', { value: { take: () => queue.splice(0, queue.length) }, configurable: true });
+  Object.defineProperty(window, '__daguerreConsent', { value: { take: () => queue.splice(0, queue.length) }, configurable: true });
   window.autoconsentSendMessage = (message) => {
     const init = window.${INIT_BINDING};
     if (message && message.type === 'init' && typeof init === 'function') {
@@ -115,7 +115,7 @@ const BRIDGE = `(() => {
   };
   return true;
 })()`;
-const TAKE = `window.__rendershotConsent ? window.__rendershotConsent.take() : null`;
+const TAKE = `window.__daguerreConsent ? window.__daguerreConsent.take() : null`;
 
 type Lifecycle =
   | 'loading'

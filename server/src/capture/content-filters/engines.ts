@@ -13,7 +13,7 @@ export type EngineName = 'ads' | 'cookies';
 /** server/filter-lists: the bundled lists and their manifest (written by `npm run filters:update`). */
 export const FILTER_LIST_DIR = fileURLToPath(new URL('../../../filter-lists/', import.meta.url));
 /** Where parsed engines are kept between starts: parsing the ad lists takes seconds, loading the cache milliseconds. */
-export const DEFAULT_ENGINE_CACHE_DIR = join(tmpdir(), 'rendershot-filter-engines');
+export const DEFAULT_ENGINE_CACHE_DIR = join(tmpdir(), 'daguerre-filter-engines');
 
 export interface ListManifestEntry {
   file: string;

@@ -1,9 +1,9 @@
-// Rendershot dashboard: progressive enhancement only. Every page works without this file except
+// Daguerre dashboard: progressive enhancement only. Every page works without this file except
 // the Playground, which calls the API from the browser.
 (function () {
   'use strict';
 
-  var KEY_STORAGE = 'rendershot.playground.apiKey';
+  var KEY_STORAGE = 'daguerre.playground.apiKey';
   document.documentElement.classList.add('js');
 
   function $(selector, root) {
@@ -239,7 +239,7 @@
 
     function curlSnippet(list) {
       var format = $('#format').value || 'png';
-      var lines = ['curl -G ' + shellQuote(window.location.origin + '/capture'), '  -H "X-API-Key: $RENDERSHOT_API_KEY"'];
+      var lines = ['curl -G ' + shellQuote(window.location.origin + '/capture'), '  -H "X-API-Key: $DAGUERRE_API_KEY"'];
       list.forEach(function (pair) {
         var value = String(pair[1]);
         var plain = /^[\w.:-]*$/.test(value);
@@ -257,11 +257,11 @@
         .join('\n');
       return [
         "import { writeFile } from 'node:fs/promises';",
-        "import { createClient } from '@rendershot/client';",
+        "import { createClient } from '@daguerre/client';",
         '',
         'const client = createClient({',
         '  baseUrl: ' + JSON.stringify(window.location.origin) + ',',
-        '  apiKey: process.env.RENDERSHOT_API_KEY!,',
+        '  apiKey: process.env.DAGUERRE_API_KEY!,',
         '});',
         '',
         'const file = await client.capture({',

@@ -30,7 +30,7 @@ export function signInPage(view: SignInView): SafeHtml {
       </div>
       <button type="submit" class="button button-primary button-block">Sign in</button>
     </form>
-    <p class="hint">Accounts are created by your operator with <code>rendershot user create</code> and <code>rendershot member add</code>.</p>
+    <p class="hint">Accounts are created by your operator with <code>daguerre user create</code> and <code>daguerre member add</code>.</p>
   </section>`;
   return page({ title: 'Sign in', body, assets: view.assets });
 }
@@ -44,7 +44,7 @@ export function inactiveMembershipPage(ctx: DashboardContext, assets: Assets): S
     <p>Your membership in <strong>${current.organizationName}</strong> has been deactivated, so you can't manage its API keys, storage or usage right now.
       API keys you created for it stop working too (they answer <code>403</code>) until the membership is active again.</p>
     <p class="muted">Ask an owner of ${current.organizationName} to reactivate you, or an operator to run
-      <code>rendershot member add</code> again.</p>
+      <code>daguerre member add</code> again.</p>
     <div class="button-row">
       ${others.map((m) =>
         postButton(
@@ -65,7 +65,7 @@ export function noOrganizationPage(ctx: DashboardContext, assets: Assets): SafeH
   const body = html`<section class="card status-card" aria-labelledby="no-org-title">
     <h1 id="no-org-title">You're not in an organization yet</h1>
     <p>You are signed in as <strong>${ctx.session.userEmail}</strong>, but this account is not a member of any organization.</p>
-    <p class="muted">Ask an operator to add you: <code>rendershot member add --org &lt;organization&gt; --user ${ctx.session.userEmail}</code></p>
+    <p class="muted">Ask an operator to add you: <code>daguerre member add --org &lt;organization&gt; --user ${ctx.session.userEmail}</code></p>
     <div class="button-row">${postButton(ctx, `${DASHBOARD_PATH}/sign-out`, 'Sign out', 'button')}</div>
   </section>`;
   return page({ title: 'No organization', body, assets, ctx });

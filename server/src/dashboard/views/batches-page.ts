@@ -1,4 +1,4 @@
-import type { BatchData } from '@rendershot/contract';
+import type { BatchData } from '@daguerre/contract';
 import { html, type SafeHtml } from '../html.js';
 import type { DashboardContext } from '../session.js';
 import { time } from './format.js';

@@ -95,7 +95,7 @@ function organizationSwitcher(ctx: DashboardContext): SafeHtml {
 
 function header(ctx: DashboardContext): SafeHtml {
   return html`<header class="topbar">
-    <a class="brand" href="${DASHBOARD_PATH}/usage">${LOGO}<span>Rendershot</span></a>
+    <a class="brand" href="${DASHBOARD_PATH}/usage">${LOGO}<span>Daguerre</span></a>
     <div class="topbar-org">${organizationSwitcher(ctx)}</div>
     <div class="topbar-user">
       <span class="user-email" title="Signed in as ${ctx.session.userEmail}">${ctx.session.userEmail}</span>
@@ -131,7 +131,7 @@ export function page(options: PageOptions): SafeHtml {
           <main id="main" class="content" tabindex="-1">${options.body}</main>
         </div>`
     : html`<main id="main" class="center-page" tabindex="-1">
-        <a class="brand brand-large" href="${DASHBOARD_PATH}">${LOGO}<span>Rendershot</span></a>
+        <a class="brand brand-large" href="${DASHBOARD_PATH}">${LOGO}<span>Daguerre</span></a>
         ${options.body}
       </main>`;
   return html`<!doctype html>
@@ -140,7 +140,7 @@ export function page(options: PageOptions): SafeHtml {
   <meta charset="utf-8">
   <meta name="viewport" content="width=device-width, initial-scale=1">
   <meta name="color-scheme" content="light dark">
-  <title>${options.title} · Rendershot</title>
+  <title>${options.title} · Daguerre</title>
   <link rel="icon" href="${assets.icon}" type="image/svg+xml">
   <link rel="stylesheet" href="${assets.css}">
   <script src="${assets.js}" defer></script>

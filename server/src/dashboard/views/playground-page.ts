@@ -1,11 +1,11 @@
-import { DEVICE_PRESETS, FORMATS, LIMITS, MEDIA_TYPES, PDF_FORMATS, PDF_PAGE_LAYOUTS, THEMES, WAIT_UNTIL, type DeviceGroup } from '@rendershot/contract';
+import { DEVICE_PRESETS, FORMATS, LIMITS, MEDIA_TYPES, PDF_FORMATS, PDF_PAGE_LAYOUTS, THEMES, WAIT_UNTIL, type DeviceGroup } from '@daguerre/contract';
 import { html, type SafeHtml } from '../html.js';
 import { DASHBOARD_PATH, type DashboardContext } from '../session.js';
 import type { ApiKeyRow } from '../../store/api-key-repository.js';
 import { icons, page, pageHeading, type Assets } from './layout.js';
 import { signedLinkCard } from './signed-link-card.js';
 
-const SAMPLE_HTML = '<h1 style="font-family:system-ui;color:#4338ca">Hello from Rendershot</h1>';
+const SAMPLE_HTML = '<h1 style="font-family:system-ui;color:#4338ca">Hello from Daguerre</h1>';
 
 const GROUPS: DeviceGroup[] = ['Desktop', 'iPhone', 'Samsung', 'Pixel', 'iPad', 'Other tablet'];
 
@@ -153,7 +153,7 @@ export function playgroundPage(ctx: DashboardContext, assets: Assets, hasActiveK
           <button type="button" class="button button-small copy-code" data-copy="#pg-ts">${icons.copy}<span>Copy</span></button>
           <pre><code id="pg-ts"></code></pre>
         </div>
-        <p class="hint">The snippets read the key from <code>RENDERSHOT_API_KEY</code> so it does not end up in your shell history or source.</p>
+        <p class="hint">The snippets read the key from <code>DAGUERRE_API_KEY</code> so it does not end up in your shell history or source.</p>
       </section>
       ${signedLinkCard(ctx, activeKeys)}
     </div>

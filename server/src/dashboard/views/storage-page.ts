@@ -186,7 +186,7 @@ export function deleteStoragePage(ctx: DashboardContext, assets: Assets, config:
   const body = html`${pageHeading('Delete storage configuration')}
   <section class="card confirm-card" aria-labelledby="delete-title">
     <h2 id="delete-title">Delete “${config.name}”?</h2>
-    <p>Rendershot forgets the settings and the secret of <code>${config.bucket}</code> at <code>${config.endpoint}</code>.
+    <p>Daguerre forgets the settings and the secret of <code>${config.bucket}</code> at <code>${config.endpoint}</code>.
       Files already uploaded stay in the bucket.</p>
     ${
       config.isDefault

@@ -1,4 +1,4 @@
-import type { UsageReport } from '@rendershot/contract';
+import type { UsageReport } from '@daguerre/contract';
 import { html, trusted, type SafeHtml } from '../html.js';
 import { DASHBOARD_PATH, type DashboardContext } from '../session.js';
 import type { DailyCaptures, LedgerRow } from '../usage-stats.js';

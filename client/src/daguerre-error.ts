@@ -1,10 +1,10 @@
-import { ErrorBodySchema, type ErrorBody, type ErrorCode } from '@rendershot/contract';
+import { ErrorBodySchema, type ErrorBody, type ErrorCode } from '@daguerre/contract';
 import { parseRetryAfterSeconds } from './retry.js';
 
 /** The `details` member of the spec's error body: validation issues, a string or an object. */
 export type ErrorDetails = ErrorBody['error']['details'];
 
-export interface RendershotErrorInit {
+export interface DaguerreErrorInit {
   status: number;
   code: ErrorCode;
   message: string;
@@ -17,8 +17,8 @@ export interface RendershotErrorInit {
  * Every non-2xx answer of the service, typed by the contract's error body so callers can branch on
  * `code` (e.g. `VALIDATION_ERROR` with per-field `details`) instead of parsing messages.
  */
-export class RendershotError extends Error {
-  override readonly name = 'RendershotError';
+export class DaguerreError extends Error {
+  override readonly name = 'DaguerreError';
   readonly status: number;
   readonly code: ErrorCode;
   readonly details: ErrorDetails;
@@ -27,7 +27,7 @@ export class RendershotError extends Error {
   /** Response headers, lower-cased names (includes `x-ratelimit-*`). */
   readonly headers: Record<string, string>;
 
-  constructor(init: RendershotErrorInit) {
+  constructor(init: DaguerreErrorInit) {
     super(init.message);
     this.status = init.status;
     this.code = init.code;
@@ -46,17 +46,17 @@ export function headersToRecord(headers: Headers): Record<string, string> {
  * crashed upstreams answer with HTML or nothing; those become INTERNAL_ERROR with the real status
  * rather than a JSON parse failure that hides it.
  */
-export async function errorFromResponse(response: Response): Promise<RendershotError> {
+export async function errorFromResponse(response: Response): Promise<DaguerreError> {
   const headers = headersToRecord(response.headers);
   const retryAfterSeconds = parseRetryAfterSeconds(response.headers.get('retry-after'));
   const text = await response.text().catch(() => '');
   const parsed = ErrorBodySchema.safeParse(parseJson(text));
   if (parsed.success) {
     const { code, message, details } = parsed.data.error;
-    return new RendershotError({ status: response.status, code, message, details, retryAfterSeconds, headers });
+    return new DaguerreError({ status: response.status, code, message, details, retryAfterSeconds, headers });
   }
   const snippet = text.trim().slice(0, 200);
-  return new RendershotError({
+  return new DaguerreError({
     status: response.status,
     code: 'INTERNAL_ERROR',
     message: `HTTP ${response.status} ${response.statusText}`.trim() + (snippet ? `: ${snippet}` : ''),
