@@ -81,7 +81,7 @@ export const captureFields = {
   apiKey: z.string().optional().describe('API key; may instead be sent in header X-API-Key.'),
 
   format: enumParam('format', FORMATS, 'png',
-    'Output format: an image (png, webp, jpeg), pdf, or the page\'s content: html (the DOM after scripts), markdown (the main content, via Readability), text (the visible text) or mhtml (Chromium\'s snapshot archive).'),
+    'Output format: an image (png, webp, jpeg), pdf, or the page\'s content: html (the DOM after scripts), markdown (the main content, via Readability), text (the visible text) or mhtml (Chromium\'s snapshot archive); or a scrolling video: mp4, webm or gif (videoDuration, videoFps, scrollEasing).'),
   pdfPageLayout: enumParam('pdfPageLayout', PDF_PAGE_LAYOUTS, 'paginated',
     'paginated: multi-page A4 with margins (pdfFormat, pdfMargin and the other pdf* options change that); single: one continuous page sized to the document height (viewport height when not full page). Ignored unless format is pdf.'),
   ...pdfFields,

@@ -1,6 +1,7 @@
 import type { OpenAPIObject, OperationObject, ParameterObject, ReferenceObject, ResponseObject, SchemaObject } from 'openapi3-ts';
 import { ERROR_CATALOG } from '@daguerre/contract';
 import { isQueryBoolean } from './client-options.js';
+import { DOC_EXAMPLES } from './doc-examples.js';
 
 /**
  * The API reference page, written from the OpenAPI document the contract generates: every
@@ -37,6 +38,21 @@ function typeOf(document: OpenAPIObject, schema: SchemaObject | ReferenceObject 
   return [schema.type ?? 'any', schema.format ? `(${schema.format})` : ''].filter(Boolean).join(' ');
 }
 
+/** An example for one parameter or field: the contract's, an "e.g." of its description, its default, its first allowed value, or the docs' own. */
+function exampleOf(name: string, schema: SchemaObject | ReferenceObject | undefined, description: string | undefined, explicit: unknown): string {
+  if (explicit !== undefined) return code(explicit);
+  const said = /\be\.g\. ([^\s,;)]+)/.exec(description ?? '')?.[1];
+  if (said) return code(said.replace(/[.]$/, ''));
+  if (name in DOC_EXAMPLES) return code(DOC_EXAMPLES[name]);
+  if (!schema || '$ref' in schema) return '';
+  if (schema.default !== undefined) return code(schema.default);
+  if (schema.enum?.length) return code(schema.enum[0]);
+  if (isQueryBoolean(schema) || schema.type === 'boolean') return code(true);
+  if (schema.type === 'array' && schema.items && !('$ref' in schema.items) && schema.items.enum?.length) return code(schema.items.enum.slice(0, 2).join(','));
+  if (schema.minimum !== undefined) return code(schema.minimum);
+  return '';
+}
+
 /** Range, length, enum and pattern rules of one schema, in words. */
 function rulesOf(schema: SchemaObject | ReferenceObject | undefined): string {
   if (!schema || '$ref' in schema) return '';
@@ -61,7 +77,7 @@ function parameterTable(document: OpenAPIObject, parameters: ParameterObject[]):
     const schema = parameter.schema as SchemaObject | undefined;
     const description = parameter.description ?? (schema && !('$ref' in schema) ? schema.description : undefined);
     lines.push(
-      `| ${code(parameter.name)}${parameter.required ? ' (required)' : ''} | ${parameter.in} | ${cell(typeOf(document, schema))} | ${cell(code(schema?.default))} | ${cell(rulesOf(schema))} | ${cell(code(parameter.example ?? schema?.example))} | ${cell(description)} |`,
+      `| ${code(parameter.name)}${parameter.required ? ' (required)' : ''} | ${parameter.in} | ${cell(typeOf(document, schema))} | ${cell(code(schema?.default))} | ${cell(rulesOf(schema))} | ${cell(exampleOf(parameter.name, schema, description, parameter.example ?? (schema && !('$ref' in schema) ? schema.example : undefined)))} | ${cell(description)} |`,
     );
   }
   return lines;
@@ -74,7 +90,7 @@ function bodyTable(document: OpenAPIObject, schemaRef: SchemaObject | ReferenceO
   for (const [name, property] of Object.entries(schema.properties ?? {})) {
     const field = property as SchemaObject;
     lines.push(
-      `| ${code(name)}${required.has(name) ? ' (required)' : ''} | ${cell(typeOf(document, field))} | ${cell(code(field.default))} | ${cell(rulesOf(field))} | ${cell(code(field.example))} | ${cell(field.description)} |`,
+      `| ${code(name)}${required.has(name) ? ' (required)' : ''} | ${cell(typeOf(document, field))} | ${cell(code(field.default))} | ${cell(rulesOf(field))} | ${cell(exampleOf(name, field, field.description, field.example))} | ${cell(field.description)} |`,
     );
   }
   return lines;

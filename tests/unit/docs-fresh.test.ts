@@ -19,6 +19,10 @@ describe('generated docs', () => {
     for (const name of ['url', 'html', 'format', 'viewportWidth', 'fullPageScrollDuration', 'cacheTtl', 'signature']) expect(capture).toContain(`| \`${name}\``);
     expect(capture).toMatch(/\| `imageQuality` \| query \| number \| `90` \| 1 to 100 \|/);
     for (const code of ERROR_CODES) expect(api).toMatch(new RegExp(`\\| \`${code}\` \\| \\d{3} \\|`));
+    // Every parameter and body field has an example (the column before the description).
+    const rows = api.split('\n').filter((line) => /^\| `[^`]+`/.test(line) && !/^\| `[A-Z_]+` \| \d{3} \|/.test(line));
+    expect(rows.length).toBeGreaterThan(150);
+    for (const row of rows) expect(row.split(' | ').at(-2), row).toMatch(/`.+`/);
   });
 
   it('the configuration reference lists every environment variable with its default and range', () => {
