@@ -1,6 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { IncomingMessage } from 'node:http';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,6 +11,7 @@ import { createTestDatabase, type TestDatabase } from '../helpers/databases.js';
 import { FixtureServer } from '../helpers/fixture-server.js';
 import { decodePng } from '../helpers/images.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
+import { type Delivery, independentlyVerified, until } from '../helpers/webhooks.js';
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -25,11 +25,6 @@ async function dropPrefix(prefix: string) {
   const keys = await redis.keys(`${prefix}:*`);
   if (keys.length) await redis.del(...keys);
   redis.disconnect();
-}
-
-interface Delivery {
-  headers: IncomingMessage['headers'];
-  body: string;
 }
 
 /** A webhook receiver on loopback (allow-listed like every fixture server) that records what it gets. */
@@ -47,32 +42,6 @@ async function startReceiver(answer: (count: number) => number = () => 200) {
   });
   await server.start();
   return { server, deliveries, url: `${server.url}/hook` };
-}
-
-/** Standard Webhooks verification written from the specification, not with the library the server uses. */
-function independentlyVerified(secret: string, delivery: Delivery): boolean {
-  const id = String(delivery.headers['webhook-id']);
-  const timestamp = String(delivery.headers['webhook-timestamp']);
-  // A whsec_ secret is base64 key bytes after the prefix (the Standard Webhooks form); an older rss_ one is its UTF-8 text.
-  const key = secret.startsWith('whsec_') ? Buffer.from(secret.slice('whsec_'.length), 'base64') : Buffer.from(secret, 'utf8');
-  const expected = createHmac('sha256', key).update(`${id}.${timestamp}.${delivery.body}`).digest();
-  return String(delivery.headers['webhook-signature'])
-    .split(' ')
-    .some((entry) => {
-      const [version, signature] = entry.split(',');
-      const given = Buffer.from(signature ?? '', 'base64');
-      return version === 'v1' && given.length === expected.length && timingSafeEqual(given, expected);
-    });
-}
-
-async function until<T>(probe: () => Promise<T | undefined>, timeoutMs: number, what: string): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
 }
 
 async function postJob(service: TestService, apiKey: string, body: Record<string, unknown>) {

@@ -1,5 +1,4 @@
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { IncomingMessage } from 'node:http';
+import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, DaguerreError, verifyWebhook, type BatchData, type DaguerreClient } from '../../client/src/index.js';
@@ -10,40 +9,11 @@ import { capturedLogLines, startTestService, type TestService } from '../helpers
 import { DEFAULT_SESSION_TIMES } from '../../server/src/dashboard/index.js';
 import { SessionRepository } from '../../server/src/store/session-repository.js';
 import { hashPassword } from '../../server/src/services/passwords.js';
+import { type Delivery, independentlyVerified, until } from '../helpers/webhooks.js';
+import { deleteKeysWithPrefix } from '../helpers/redis-keys.js';
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const TINY = (i: number) => `<body style="margin:0;background:rgb(${i % 200},90,160)"><p>${i}</p></body>`;
-
-interface Delivery {
-  headers: IncomingMessage['headers'];
-  body: string;
-}
-
-/** Standard Webhooks verification written from the specification, not with the library the server uses. */
-function independentlyVerified(secret: string, delivery: Delivery): boolean {
-  const id = String(delivery.headers['webhook-id']);
-  const timestamp = String(delivery.headers['webhook-timestamp']);
-  // A whsec_ secret is base64 key bytes after the prefix (the Standard Webhooks form); an older rss_ one is its UTF-8 text.
-  const key = secret.startsWith('whsec_') ? Buffer.from(secret.slice('whsec_'.length), 'base64') : Buffer.from(secret, 'utf8');
-  const expected = createHmac('sha256', key).update(`${id}.${timestamp}.${delivery.body}`).digest();
-  return String(delivery.headers['webhook-signature'])
-    .split(' ')
-    .some((entry) => {
-      const [version, signature] = entry.split(',');
-      const given = Buffer.from(signature ?? '', 'base64');
-      return version === 'v1' && given.length === expected.length && timingSafeEqual(given, expected);
-    });
-}
-
-async function until<T>(probe: () => Promise<T | undefined>, timeoutMs: number, what: string): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 150));
-  }
-}
 
 async function daguerreError(work: Promise<unknown>): Promise<DaguerreError> {
   const error = await work.then(() => undefined, (e: unknown) => e);
@@ -86,10 +56,7 @@ describe('bulk captures: POST/GET/DELETE /captures/bulk (issue #34)', () => {
   afterAll(async () => {
     await service?.stop();
     await fixtures?.stop();
-    const redis = new Redis(REDIS_URL);
-    const keys = await redis.keys(`${prefix}:*`);
-    if (keys.length) await redis.del(...keys);
-    redis.disconnect();
+    await deleteKeysWithPrefix(REDIS_URL, prefix);
   });
 
   it('one bad item answers 400 naming its index and field; nothing is queued or charged', async () => {

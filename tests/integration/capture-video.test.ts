@@ -1,13 +1,13 @@
 import { readdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { randomBytes } from 'node:crypto';
-import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EASINGS } from '../../server/src/capture/video-scroll.js';
 import { DaguerreError } from '../../client/src/index.js';
 import { FixtureServer } from '../helpers/fixture-server.js';
 import { decodeFrames, probeVideo } from '../helpers/video.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
+import { deleteKeysWithPrefix } from '../helpers/redis-keys.js';
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 /** bands.html's colour of band i (tests/fixtures/pages/bands.html). */
@@ -78,10 +78,7 @@ describe('scrolling video: mp4, webm, gif (issue #34)', () => {
   afterAll(async () => {
     await service?.stop();
     await fixtures?.stop();
-    const redis = new Redis(REDIS_URL);
-    const keys = await redis.keys(`${prefix}:*`);
-    if (keys.length) await redis.del(...keys);
-    redis.disconnect();
+    await deleteKeysWithPrefix(REDIS_URL, prefix);
   });
 
   it('mp4: H.264 of the viewport size, videoDuration × videoFps frames, top first, bottom last, eased and monotonic; one credit', async () => {

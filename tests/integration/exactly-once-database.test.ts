@@ -4,19 +4,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CaptureJobData } from '../../client/src/index.js';
 import { PrivateMariaDb } from '../helpers/private-mariadb.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
+import { until } from '../helpers/webhooks.js';
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const PAGE = '<body style="margin:0;background:rgb(40,160,110)">db</body>';
-
-async function until<T>(probe: () => Promise<T | undefined>, timeoutMs: number, what: string): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe().catch(() => undefined);
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 /** Issue #27 item 1 with the database as the fault: a MariaDB of the test's own SIGKILLed while jobs render. */
 describe('exactly once: MariaDB SIGKILLed with async jobs running', () => {

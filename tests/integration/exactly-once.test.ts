@@ -13,6 +13,7 @@ import { createTestDatabase, type TestDatabase } from '../helpers/databases.js';
 import { FixtureServer } from '../helpers/fixture-server.js';
 import { PrivateRedis } from '../helpers/private-redis.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
+import { until } from '../helpers/webhooks.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const PREFIX = 'exactly-once';
@@ -22,16 +23,6 @@ const PAGE = '<body style="margin:0;background:rgb(40,160,110)">job</body>';
 interface Worker {
   child: ChildProcess;
   exited: Promise<number | null>;
-}
-
-async function until<T>(probe: () => Promise<T | undefined>, timeoutMs: number, what: string): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 /**

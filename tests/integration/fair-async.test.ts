@@ -5,21 +5,12 @@ import type { CaptureJobData } from '../../client/src/index.js';
 import { WebhookQueue } from '../../server/src/jobs/webhook-delivery.js';
 import { FixtureServer } from '../helpers/fixture-server.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
+import { until } from '../helpers/webhooks.js';
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const PAGE = '<body style="margin:0;background:#0a0">fair</body>';
 const WEBHOOK_DEADLINE_MS = 2_500;
 const PER_ORGANIZATION = 4;
-
-async function until<T>(probe: () => Promise<T | undefined> | T | undefined, timeoutMs: number, what: string): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 /** Issue #27, items 3 and 4: one organization's backlog of jobs or of slow webhook receivers costs another about one job. */
 describe('fair async queue and webhook delivery between organizations', () => {

@@ -5,11 +5,11 @@ import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotoc
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { FORMATS } from '@daguerre/contract';
-import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { captureBodyFieldNames } from '../helpers/contract-fields.js';
 import { decodePng, near } from '../helpers/images.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
+import { deleteKeysWithPrefix } from '../helpers/redis-keys.js';
 
 /**
  * The MCP face driven by the MCP SDK's own Client, over both transports, against the live service:
@@ -41,10 +41,7 @@ describe('the MCP server over streamable HTTP at /mcp (stateless, async jobs on 
   afterAll(async () => {
     await client?.close();
     await service?.stop();
-    const redis = new Redis(REDIS_URL);
-    const keys = await redis.keys(`${prefix}:*`);
-    if (keys.length) await redis.del(...keys);
-    redis.disconnect();
+    await deleteKeysWithPrefix(REDIS_URL, prefix);
   });
 
   it("lists the five tools with input schemas derived from the contract's POST /capture body", async () => {

@@ -1,12 +1,12 @@
 import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import type { CaptureResult, ErrorBody, PageMetadata } from '@daguerre/contract';
-import { Redis } from 'ioredis';
 import { parseHTML } from 'linkedom';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FixtureServer } from '../helpers/fixture-server.js';
 import { startS3, type TestS3 } from '../helpers/s3.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
+import { deleteKeysWithPrefix } from '../helpers/redis-keys.js';
 
 /**
  * Issue #33: metadata=true (field by field against the page's own markup, on real saved pages and
@@ -370,10 +370,7 @@ describe('page insight in async jobs', () => {
   afterAll(async () => {
     await service?.stop();
     await fixtures?.stop();
-    const redis = new Redis(REDIS_URL);
-    const keys = await redis.keys(`${prefix}:*`);
-    if (keys.length) await redis.del(...keys);
-    redis.disconnect();
+    await deleteKeysWithPrefix(REDIS_URL, prefix);
   });
 
   it('puts metadata and the quality report into the job result, and serves the markdown file', async () => {

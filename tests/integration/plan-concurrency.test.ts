@@ -2,10 +2,10 @@ import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import { promisify } from 'node:util';
-import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FixtureServer } from '../helpers/fixture-server.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
+import { deleteKeysWithPrefix } from '../helpers/redis-keys.js';
 
 const run = promisify(execFile);
 const CLI = new URL('../../server/bin/daguerre.js', import.meta.url).pathname;
@@ -104,10 +104,7 @@ describe('per-plan limit of concurrent captures and async jobs (Redis, two job w
     for (const res of held.splice(0)) res.end();
     await service?.stop();
     await fixtures?.stop();
-    const redis = new Redis(REDIS_URL);
-    const keys = await redis.keys(`${prefix}:*`);
-    if (keys.length) await redis.del(...keys);
-    redis.disconnect();
+    await deleteKeysWithPrefix(REDIS_URL, prefix);
   });
 
   it('runs a second job of a limit-1 plan after the first (never refused), while a sync capture past the limit gets 429', async () => {
