@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { AsyncCaptureBodySchema, JOB_STATUSES, type AsyncCaptureOptions } from './jobs.js';
-import { LIMITS } from './limits.js';
+import { AsyncCaptureBodySchema, JOB_STATUSES, webhookUrlField, type AsyncCaptureOptions } from './jobs.js';
 import { withOpenApi } from './openapi-meta.js';
 
 /**
@@ -21,21 +20,9 @@ export type BatchItemStatus = (typeof BATCH_ITEM_STATUSES)[number];
 /** The error code a job cancelled with its batch records. */
 export const CANCELLED_CODE = 'CANCELLED';
 
-const batchWebhookUrl = z
-  .string({ errorMap: () => ({ message: 'webhookUrl must be a string' }) })
-  .max(LIMITS.urlMaxLength, `webhookUrl must be at most ${LIMITS.urlMaxLength} characters`)
-  .refine((value) => {
-    try {
-      const parsed = new URL(value);
-      return (parsed.protocol === 'http:' || parsed.protocol === 'https:') && !parsed.username && !parsed.password;
-    } catch {
-      return false;
-    }
-  }, 'webhookUrl must be an absolute http:// or https:// URL without credentials')
-  .optional()
-  .describe(
-    'Called once with POST when the whole batch is done (batch.completed) or cancelled (batch.cancelled), signed like job webhooks (Standard Webhooks, the API key\'s signing secret). For a webhook per item, give webhookUrl in the item (or in defaults).',
-  );
+const batchWebhookUrl = webhookUrlField(
+  'Called once with POST when the whole batch is done (batch.completed) or cancelled (batch.cancelled), signed like job webhooks (Standard Webhooks, the API key\'s signing secret). For a webhook per item, give webhookUrl in the item (or in defaults).',
+);
 
 const anObject = (field: string) =>
   z.record(z.unknown(), { errorMap: () => ({ message: `${field} must be a JSON object of POST /captures fields` }) });

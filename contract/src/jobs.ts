@@ -7,21 +7,25 @@ import { withOpenApi } from './openapi-meta.js';
 export const JOB_STATUSES = ['queued', 'active', 'succeeded', 'failed'] as const;
 export type JobStatus = (typeof JOB_STATUSES)[number];
 
-const webhookUrl = z
-  .string({ errorMap: () => ({ message: 'webhookUrl must be a string' }) })
-  .max(LIMITS.urlMaxLength, `webhookUrl must be at most ${LIMITS.urlMaxLength} characters`)
-  .refine((value) => {
-    try {
-      const parsed = new URL(value);
-      return (parsed.protocol === 'http:' || parsed.protocol === 'https:') && !parsed.username && !parsed.password;
-    } catch {
-      return false;
-    }
-  }, 'webhookUrl must be an absolute http:// or https:// URL without credentials')
-  .optional()
-  .describe(
-    'Called with POST when the job ends (capture.succeeded or capture.failed), signed with the Standard Webhooks scheme using the API key\'s signing secret. Retried with exponential backoff on a non-2xx answer or a timeout.',
-  );
+/** A webhook address: absolute http(s), no credentials (an async job's, a batch's). */
+export const webhookUrlField = (description: string) =>
+  z
+    .string({ errorMap: () => ({ message: 'webhookUrl must be a string' }) })
+    .max(LIMITS.urlMaxLength, `webhookUrl must be at most ${LIMITS.urlMaxLength} characters`)
+    .refine((value) => {
+      try {
+        const parsed = new URL(value);
+        return (parsed.protocol === 'http:' || parsed.protocol === 'https:') && !parsed.username && !parsed.password;
+      } catch {
+        return false;
+      }
+    }, 'webhookUrl must be an absolute http:// or https:// URL without credentials')
+    .optional()
+    .describe(description);
+
+const webhookUrl = webhookUrlField(
+  'Called with POST when the job ends (capture.succeeded or capture.failed), signed with the Standard Webhooks scheme using the API key\'s signing secret. Retried with exponential backoff on a non-2xx answer or a timeout.',
+);
 
 // Every capture parameter except returnFile (an async result is always a file), plus webhookUrl.
 const { returnFile: _returnFile, ...asyncFields } = captureFields;

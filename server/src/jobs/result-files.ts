@@ -4,6 +4,7 @@ import { dirname, join, resolve, sep } from 'node:path';
 import type { Readable } from 'node:stream';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { DeleteObjectCommand, GetObjectCommand, NoSuchKey, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import type { StorageTarget } from '../store/storage-target.js';
 
 /** An open result file: its bytes as a stream and its size (for Content-Length). */
 export interface OpenedFile {
@@ -85,13 +86,8 @@ export class LocalResultFiles implements ResultFiles {
   }
 }
 
-export interface S3ResultSettings {
-  endpoint: string;
-  bucket: string;
-  region: string;
-  accessKeyId: string;
-  secretAccessKey: string;
-  forcePathStyle: boolean;
+/** The deployment's results bucket: a storage target of the operator's, plus where its objects go. */
+export interface S3ResultSettings extends Omit<StorageTarget, 'source'> {
   /** Objects go under this prefix in the bucket. */
   prefix: string;
   requestTimeoutMs: number;
