@@ -8,8 +8,7 @@
  * `org create --name bench --credits N --json` → { id }, `key create --org <id> --name bench --json` → { key }.
  */
 import { spawn, execFile, type ChildProcess } from 'node:child_process';
-import { createServer, connect } from 'node:net';
-import type { AddressInfo } from 'node:net';
+import { connect } from 'node:net';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { processTree, stillRunning, type ProcInfo } from './proc-mem.js';
@@ -44,16 +43,9 @@ export interface ServiceHandle {
   stop(): Promise<{ exitedGracefully: boolean; leftovers: ProcInfo[] }>;
 }
 
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
+import { freePort } from './free-port.js';
+
+export { freePort };
 
 function portOpen(port: number): Promise<boolean> {
   return new Promise((resolve) => {

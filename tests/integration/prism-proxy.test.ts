@@ -1,11 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHmac, randomBytes, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bin, REPO_ROOT } from '../helpers/temp-project.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
+import { freePort } from '../../scripts/bench/free-port.js';
 
 /**
  * Prism 5 as a validating proxy in front of the live service: every operation, signed links
@@ -20,17 +20,6 @@ const DOCUMENT = JSON.parse(readFileSync(`${REPO_ROOT}/openapi.json`, 'utf8')) a
 /** Headers HTTP itself, Express or Prism (CORS) add, which an API document does not declare. */
 const STANDARD = /^(content-type|content-length|date|connection|keep-alive|etag|transfer-encoding|vary|access-control-.*|sl-violations|cache-control)$/;
 const HTML = '<body style="margin:0;background:#0a5"><h1>prism</h1></body>';
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 interface Checked {
   status: number;
