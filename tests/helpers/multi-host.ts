@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import type { HostNetwork } from './netns.js';
 import { PrivateMariaDb } from './private-mariadb.js';
 import { alive, descendantsOf } from './process-tree.js';
+import { until } from './until.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const BIN = join(ROOT, 'server/bin/daguerre.js');
@@ -157,13 +158,4 @@ export async function startDaguerre(net: HostNetwork, hostName: string, role: 's
   };
 }
 
-/** Polls until `probe` returns a value (event-driven waits on another process's state); fails after `timeoutMs`. */
-export async function until<T>(probe: () => Promise<T | undefined> | T | undefined, timeoutMs: number, what: string, intervalMs = 100): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, intervalMs));
-  }
-}
+export { until };

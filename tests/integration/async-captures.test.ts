@@ -6,12 +6,13 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, verifyWebhook, type CaptureJobData } from '../../client/src/index.js';
-import { Redis } from 'ioredis';
 import { createTestDatabase, type TestDatabase } from '../helpers/databases.js';
 import { FixtureServer } from '../helpers/fixture-server.js';
 import { decodePng } from '../helpers/images.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
-import { type Delivery, independentlyVerified, until } from '../helpers/webhooks.js';
+import { type Delivery, independentlyVerified } from '../helpers/webhooks.js';
+import { until } from '../helpers/until.js';
+import { deleteKeysWithPrefix } from '../helpers/redis-keys.js';
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -20,12 +21,7 @@ const TINY_HTML = '<body style="margin:0;background:#0a0"><p>async</p></body>';
 /** A prefix of the test's own in the shared Redis, removed afterwards. */
 const newPrefix = () => `rs-test-${randomBytes(4).toString('hex')}`;
 
-async function dropPrefix(prefix: string) {
-  const redis = new Redis(REDIS_URL);
-  const keys = await redis.keys(`${prefix}:*`);
-  if (keys.length) await redis.del(...keys);
-  redis.disconnect();
-}
+const dropPrefix = (prefix: string) => deleteKeysWithPrefix(REDIS_URL, prefix);
 
 /** A webhook receiver on loopback (allow-listed like every fixture server) that records what it gets. */
 async function startReceiver(answer: (count: number) => number = () => 200) {

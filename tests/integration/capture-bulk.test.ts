@@ -9,7 +9,8 @@ import { capturedLogLines, startTestService, type TestService } from '../helpers
 import { DEFAULT_SESSION_TIMES } from '../../server/src/dashboard/index.js';
 import { SessionRepository } from '../../server/src/store/session-repository.js';
 import { hashPassword } from '../../server/src/services/passwords.js';
-import { type Delivery, independentlyVerified, until } from '../helpers/webhooks.js';
+import { type Delivery, independentlyVerified } from '../helpers/webhooks.js';
+import { until } from '../helpers/until.js';
 import { deleteKeysWithPrefix } from '../helpers/redis-keys.js';
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';

@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CaptureJobData } from '../../client/src/index.js';
 import { PrivateMariaDb } from '../helpers/private-mariadb.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
-import { until } from '../helpers/webhooks.js';
+import { until } from '../helpers/until.js';
+import { deleteKeysWithPrefix } from '../helpers/redis-keys.js';
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const PAGE = '<body style="margin:0;background:rgb(40,160,110)">db</body>';
@@ -28,10 +28,7 @@ describe('exactly once: MariaDB SIGKILLed with async jobs running', () => {
   afterAll(async () => {
     await service?.stop();
     await mariadb?.destroy();
-    const redis = new Redis(REDIS_URL);
-    const keys = await redis.keys(`${prefix}:*`);
-    if (keys.length) await redis.del(...keys);
-    redis.disconnect();
+    await deleteKeysWithPrefix(REDIS_URL, prefix);
   });
 
   const headers = () => ({ 'x-api-key': service.apiKey });

@@ -13,7 +13,7 @@ import { createTestDatabase, type TestDatabase } from '../helpers/databases.js';
 import { FixtureServer } from '../helpers/fixture-server.js';
 import { PrivateRedis } from '../helpers/private-redis.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
-import { until } from '../helpers/webhooks.js';
+import { until } from '../helpers/until.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const PREFIX = 'exactly-once';

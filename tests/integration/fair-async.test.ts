@@ -5,7 +5,8 @@ import type { CaptureJobData } from '../../client/src/index.js';
 import { WebhookQueue } from '../../server/src/jobs/webhook-delivery.js';
 import { FixtureServer } from '../helpers/fixture-server.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
-import { until } from '../helpers/webhooks.js';
+import { until } from '../helpers/until.js';
+import { deleteKeysWithPrefix } from '../helpers/redis-keys.js';
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const PAGE = '<body style="margin:0;background:#0a0">fair</body>';
@@ -46,10 +47,7 @@ describe('fair async queue and webhook delivery between organizations', () => {
   afterAll(async () => {
     await service?.stop();
     await fixtures.stop();
-    const redis = new Redis(REDIS_URL);
-    const keys = await redis.keys(`${prefix}:*`);
-    if (keys.length) await redis.del(...keys);
-    redis.disconnect();
+    await deleteKeysWithPrefix(REDIS_URL, prefix);
   });
 
   async function post(apiKey: string, body: Record<string, unknown>): Promise<string> {

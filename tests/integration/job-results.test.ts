@@ -10,16 +10,12 @@ import { signQuery } from '../../server/src/security/signing.js';
 import { FixtureServer } from '../helpers/fixture-server.js';
 import { startS3, type TestS3 } from '../helpers/s3.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
+import { deleteKeysWithPrefix } from '../helpers/redis-keys.js';
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const PAGE = '<body style="margin:0;background:rgb(40,160,110)">result</body>';
 
-async function dropPrefix(prefix: string) {
-  const redis = new Redis(REDIS_URL);
-  const keys = await redis.keys(`${prefix}:*`);
-  if (keys.length) await redis.del(...keys);
-  redis.disconnect();
-}
+const dropPrefix = (prefix: string) => deleteKeysWithPrefix(REDIS_URL, prefix);
 
 async function postJob(service: TestService, body: Record<string, unknown>): Promise<string> {
   const response = await service.get('/captures', {

@@ -4,11 +4,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'puppeteer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Redis } from 'ioredis';
 import { pdfPages } from '../helpers/images.js';
 import { systemResolver } from '../../server/src/security/resolver.js';
 import { launchTestBrowser } from '../helpers/test-browser.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
+import { deleteKeysWithPrefix } from '../helpers/redis-keys.js';
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
@@ -49,10 +49,7 @@ describe('Swagger UI at /docs', () => {
     await browser?.close();
     if (profile) rmSync(profile, { recursive: true, force: true });
     await service?.stop();
-    const redis = new Redis(REDIS_URL);
-    const keys = await redis.keys(`${prefix}:*`);
-    if (keys.length) await redis.del(...keys);
-    redis.disconnect();
+    await deleteKeysWithPrefix(REDIS_URL, prefix);
   });
 
   /** Opens an operation (unless open), presses "Try it out" (unless pressed) and returns its root selector. */
