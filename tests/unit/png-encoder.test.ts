@@ -1,6 +1,8 @@
 import { PNG } from 'pngjs';
 import { describe, expect, it } from 'vitest';
-import { compactPng } from '../../server/src/capture/png-encoder.js';
+import { isOneColour } from '../../server/src/capture/blank-image.js';
+import { compactPng, encodingsFor } from '../../server/src/capture/png-encoder.js';
+import { pngCompressionRatio, rawPngBytes } from '../../server/src/capture/png-header.js';
 
 /** A PNG of flat bands (screen-like) with half-transparent pixels, written fast and unfiltered as Chromium's fast mode does. */
 function samplePng(): { png: Buffer; rgba: Buffer } {
@@ -16,6 +18,28 @@ function samplePng(): { png: Buffer; rgba: Buffer } {
   return { png: PNG.sync.write(image, { deflateLevel: 1, filterType: 0 }), rgba: Buffer.from(image.data) };
 }
 
+/** An opaque RGB PNG of `width`×`height` whose pixels come from `pixel`, written as Chromium's fast mode does (Up filter, level 1). */
+function rgbPng(width: number, height: number, pixel: (x: number, y: number) => [number, number, number]): Buffer {
+  const image = new PNG({ width, height, colorType: 2, inputColorType: 6, inputHasAlpha: true });
+  for (let y = 0; y < height; y++)
+    for (let x = 0; x < width; x++) {
+      const i = (y * width + x) * 4;
+      const [r, g, b] = pixel(x, y);
+      image.data[i] = r;
+      image.data[i + 1] = g;
+      image.data[i + 2] = b;
+      image.data[i + 3] = 255;
+    }
+  return PNG.sync.write(image, { deflateLevel: 1, filterType: 2, colorType: 2, inputColorType: 6, inputHasAlpha: true });
+}
+
+/** Deterministic noise: a photograph's grain, which no filter makes compress like screen content. */
+function grain(x: number, y: number): number {
+  let h = (x * 374761393 + y * 668265263) >>> 0;
+  h = Math.imul(h ^ (h >>> 13), 1274126177) >>> 0;
+  return (h >>> 24) & 0x3f;
+}
+
 describe('compactPng', () => {
   it('writes the same RGBA pixels, alpha included, in fewer bytes', async () => {
     const { png, rgba } = samplePng();
@@ -29,5 +53,56 @@ describe('compactPng', () => {
   it('returns a file it cannot read as it came (a capture never fails for compression)', async () => {
     const junk = Buffer.from('not a png at all');
     await expect(compactPng(junk)).resolves.toBe(junk);
+  });
+
+  it('keeps the pixels of a photographic image, which gets the filtered encoding', async () => {
+    const png = rgbPng(256, 160, (x, y) => [(x + grain(x, y)) & 255, (y * 2 + grain(y, x)) & 255, (x + y) & 255]);
+    expect(encodingsFor(png)).toEqual([{ compressionLevel: 7, adaptiveFiltering: true }]);
+    const out = await compactPng(png);
+    expect(out.length).toBeLessThanOrEqual(png.length);
+    expect(Buffer.from(PNG.sync.read(out).data).equals(Buffer.from(PNG.sync.read(png).data))).toBe(true);
+  });
+});
+
+describe('choosing the encoding from the fast PNG', () => {
+  it('gives screen content (flat colours) the unfiltered encoding only', () => {
+    const png = rgbPng(400, 300, (x, y) => (Math.floor(y / 30) % 2 === 0 ? [250, 250, 250] : [20 + (x % 3), 40, 200]));
+    expect(pngCompressionRatio(png)!).toBeGreaterThan(18);
+    expect(encodingsFor(png)).toEqual([{ compressionLevel: 6, adaptiveFiltering: false }]);
+  });
+
+  it('gives a file it cannot read for its size one encoding, the filtered one', () => {
+    expect(encodingsFor(Buffer.from('not a png at all'))).toEqual([{ compressionLevel: 7, adaptiveFiltering: true }]);
+  });
+});
+
+describe('rawPngBytes', () => {
+  it('reads width × height × channels from the header, without decoding', () => {
+    expect(rawPngBytes(samplePng().png)).toBe(320 * 200 * 4);
+    expect(rawPngBytes(rgbPng(30, 20, () => [1, 2, 3]))).toBe(30 * 20 * 3);
+  });
+
+  it('says nothing of what is not an 8-bit PNG', () => {
+    expect(rawPngBytes(Buffer.from('GIF89a and then some bytes to pass the length check'))).toBeUndefined();
+    const sixteenBit = PNG.sync.write(new PNG({ width: 4, height: 4, bitDepth: 16 }), { bitDepth: 16 } as never);
+    expect(rawPngBytes(sixteenBit)).toBeUndefined();
+  });
+});
+
+describe('isOneColour', () => {
+  it('finds a one-colour PNG (which compresses far past the shortcut) by its pixels', async () => {
+    const blank = rgbPng(640, 400, () => [255, 255, 255]);
+    expect(pngCompressionRatio(blank)!).toBeGreaterThan(100);
+    await expect(isOneColour(blank)).resolves.toBe(true);
+  });
+
+  it('answers a busy PNG from its size alone, and a nearly blank one from its pixels', async () => {
+    const busy = rgbPng(320, 200, (x, y) => [grain(x, y) * 4, grain(y, x) * 4, 128]);
+    expect(pngCompressionRatio(busy)!).toBeLessThan(100);
+    await expect(isOneColour(busy)).resolves.toBe(false);
+    // One dark dot on white compresses past the shortcut: only the pixels can tell.
+    const dot = rgbPng(640, 400, (x, y) => (x === 300 && y === 300 ? [0, 0, 0] : [255, 255, 255]));
+    expect(pngCompressionRatio(dot)!).toBeGreaterThan(100);
+    await expect(isOneColour(dot)).resolves.toBe(false);
   });
 });

@@ -44,7 +44,8 @@ export interface QualityInput {
   options: CaptureOptions;
   probe: QualityProbe;
   /** The file (an image is checked by its pixels). */
-  file: { buffer: Buffer; mime: string };
+  /** The file (an image is checked by its pixels): still being taken when the page is read beside the screenshot. */
+  file: Promise<{ buffer: Buffer; mime: string }>;
 }
 
 export async function readCaptureQuality(page: Page, { options, probe, file }: QualityInput): Promise<CaptureQuality> {
@@ -53,11 +54,13 @@ export async function readCaptureQuality(page: Page, { options, probe, file }: Q
     : options.fullPage || options.format === 'pdf' || isContentFormat(options.format)
       ? 'document'
       : 'viewport';
-  const [found, oneColour] = await Promise.all([
+  const [found, oneColour, heightAfter] = await Promise.all([
     page
       .evaluate(inspectPage, { area, listed: LISTED, columns: GRID_COLUMNS, rows: GRID_ROWS, overlayShare: INSIGHT_LIMITS.overlayShare })
       .catch((): PageFindings => ({ height: 0, empty: false, brokenImages: [], brokenImageCount: 0, overlays: [], failedFonts: [] })),
-    IMAGE_MIMES.has(file.mime) ? isOneColour(file.buffer) : Promise.resolve(undefined),
+    file.then((taken) => (IMAGE_MIMES.has(taken.mime) ? isOneColour(taken.buffer) : undefined)),
+    // The height once the file is taken: the scan may have read the page while it was being captured.
+    file.then(() => page.evaluate(contentHeight).catch(() => 0)),
   ]);
   const findings: QualityFinding[] = [];
   // html, markdown and text hold the page's words and URLs, not its pixels: what pictures, overlays
@@ -100,12 +103,13 @@ export async function readCaptureQuality(page: Page, { options, probe, file }: Q
       families: found.failedFonts,
     });
   }
-  if (probe.heightBefore !== null && found.height > probe.heightBefore) {
+  const height = Math.max(found.height, heightAfter);
+  if (probe.heightBefore !== null && height > probe.heightBefore) {
     findings.push({
       check: 'stillGrowing',
-      message: `The page was still growing: ${probe.heightBefore} px tall before the capture, ${found.height} px after it`,
+      message: `The page was still growing: ${probe.heightBefore} px tall before the capture, ${height} px after it`,
       heightBefore: probe.heightBefore,
-      heightAfter: found.height,
+      heightAfter: height,
     });
   }
   return { ok: findings.length === 0, findings };

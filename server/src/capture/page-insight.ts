@@ -20,7 +20,7 @@ export async function readPageInsight(
   slot: Slot,
   options: CaptureOptions,
   response: HTTPResponse | null,
-  file: { buffer: Buffer; mime: string },
+  file: Promise<{ buffer: Buffer; mime: string }>,
   probe: QualityProbe,
   events: PageEventLog | undefined,
 ): Promise<PageInsight> {

@@ -10,9 +10,10 @@ import { assertValidSelectors } from './selector-check.js';
 import { proxySettings } from './proxy-settings.js';
 import { ScriptStillRunningError } from './page-interactions.js';
 import { preparePage, type RequestFilter } from './page-setup.js';
-import { pageReport, type PageReport } from './page-report.js';
+import type { PageReport } from './page-report.js';
 import { recordPageEvents, type PageEventRecorder } from './page-events.js';
-import { readPageInsight, type PageInsight } from './page-insight.js';
+import type { PageInsight } from './page-insight.js';
+import { readableDuringCapture, readCapturedPage } from './capture-readers.js';
 import { DEFAULT_FULL_PAGE_BUDGET, type FullPageBudget } from './full-page-plan.js';
 import { assertLanded, navigationFailure, targetHeaders, type ConnectionFailure, type WasRefused } from './landing-checks.js';
 import { follow, navigate, type Landing } from './navigation.js';
@@ -54,6 +55,9 @@ export interface RenderRequest {
 
 /** A finished capture: the file, what the page was (page-report.ts), its quality and metadata (page-insight.ts). */
 export type RenderedCapture = RenderResult & { page: PageReport } & PageInsight;
+
+/** A capture as it leaves its slot: the file as Chromium wrote it, and its re-encoding under way. */
+type SlotCapture = RenderedCapture & { compacted: Promise<RenderResult> };
 
 export type { RenderResult } from './render-result.js';
 
@@ -105,12 +109,16 @@ export class Renderer {
     private readonly options: RendererOptions = {},
   ) {}
 
-  /** The PNG is re-encoded once the slot is back in the pool (png-encoder.ts), so the next capture renders meanwhile. */
+  /**
+   * The PNG re-encoding (png-encoder.ts) starts as soon as the screenshot is back and goes on while
+   * the reports are read and after the slot is back in the pool, so the next capture renders meanwhile.
+   */
   async render(request: RenderRequest): Promise<RenderedCapture> {
-    return compactRenderResult(await this.renderOnSlot(request), request.timings);
+    const { compacted, ...capture } = await this.renderOnSlot(request);
+    return { ...capture, ...(await compacted) };
   }
 
-  private async renderOnSlot(request: RenderRequest): Promise<RenderedCapture> {
+  private async renderOnSlot(request: RenderRequest): Promise<SlotCapture> {
     const { options } = request;
     const timings = request.timings ?? {};
     const mark = (stage: string, started: number) => (timings[stage] = Date.now() - started);
@@ -216,7 +224,7 @@ export class Renderer {
     landing: Landing,
     mark: (stage: string, started: number) => void,
     events?: PageEventRecorder,
-  ): Promise<RenderedCapture> {
+  ): Promise<SlotCapture> {
     const { options } = request;
     for (let restart = 0; ; restart++) {
       const commits = watch.commits;
@@ -241,7 +249,7 @@ export class Renderer {
     landing: Landing,
     mark: (stage: string, started: number) => void,
     events?: PageEventRecorder,
-  ): Promise<RenderedCapture> {
+  ): Promise<SlotCapture> {
     const { options } = request;
     const page = slot.page;
     const verdict = await guard(detectProtection(page, landing.response), request, 'inspecting the page');
@@ -259,17 +267,19 @@ export class Renderer {
     const probe = await guard(probeBeforeCapture(page), request, 'capturing');
     const limits = { fullPageBudget: this.options.fullPageBudget, stopBy: request.deadline - STITCH_RESERVE_MS, pdfTimeoutMs: remainingMs(request, 200) };
     // A scrolling video is a capture mode of its own: it scrolls the page while ffmpeg encodes (capture-video.ts).
-    const output = isVideoFormat(options.format) ? captureVideo(slot, options, request, this.options.video) : captureFile(slot, options, limits);
-    const file = await guard(output, request, 'capturing');
-    const flags = { truncated: file.truncated === true, waitTimedOut: landing.waitTimedOut, stillGrowing: scrolled.stillGrowing };
-    const report = await guard(pageReport(page, options, landing.response, flags), request, 'capturing');
+    const output = guard(isVideoFormat(options.format) ? captureVideo(slot, options, request, this.options.video) : captureFile(slot, options, limits), request, 'capturing');
+    const reads = { slot, options, request, landing, probe, stillGrowing: scrolled.stillGrowing, ...(events ? { events: events.log } : {}) };
+    // A viewport image is read while it is taken (capture-readers.ts); anything else once it is done.
+    const readingBeside = readableDuringCapture(options) ? readCapturedPage(reads, output) : undefined;
+    readingBeside?.catch(() => undefined);
+    const file = await output;
+    // On libvips' threads from now on; it never rejects (a file it cannot improve comes back as it was).
+    const compacted = compactRenderResult(file, request.timings);
     mark('capture', started);
     started = Date.now();
-    // Inline html has no HTTP answer of its own (its data: URL's is Chromium's, not a target's).
-    const targetResponse = options.html !== undefined ? null : landing.response;
-    const insight = await guard(readPageInsight(slot, options, targetResponse, file, probe, events?.log), request, 'inspecting the capture');
+    const { report, insight } = await (readingBeside ?? readCapturedPage(reads, Promise.resolve(file)));
     mark('insight', started);
-    return { ...file, page: report, ...insight };
+    return { ...file, page: report, ...insight, compacted };
   }
 
   /** A PNG of the current viewport, for AI analysis of a pdf capture. */
