@@ -42,7 +42,8 @@ const IMAGE_MIMES = new Set(['image/png', 'image/jpeg', 'image/webp']);
 
 export interface QualityInput {
   options: CaptureOptions;
-  probe: QualityProbe;
+  /** Still being read when the page is read beside the screenshot. */
+  probe: QualityProbe | Promise<QualityProbe>;
   /** The file (an image is checked by its pixels). */
   /** The file (an image is checked by its pixels): still being taken when the page is read beside the screenshot. */
   file: Promise<{ buffer: Buffer; mime: string }>;
@@ -104,11 +105,12 @@ export async function readCaptureQuality(page: Page, { options, probe, file }: Q
     });
   }
   const height = Math.max(found.height, heightAfter);
-  if (probe.heightBefore !== null && height > probe.heightBefore) {
+  const { heightBefore } = await probe;
+  if (heightBefore !== null && height > heightBefore) {
     findings.push({
       check: 'stillGrowing',
-      message: `The page was still growing: ${probe.heightBefore} px tall before the capture, ${height} px after it`,
-      heightBefore: probe.heightBefore,
+      message: `The page was still growing: ${heightBefore} px tall before the capture, ${height} px after it`,
+      heightBefore,
       heightAfter: height,
     });
   }

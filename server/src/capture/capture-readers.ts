@@ -26,7 +26,7 @@ export interface CapturedPageInput {
   options: CaptureOptions;
   request: GuardedRequest;
   landing: Landing;
-  probe: QualityProbe;
+  probe: QualityProbe | Promise<QualityProbe>;
   stillGrowing: boolean;
   events?: PageEventLog;
 }

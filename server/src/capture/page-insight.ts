@@ -21,7 +21,7 @@ export async function readPageInsight(
   options: CaptureOptions,
   response: HTTPResponse | null,
   file: Promise<{ buffer: Buffer; mime: string }>,
-  probe: QualityProbe,
+  probe: QualityProbe | Promise<QualityProbe>,
   events: PageEventLog | undefined,
 ): Promise<PageInsight> {
   const [quality, metadata] = await Promise.all([

@@ -264,13 +264,15 @@ export class Renderer {
     mark('wait', started);
 
     started = Date.now();
-    const probe = await guard(probeBeforeCapture(page), request, 'capturing');
+    // A viewport image is read while it is taken (capture-readers.ts), the height before it included; anything else once it is done.
+    const beside = readableDuringCapture(options);
+    const probing = guard(probeBeforeCapture(page), request, 'capturing');
+    const probe = beside ? probing : await probing;
     const limits = { fullPageBudget: this.options.fullPageBudget, stopBy: request.deadline - STITCH_RESERVE_MS, pdfTimeoutMs: remainingMs(request, 200) };
     // A scrolling video is a capture mode of its own: it scrolls the page while ffmpeg encodes (capture-video.ts).
     const output = guard(isVideoFormat(options.format) ? captureVideo(slot, options, request, this.options.video) : captureFile(slot, options, limits), request, 'capturing');
     const reads = { slot, options, request, landing, probe, stillGrowing: scrolled.stillGrowing, ...(events ? { events: events.log } : {}) };
-    // A viewport image is read while it is taken (capture-readers.ts); anything else once it is done.
-    const readingBeside = readableDuringCapture(options) ? readCapturedPage(reads, output) : undefined;
+    const readingBeside = beside ? readCapturedPage(reads, output) : undefined;
     readingBeside?.catch(() => undefined);
     const file = await output;
     // On libvips' threads from now on; it never rejects (a file it cannot improve comes back as it was).
