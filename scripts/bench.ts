@@ -20,6 +20,8 @@
  *   BENCH_NO_FULLPAGE=1         skip the full-page section: 16 000, 30 000, 100 000 px pages in png and jpeg
  *                               (BENCH_FULLPAGE_N=2 per case; alone: npx tsx scripts/bench/full-page.ts)
  *   BENCH_NO_ORGS=1             skip the sandbox / four-organizations section (BENCH_ORGS_N=30 sequential captures)
+ *   BENCH_NO_SET=1              skip the page set: the service against a kept page on the headless shell, page by page
+ *                               (BENCH_SET_N=15 pairs per page, BENCH_SET_PAGES=text,photo; alone: npm run bench:pages)
  *   BENCH_SERVICE_BIN=path      the service's CLI entry point (default server/bin/daguerre.js)
  *
  * Exit status: 0 when every target passed (or, with BENCH_BASELINES_ONLY, when the baselines ran),
@@ -35,13 +37,14 @@ import { lazyImagesRequested, startFixtureServer, type FixtureServer } from './b
 import { measureFullPage } from './bench/full-page.js';
 import { buildFixtures, LAZY_COUNT, REALISTIC_RESOURCES } from './bench/make-fixtures.js';
 import { measureOrganizations } from './bench/organizations.js';
+import { measurePageSet } from './bench/page-set.js';
 import { treeCpuSeconds } from './bench/proc-cpu.js';
 import { PssSampler } from './bench/proc-mem.js';
 import { buildRows, markdown } from './bench/report.js';
 import type { Results } from './bench/results.js';
 import { cleanups, log, runCleanups } from './bench/run-log.js';
 import { measureService } from './bench/service-phase.js';
-import { flagEnv, OUT_DIR, SETTINGS, TARGETS } from './bench/settings.js';
+import { flagEnv, OUT_DIR, PAGE_SET_SETTINGS, SETTINGS, TARGETS } from './bench/settings.js';
 import { measureShellFloor } from './bench/shell-floor.js';
 import { nowMs, percentile, pngSize, round, summarize } from './bench/stats.js';
 
@@ -236,15 +239,26 @@ async function main(): Promise<number> {
     fullPageFailed = fullPage.failures > 0;
   }
 
+  // The service against the floor of the binary it runs, page by page (issue #32, its own service).
+  let pageSetMd = '';
+  let pageSetFailed = false;
+  if (!SETTINGS.baselinesOnly && !PAGE_SET_SETTINGS.skip) {
+    log('page set: the service against a kept page on the headless shell, page by page');
+    const pageSet = await measurePageSet().catch((e: unknown) => ({ markdown: `page set failed: ${String(e)}`, failures: 1, result: { error: String(e) } }));
+    results.pageSet = pageSet.result;
+    pageSetMd = `\n## Page set: the service against the floor of the binary it runs (issue #32)\n\n${pageSet.markdown}\n`;
+    pageSetFailed = pageSet.failures > 0;
+  }
+
   results.meta.loadAvgEnd = round(loadavg()[0] ?? Number.NaN, 2);
   results.rows = buildRows(results);
-  const md = markdown(results) + organizationsMd + filtersMd + fullPageMd;
+  const md = markdown(results) + organizationsMd + filtersMd + fullPageMd + pageSetMd;
   process.stdout.write(`\n${md}\n`);
   await writeFile(join(OUT_DIR, 'results.md'), md);
   await writeFile(join(OUT_DIR, 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
   log(`wrote ${join(OUT_DIR, 'results.md')} and results.json`);
 
-  const failed = fullPageFailed || results.rows.some((row) => row.status === 'FAIL');
+  const failed = fullPageFailed || pageSetFailed || results.rows.some((row) => row.status === 'FAIL');
   return failed ? 1 : 0;
 }
 

@@ -1,14 +1,15 @@
 /**
- * Static server for the benchmark fixtures on 127.0.0.1, port chosen by the system. It counts the
- * requests of every path, so the benchmark can check what a capture actually loaded. Every
- * response says `Cache-Control: no-store`, so each capture (service or baseline, fresh or reused
- * browser context) fetches every resource again and all of them do the same work.
+ * Static server for the benchmark fixtures (and, behind them, the tests' fixture pages) on
+ * 127.0.0.1, port chosen by the system. It counts the requests of every path, so the benchmark can
+ * check what a capture actually loaded. Every response says `Cache-Control: no-store`, so each
+ * capture (service or baseline, fresh or reused browser context) fetches every resource again and
+ * all of them do the same work.
  */
 import { readFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { extname, join, normalize, sep } from 'node:path';
-import { FIXTURE_DIR, LAZY_COUNT, lazyImagePng } from './make-fixtures.js';
+import { FIXTURE_DIR, LAZY_COUNT, lazyImagePng, REPO_ROOT } from './make-fixtures.js';
 
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -17,6 +18,12 @@ const TYPES: Record<string, string> = {
   '.svg': 'image/svg+xml',
   '.png': 'image/png',
 };
+
+/**
+ * Where a path is looked up, in order: the bench's own fixtures, then the tests' pages (the real
+ * saved pages of the bench's page set live there, with the /img/swatch.png they reference).
+ */
+const ROOTS = [FIXTURE_DIR, join(REPO_ROOT, 'tests', 'fixtures', 'pages')];
 
 export interface FixtureServer {
   /** http://127.0.0.1:<port> */
@@ -42,15 +49,18 @@ export async function startFixtureServer(): Promise<FixtureServer> {
     }
     const cached = files.get(path);
     if (cached) return cached;
-    const target = normalize(join(FIXTURE_DIR, path));
-    if (!target.startsWith(FIXTURE_DIR + sep)) return undefined;
-    try {
-      const data = await readFile(target);
-      files.set(path, data);
-      return data;
-    } catch {
-      return undefined;
+    for (const root of ROOTS) {
+      const target = normalize(join(root, path));
+      if (!target.startsWith(root + sep)) return undefined;
+      try {
+        const data = await readFile(target);
+        files.set(path, data);
+        return data;
+      } catch {
+        // not in this root: the next one
+      }
     }
+    return undefined;
   }
 
   const server: Server = createServer((req, res) => {

@@ -42,7 +42,7 @@ export const REALISTIC_RESOURCES: readonly string[] = [
 // ---------------------------------------------------------------------------------------------
 // Deterministic randomness and text
 
-function mulberry32(seed: number): () => number {
+export function mulberry32(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;
@@ -67,7 +67,7 @@ const WORDS = (
   'new old major minor first last early late public private national regional international'
 ).split(' ');
 
-class TextGen {
+export class TextGen {
   private readonly rnd: () => number;
   constructor(seed: number) {
     this.rnd = mulberry32(seed);
@@ -112,7 +112,7 @@ function hsl(h: number, s: number, l: number): Rgb {
   return { r: Math.round(f(0) * 255), g: Math.round(f(8) * 255), b: Math.round(f(4) * 255) };
 }
 
-function encodePng(png: PNG): Buffer {
+export function encodePng(png: PNG): Buffer {
   return PNG.sync.write(png, { deflateLevel: 9 });
 }
 
@@ -120,7 +120,7 @@ function encodePng(png: PNG): Buffer {
  * A photo-like picture: a diagonal gradient, a few soft discs and rectangles ("objects"), and
  * grain on a fraction `grain` of the pixels. More grain, bigger file.
  */
-function drawPicture(width: number, height: number, seed: number, grain: number): PNG {
+export function drawPicture(width: number, height: number, seed: number, grain: number): PNG {
   const rnd = mulberry32(seed);
   const png = new PNG({ width, height, colorType: 2 });
   // png.data is RGBA (the input format); colorType 2 writes RGB without alpha.
@@ -167,7 +167,7 @@ function drawPicture(width: number, height: number, seed: number, grain: number)
 }
 
 /** Binary search on the grain so that the encoded PNG is close to `targetBytes`. */
-function pictureNear(width: number, height: number, seed: number, targetBytes: number): Buffer {
+export function pictureNear(width: number, height: number, seed: number, targetBytes: number): Buffer {
   let lo = 0;
   let hi = 0.5;
   let best = encodePng(drawPicture(width, height, seed, 0));

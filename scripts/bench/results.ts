@@ -1,5 +1,5 @@
 /** What the benchmark measures and reports: its result types. */
-import type { SETTINGS, TARGETS } from './settings.js';
+import type { PAGE_SET_SETTINGS, PAGE_SET_TARGETS, SETTINGS, TARGETS } from './settings.js';
 import type { ShellFloor } from './shell-floor.js';
 import type { LatencySummary } from './stats.js';
 
@@ -39,6 +39,57 @@ export interface ThroughputRun {
   throughputPerS: number;
   p50Ms: number;
   p95Ms: number;
+}
+
+/** One contender (the service or the floor) on one page of the page set, captures one at a time. */
+export interface SetSequential {
+  ok: number;
+  errors: number;
+  p50Ms: number;
+  p95Ms: number;
+  cpuSecondsPerCapture: number;
+  peakPssKb: number;
+  pngBytesP50: number;
+}
+
+/** One contender on one page of the page set, 4 clients at once. */
+export interface SetConcurrent {
+  ok: number;
+  errors: number;
+  perSecond: number;
+  cpuSecondsPerCapture: number;
+  peakPssKb: number;
+}
+
+export interface SetBytes {
+  service: number;
+  floor: number;
+  /** service ÷ floor */
+  ratio: number;
+}
+
+export interface PageSetPage {
+  page: string;
+  path: string;
+  fullPage: boolean;
+  sequential?: { service: SetSequential; floor: SetSequential; p50Ratio: number };
+  concurrent?: { service: SetConcurrent; floor: SetConcurrent; ratio: number };
+  bytes?: Record<'png' | 'jpeg' | 'webp', SetBytes>;
+  /** Median of each Server-Timing stage of the service's sequential captures, ms. */
+  serverTimingP50?: Record<string, number>;
+  /** Oddities seen on the way (e.g. the two contenders fetched different resources). */
+  notes: string[];
+  error?: string;
+}
+
+/** Issue #32: the service against a kept page on the binary it runs, page by page (page-set.ts). */
+export interface PageSetResults {
+  settings: typeof PAGE_SET_SETTINGS;
+  targets: typeof PAGE_SET_TARGETS;
+  floorBrowser: string;
+  pages: PageSetPage[];
+  memoryPerOrganization?: { oneKb: number; fourKb: number; perOrganizationMiB: number; processesOne: number; processesFour: number } | { error: string };
+  checks: Row[];
 }
 
 export interface Results {
@@ -89,6 +140,7 @@ export interface Results {
     error?: string;
     firstErrorBody?: string;
   };
+  pageSet?: PageSetResults | { error: string };
   rows: Row[];
 }
 

@@ -260,17 +260,25 @@ export interface HttpResult {
   ms: number;
   body: Uint8Array;
   contentType: string;
+  /** The Server-Timing header ('' when absent): where the service says the time went. */
+  serverTiming: string;
   error?: string;
 }
 
 /** GET with a time limit; a network error is reported as status 0. */
-export async function timedGet(url: string, timeoutMs = 120_000): Promise<HttpResult> {
+export async function timedGet(url: string, timeoutMs = 120_000, headers?: Record<string, string>): Promise<HttpResult> {
   const start = nowMs();
   try {
-    const res = await fetch(url, { signal: AbortSignal.timeout(timeoutMs) });
+    const res = await fetch(url, { signal: AbortSignal.timeout(timeoutMs), headers });
     const body = new Uint8Array(await res.arrayBuffer());
-    return { status: res.status, ms: nowMs() - start, body, contentType: res.headers.get('content-type') ?? '' };
+    return {
+      status: res.status,
+      ms: nowMs() - start,
+      body,
+      contentType: res.headers.get('content-type') ?? '',
+      serverTiming: res.headers.get('server-timing') ?? '',
+    };
   } catch (e) {
-    return { status: 0, ms: nowMs() - start, body: new Uint8Array(), contentType: '', error: e instanceof Error ? e.message : String(e) };
+    return { status: 0, ms: nowMs() - start, body: new Uint8Array(), contentType: '', serverTiming: '', error: e instanceof Error ? e.message : String(e) };
   }
 }

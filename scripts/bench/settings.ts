@@ -41,5 +41,32 @@ export const TARGETS = {
   pssDriftMax: 0.15,
 };
 
+/** The page set (issue #32, page-set.ts): the service against a kept page on the binary it runs, page by page. */
+const setN = intEnv('BENCH_SET_N', 15, 1, 10_000);
+export const PAGE_SET_SETTINGS = {
+  /** Sequential pairs per page: service, floor, service, floor, … */
+  n: setN,
+  /** Captures per contender and page at 4 clients; by default about twice n, a multiple of 4, at least 8. */
+  c4Requests: intEnv('BENCH_SET_C4_N', Math.max(8, 4 * Math.ceil(setN / 2)), 4, 10_000),
+  /** Captures per contender, page and lossy format for the file sizes (they are deterministic). */
+  bytesN: 2,
+  warmup: 2,
+  lossyQuality: 80,
+  /** Names of the pages to run (BENCH_SET_PAGES=text,photo); empty: all of them. */
+  pages: (process.env.BENCH_SET_PAGES ?? '')
+    .split(',')
+    .map((name) => name.trim())
+    .filter(Boolean),
+  skip: flagEnv('BENCH_NO_SET'),
+};
+
+export const PAGE_SET_TARGETS = {
+  latencyRatioMax: 1.0,
+  throughputRatioMin: 1.0,
+  pngMedianRatioMax: 1.0,
+  pngPageRatioMax: 1.05,
+  lossyRatioMax: 1.0,
+};
+
 export const OUT_DIR = join(REPO_ROOT, '.bench');
 

@@ -1,0 +1,207 @@
+/**
+ * The measurements of one page of the page set (issue #32), service against floor in one process:
+ *   - sequential: service, floor, service, floor, … so that the machine's noise (another developer
+ *     benchmarking on the same 2 cores) falls on both alike; p50/p95, CPU-s per capture of each
+ *     process tree over the whole alternating run, peak PSS of each tree;
+ *   - 4 clients: the service with 4 request loops, the floor with 4 kept pages, in alternating
+ *     rounds for the same reason; captures per second, CPU-s per capture, peak PSS;
+ *   - bytes: PNG from the sequential run, JPEG and WebP at the same quality from a few captures.
+ */
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { FixtureServer } from './fixture-server.js';
+import type { Contender, Floor, SetPage, Shot, ShotFormat } from './page-set-shots.js';
+import { treeCpuSeconds } from './proc-cpu.js';
+import { PssSampler } from './proc-mem.js';
+import type { SetBytes, SetConcurrent, SetSequential } from './results.js';
+import { OUT_DIR, PAGE_SET_SETTINGS } from './settings.js';
+import { percentile, round, sleep } from './stats.js';
+
+/** Reading smaps_rollup of every process costs CPU on the same cores: twice a second is enough for a peak. */
+const PSS_INTERVAL_MS = 500;
+const LANES = 4;
+
+/** One contender's run: samples, CPU over the run and peak PSS of its tree. */
+class Tally {
+  readonly ms: number[] = [];
+  readonly bytes: number[] = [];
+  errors = 0;
+  firstError = '';
+  private readonly cpuStart: number;
+  private readonly sampler: PssSampler;
+  constructor(private readonly contender: Contender) {
+    this.cpuStart = treeCpuSeconds(contender.pid);
+    this.sampler = new PssSampler(contender.pid, PSS_INTERVAL_MS);
+    this.sampler.start();
+  }
+  add(shot: Shot): void {
+    if (shot.ok) {
+      this.ms.push(shot.ms);
+      this.bytes.push(shot.bytes.length);
+    } else {
+      this.errors++;
+      this.firstError ||= `${this.contender.name}: ${shot.error ?? 'failed'}`;
+    }
+  }
+  /** CPU-seconds per capture (failed ones included: they cost too) and the peak PSS. */
+  finish(): { cpuSecondsPerCapture: number; peakPssKb: number } {
+    const captures = this.ms.length + this.errors;
+    const cpu = treeCpuSeconds(this.contender.pid) - this.cpuStart;
+    return { cpuSecondsPerCapture: round(cpu / Math.max(1, captures), 3), peakPssKb: this.sampler.stop().peakKb };
+  }
+  /** Stops the PSS sampler when a run ends early (its timer would keep the process alive). */
+  close(): void {
+    this.sampler.stop();
+  }
+}
+
+/** A tally for each contender, closed whatever happens in `run`. */
+async function withTallies<T>(service: Contender, floor: Contender, run: (t: { service: Tally; floor: Tally }) => Promise<T>): Promise<T> {
+  const tallies = { service: new Tally(service), floor: new Tally(floor) };
+  try {
+    return await run(tallies);
+  } finally {
+    tallies.service.close();
+    tallies.floor.close();
+  }
+}
+
+/** The paths a capture fetched from the fixture server, sorted. */
+async function fetched(fixtures: FixtureServer, capture: () => Promise<Shot>): Promise<{ shot: Shot; paths: string[] }> {
+  fixtures.resetCounts();
+  const shot = await capture();
+  return { shot, paths: [...fixtures.counts.keys()].sort() };
+}
+
+/** Median of each stage of the Server-Timing headers (`navigate;dur=52, capture;dur=90`). */
+function serverTimingP50(headers: readonly string[]): Record<string, number> {
+  const stages = new Map<string, number[]>();
+  for (const header of headers)
+    for (const entry of header.split(',')) {
+      const m = /^\s*([\w-]+)\s*;\s*dur=([\d.]+)/.exec(entry);
+      if (m?.[1] && m[2]) stages.set(m[1], [...(stages.get(m[1]) ?? []), Number(m[2])]);
+    }
+  return Object.fromEntries([...stages].map(([stage, ms]) => [stage, round(percentile(ms, 50))]));
+}
+
+export interface SequentialOutcome {
+  service: SetSequential;
+  floor: SetSequential;
+  serverTimingP50: Record<string, number>;
+  notes: string[];
+}
+
+export async function sequentialPairs(
+  page: SetPage,
+  service: Contender,
+  floor: Contender,
+  fixtures: FixtureServer,
+): Promise<SequentialOutcome> {
+  const notes: string[] = [];
+  for (let i = 0; i < PAGE_SET_SETTINGS.warmup; i++) {
+    const s = await fetched(fixtures, () => service.shot(page, 'png'));
+    const f = await fetched(fixtures, () => floor.shot(page, 'png'));
+    if (i > 0) continue;
+    // Both must do the same work: a resource only one of them fetched would skew every figure.
+    if (s.paths.join() !== f.paths.join())
+      notes.push(
+        `fetched different resources: service ${s.paths.length} (${s.paths.join(' ')}), floor ${f.paths.length} (${f.paths.join(' ')})`,
+      );
+    if (s.shot.ok) await writeFile(join(OUT_DIR, `set-${page.name}.png`), s.shot.bytes);
+    if (f.shot.ok) await writeFile(join(OUT_DIR, `set-${page.name}-floor.png`), f.shot.bytes);
+  }
+  const timings: string[] = [];
+  return withTallies(service, floor, async (tallies) => {
+    for (let i = 0; i < PAGE_SET_SETTINGS.n; i++) {
+      const s = await service.shot(page, 'png');
+      tallies.service.add(s);
+      if (s.ok && s.serverTiming) timings.push(s.serverTiming);
+      tallies.floor.add(await floor.shot(page, 'png'));
+    }
+    // The service may still be resetting its page after the last response: count that CPU too.
+    await sleep(200);
+    const summary = (t: Tally): SetSequential => {
+      if (t.firstError) notes.push(t.firstError);
+      return {
+        ok: t.ms.length,
+        errors: t.errors,
+        p50Ms: round(percentile(t.ms, 50)),
+        p95Ms: round(percentile(t.ms, 95)),
+        ...t.finish(),
+        pngBytesP50: percentile(t.bytes, 50),
+      };
+    };
+    return { service: summary(tallies.service), floor: summary(tallies.floor), serverTimingP50: serverTimingP50(timings), notes };
+  });
+}
+
+/** `requests` captures by 4 loops at once, each shot handed to `record`; returns the wall time. */
+async function burst(page: SetPage, contender: Contender, requests: number, record: (shot: Shot) => void): Promise<number> {
+  let next = 0;
+  const start = performance.now();
+  await Promise.all(
+    Array.from({ length: LANES }, async (_, lane) => {
+      // Bounded: `next` only grows.
+      while (next < requests) {
+        next++;
+        record(await contender.shot(page, 'png', lane));
+      }
+    }),
+  );
+  return performance.now() - start;
+}
+
+export async function concurrentRounds(
+  page: SetPage,
+  service: Contender,
+  floor: Floor,
+  notes: string[],
+): Promise<{ service: SetConcurrent; floor: SetConcurrent; ratio: number }> {
+  await floor.openLanes(LANES);
+  try {
+    // Warm-up: one capture per lane, so that every floor page and every service slot has run the page once.
+    for (const contender of [service, floor]) await burst(page, contender, LANES, () => undefined);
+    const rounds = 2;
+    const perRound = Math.ceil(PAGE_SET_SETTINGS.c4Requests / rounds);
+    const wall = { service: 0, floor: 0 };
+    return await withTallies(service, floor, async (tallies) => {
+      for (let r = 0; r < rounds; r++) {
+        wall.service += await burst(page, service, perRound, (shot) => tallies.service.add(shot));
+        wall.floor += await burst(page, floor, perRound, (shot) => tallies.floor.add(shot));
+      }
+      await sleep(200);
+      const summary = (t: Tally, wallMs: number): SetConcurrent => {
+        if (t.firstError) notes.push(`4 clients: ${t.firstError}`);
+        return { ok: t.ms.length, errors: t.errors, perSecond: round((t.ms.length * 1000) / wallMs, 2), ...t.finish() };
+      };
+      const s = summary(tallies.service, wall.service);
+      const f = summary(tallies.floor, wall.floor);
+      return { service: s, floor: f, ratio: round(s.perSecond / f.perSecond, 2) };
+    });
+  } finally {
+    await floor.closeLanes();
+  }
+}
+
+/** JPEG and WebP sizes, a few captures of each, alternating; PNG from the sequential medians. */
+export async function lossyBytes(
+  page: SetPage,
+  service: Contender,
+  floor: Contender,
+  notes: string[],
+): Promise<Record<'jpeg' | 'webp', SetBytes>> {
+  const out = {} as Record<'jpeg' | 'webp', SetBytes>;
+  for (const format of ['jpeg', 'webp'] as const satisfies readonly ShotFormat[]) {
+    const sizes = { service: [] as number[], floor: [] as number[] };
+    for (let i = 0; i < PAGE_SET_SETTINGS.bytesN; i++)
+      for (const contender of [service, floor]) {
+        const shot = await contender.shot(page, format);
+        if (shot.ok) sizes[contender.name].push(shot.bytes.length);
+        else notes.push(`${format}, ${contender.name}: ${shot.error ?? 'failed'}`);
+      }
+    const s = percentile(sizes.service, 50);
+    const f = percentile(sizes.floor, 50);
+    out[format] = { service: s, floor: f, ratio: round(s / f, 3) };
+  }
+  return out;
+}
