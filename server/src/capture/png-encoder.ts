@@ -3,29 +3,36 @@ import { pngCompressionRatio } from './png-header.js';
 import type { RenderResult } from './render-result.js';
 
 /*
- * Chromium's default PNG encoder makes normal-size files but is slow (25–120 ms more than its fast
+ * Chromium's default PNG encoder makes normal-size files but is slow (50–350 ms more than its fast
  * mode at 1920×1080 here, measured on the bench's page set), and it runs while the capture holds
  * its browser slot; with optimizeForSpeed (every row Up-filtered, zlib level 1) it is fast but the
- * files are 1.4–1.8× larger. So the renderer takes the fast PNG and this module re-encodes it with
+ * files are 1.3–1.8× larger. So the renderer takes the fast PNG and this module re-encodes it with
  * libvips (sharp's own binary, zlib-ng), started as soon as the screenshot is back, while the
  * page report and the quality report are read (renderer.ts).
  *
- * Settings chosen by measurement (docs/performance.md, "PNG size"). Screen content (text, flat
- * colours) compresses best without row filters: zlib level 6, no filter, is 0.90–0.99× Chromium's
- * default in 12–17 ms. Gradients and photographic areas need filters: adaptive filtering at level
- * 7 comes within 1.03× of Chromium (60–130 ms), where no filter is 1.35×.
+ * Settings chosen by measurement (docs/performance.md, "PNG size"), against Chromium's default file
+ * of the same page (1920×1080, sizes ÷ Chromium's, times of the encoding alone):
+ * - screen content (text, flat colours, charts) compresses best without row filters: level 6, no
+ *   filter is 0.90–0.99× in 12–21 ms, where adaptive filters are 1.02–1.09×;
+ * - smooth gradients and drawn pictures need filters: adaptive at level 7 is 1.03× (130 ms), where
+ *   no filter is 1.35×; level 6 is 1.05× there, too close to the limit;
+ * - a photograph filling the view: adaptive at level 6 is 0.99× in 240 ms; level 7 buys 3 % for
+ *   150 ms more, past Chromium's own 346 ms.
  *
  * Which kind an image is, is read for free from the fast PNG itself: its raw size over its bytes.
- * Screen content compresses 20–80× even at level 1; a page of gradients or pictures 8–12×. Between
- * the two thresholds both encodings run side by side (two libvips threads) and the smaller wins,
- * so a misjudged image costs time, never bytes.
+ * Screen content compresses 20–80× even at level 1; gradients 8–12×; a photograph under 6×. Between
+ * screen content and gradients both encodings run side by side (two libvips threads) and the smaller
+ * wins, so a misjudged image there costs time, never bytes.
  */
 const SCREEN_CONTENT = { compressionLevel: 6, adaptiveFiltering: false } as const;
-const PHOTOGRAPHIC = { compressionLevel: 7, adaptiveFiltering: true } as const;
+const DRAWN = { compressionLevel: 7, adaptiveFiltering: true } as const;
+const PHOTOGRAPH = { compressionLevel: 6, adaptiveFiltering: true } as const;
 /** Raw bytes over fast-PNG bytes at or above which the image is screen content (no filter only). */
 const SCREEN_CONTENT_RATIO = 18;
-/** … and below which it is photographic (filters only). */
-const PHOTOGRAPHIC_RATIO = 12;
+/** … below which it has gradients or drawn pictures (filters only) … */
+const DRAWN_RATIO = 12;
+/** … and below which it is mostly photograph. */
+const PHOTOGRAPH_RATIO = 6;
 
 // Every capture is a new image: libvips' operation cache would only hold memory.
 sharp.cache(false);
@@ -34,8 +41,10 @@ sharp.cache(false);
 export function encodingsFor(png: Buffer): PngOptions[] {
   const ratio = pngCompressionRatio(png) ?? 0;
   if (ratio >= SCREEN_CONTENT_RATIO) return [SCREEN_CONTENT];
-  if (ratio < PHOTOGRAPHIC_RATIO) return [PHOTOGRAPHIC];
-  return [SCREEN_CONTENT, PHOTOGRAPHIC];
+  if (ratio >= DRAWN_RATIO) return [SCREEN_CONTENT, DRAWN];
+  // A file it cannot read for its size (ratio 0) gets the encoding that suits every kind best.
+  if (ratio >= PHOTOGRAPH_RATIO || ratio === 0) return [DRAWN];
+  return [PHOTOGRAPH];
 }
 
 /**
