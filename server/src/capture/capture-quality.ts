@@ -55,14 +55,19 @@ export async function readCaptureQuality(page: Page, { options, probe, file }: Q
     : options.fullPage || options.format === 'pdf' || isContentFormat(options.format)
       ? 'document'
       : 'viewport';
-  const [found, oneColour, heightAfter] = await Promise.all([
+  const scan = () =>
     page
       .evaluate(inspectPage, { area, listed: LISTED, columns: GRID_COLUMNS, rows: GRID_ROWS, overlayShare: INSIGHT_LIMITS.overlayShare })
-      .catch((): PageFindings => ({ height: 0, empty: false, brokenImages: [], brokenImageCount: 0, overlays: [], failedFonts: [] })),
+      .catch((): PageFindings => ({ height: 0, empty: false, brokenImages: [], brokenImageCount: 0, overlays: [], failedFonts: [] }));
+  const [first, oneColour, heightAfter] = await Promise.all([
+    scan(),
     file.then((taken) => (IMAGE_MIMES.has(taken.mime) ? isOneColour(taken.buffer) : undefined)),
     // The height once the file is taken: the scan may have read the page while it was being captured.
     file.then(() => page.evaluate(contentHeight).catch(() => 0)),
   ]);
+  // Read beside the screenshot, an image still arriving may have been painted in time: pictures
+  // missing then are looked at again once the file is taken, as a scan after the capture would.
+  const found = first.brokenImageCount > 0 ? await file.then(scan) : first;
   const findings: QualityFinding[] = [];
   // html, markdown and text hold the page's words and URLs, not its pixels: what pictures, overlays
   // and fonts did to the look does not change them (blank is NO_CONTENT there, page-content.ts).
