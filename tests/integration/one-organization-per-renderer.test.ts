@@ -119,6 +119,29 @@ describe('one organization per renderer', () => {
     }
   }, 90_000);
 
+  it('gives a context a new renderer after a very large render, keeping the context (cheaper than a new one)', async () => {
+    const heavyPool = new ContextPool(manager, { size: 1, maxQueue: 4, reuseLimit: 50, logger });
+    const fixtures = await new FixtureServer().start();
+    fixtures.route('/heavy', (req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(`<p>${req.url}</p>`));
+    try {
+      const seen: Array<{ pid: number; context: unknown }> = [];
+      for (let i = 0; i < 3; i++) {
+        const slot = await heavyPool.acquire('org-heavy');
+        await slot.page.goto(`${fixtures.url}/heavy?${i}`);
+        seen.push({ pid: await rendererPid(slot.page), context: slot.context });
+        // What capture-image.ts sets after a render past LARGE_RENDER_PIXELS (the second capture here).
+        if (i === 1) slot.heavy = true;
+        await heavyPool.release(slot);
+      }
+      expect(seen[1]!.pid).toBe(seen[0]!.pid);
+      expect(seen[2]!.pid).not.toBe(seen[1]!.pid);
+      expect(seen[2]!.context).toBe(seen[0]!.context);
+    } finally {
+      await heavyPool.close();
+      await fixtures.stop();
+    }
+  }, 90_000);
+
   it('starts no renderer process while organizations take turns on their warm contexts (no Chromium spare renderers)', async () => {
     const turns = new ContextPool(manager, { size: 1, maxQueue: 4, reuseLimit: 50, spares: 0, warmContexts: 3, logger });
     const fixtures = await new FixtureServer().start();

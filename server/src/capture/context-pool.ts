@@ -281,7 +281,8 @@ export class ContextPool {
       await this.closeSlot(slot);
       return;
     }
-    const renewRenderer = slot.uses % (this.options.rendererReuseLimit ?? 10) === 0;
+    const renewRenderer = slot.heavy === true || slot.uses % (this.options.rendererReuseLimit ?? 10) === 0;
+    slot.heavy = false;
     const reset = resetSlot(slot, !renewRenderer).then((ok) => (ok && !this.closed && usable(slot, this.manager.generation) ? slot : undefined));
     const pending = this.resetting.get(key) ?? new Set();
     this.resetting.set(key, pending.add(reset));

@@ -18,6 +18,8 @@ export interface Slot {
   origins: Set<string>;
   /** Set when anything went wrong: the slot is destroyed instead of reused. */
   doubtful: boolean;
+  /** Set by a very large render: the reset gives the context a new renderer process, which returns its large buffers. */
+  heavy?: boolean;
   /** One-off contexts (a request with its own proxy) are never pooled. */
   dedicated: boolean;
   /** Set while the slot opens its own new page (renewPage): the popup closer leaves that one alone. */
