@@ -3,7 +3,7 @@
  * (viewport 1920×1080, PNG):
  *   - the service over HTTP: sequential latency, throughput at concurrency 1/2/4, a lazy-image
  *     full-page capture, memory (PSS of the whole process tree);
- *   - baseline A, the "raw floor": one puppeteer page kept open, goto + screenshot;
+ *   - baseline A, the "raw floor": one puppeteer page kept open on the binary the service runs, goto + screenshot;
  *   - baseline B, capture-website (a browser per capture);
  * and prints a Markdown table against the targets. Also writes .bench/results.md and
  * .bench/results.json (plus sample PNGs).
@@ -45,7 +45,7 @@ import type { Results } from './bench/results.js';
 import { cleanups, log, runCleanups } from './bench/run-log.js';
 import { measureService } from './bench/service-phase.js';
 import { flagEnv, OUT_DIR, PAGE_SET_SETTINGS, SETTINGS, TARGETS } from './bench/settings.js';
-import { measureShellFloor } from './bench/shell-floor.js';
+import { measureFullBrowserFloor } from './bench/full-browser-floor.js';
 import { nowMs, percentile, pngSize, round, summarize } from './bench/stats.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -204,9 +204,9 @@ async function main(): Promise<number> {
   let organizationsMd = '';
   try {
     await measureRawFloor(fixtures, results, realisticUrl, lazyUrl);
-    log('reference: the raw floor on chromium-headless-shell');
-    const shell = await measureShellFloor(realisticUrl, SETTINGS.n, SETTINGS.warmup).catch((e: unknown) => ({ error: String(e) }));
-    if (shell && results.rawFloor) results.rawFloor.shell = shell;
+    log('reference: the raw floor on the full Chromium');
+    const full = await measureFullBrowserFloor(realisticUrl, SETTINGS.n, SETTINGS.warmup).catch((e: unknown) => ({ error: String(e) }));
+    if (full && results.rawFloor) results.rawFloor.fullBrowser = full;
     await measureCaptureWebsite(fixtures, results, realisticUrl);
     if (!SETTINGS.baselinesOnly) await measureService(fixtures, results, realisticUrl, lazyUrl);
     // The cost of Chromium's sandbox and of one organization per renderer (issue #14), its own service.

@@ -1,16 +1,17 @@
 /**
  * The two baselines the service is compared with:
- * A, the "raw floor": one Chromium launched by puppeteer, one page kept open, goto + screenshot;
+ * A, the "raw floor": the binary the service runs, launched by puppeteer, one page kept open, goto + screenshot;
  * B, capture-website: launches a browser for every capture.
  */
 import { rm } from 'node:fs/promises';
 import captureWebsite from 'capture-website';
 import puppeteer, { type Browser, type Page } from 'puppeteer';
 import { CHROMIUM_BASE_FLAGS } from '../../server/src/capture/browser-manager.js';
-import { makeChromiumProfile, sandboxedLaunchOptions } from '../../server/src/capture/chromium-launch.js';
+import { defaultChromiumPath, FULL_CHROMIUM, makeChromiumProfile, sandboxedLaunchOptions } from '../../server/src/capture/chromium-launch.js';
 import { nowMs } from './stats.js';
 
-export const CHROME_PATH = '/usr/bin/chromium';
+/** The raw floor runs the binary the service runs (the headless shell when installed): the floor of that binary. */
+export const CHROME_PATH = defaultChromiumPath();
 /** The raw baselines get the machine's base flags only, none of the service's tuning. */
 export const CHROME_ARGS: readonly string[] = CHROMIUM_BASE_FLAGS;
 export const VIEWPORT = { width: 1920, height: 1080 } as const;
@@ -25,7 +26,7 @@ export interface RawBrowser {
 
 /**
  * `extraArgs`: e.g. --no-sandbox, to measure what Chromium's sandbox costs (issue #14).
- * `executablePath`: the full browser (the raw floor), or the headless shell for a reference figure.
+ * `executablePath`: the binary the service runs (the raw floor), or the full browser for a reference figure.
  */
 export async function launchRaw(extraArgs: readonly string[] = [], executablePath = CHROME_PATH): Promise<RawBrowser> {
   const userDataDir = makeChromiumProfile('bench-raw-');
@@ -120,7 +121,8 @@ export async function captureWebsiteOnce(url: string): Promise<{ ms: number; png
       scaleFactor: 1,
       type: 'png',
       blockAds: false,
-      launchOptions: { ...sandboxedLaunchOptions(CHROME_PATH, userDataDir), args: [...CHROME_ARGS] },
+      // capture-website drives the full browser, as its users run it.
+      launchOptions: { ...sandboxedLaunchOptions(FULL_CHROMIUM, userDataDir), args: [...CHROME_ARGS] },
     });
     return { ms: nowMs() - start, png };
   } finally {

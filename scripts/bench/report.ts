@@ -163,12 +163,12 @@ export function buildRows(r: Results): Row[] {
       target: '—',
       status: 'FAIL',
     });
-  const shell = r.rawFloor?.shell;
-  if (shell) {
-    const vsService = 'p50Ms' in shell && svc?.latency ? `; service ÷ it ${ratio(svc.latency.p50Ms / shell.p50Ms)}` : '';
+  const full = r.rawFloor?.fullBrowser;
+  if (full) {
+    const vsService = 'p50Ms' in full && svc?.latency ? `; service ÷ it ${ratio(svc.latency.p50Ms / full.p50Ms)}` : '';
     rows.push({
-      metric: 'Reference: raw floor on chromium-headless-shell (the binary the service runs), realistic.html',
-      measured: 'p50Ms' in shell ? `p50 ${ms(shell.p50Ms)} (PNG ${shell.pngBytesP50} B, ${shell.cpuSecondsPerCapture} CPU-s/capture)${vsService}` : `error: ${shell.error}`,
+      metric: "Reference: raw floor on the full Chromium (/usr/bin/chromium, puppeteer's usual browser), realistic.html",
+      measured: 'p50Ms' in full ? `p50 ${ms(full.p50Ms)} (PNG ${full.pngBytesP50} B, ${full.cpuSecondsPerCapture} CPU-s/capture)${vsService}` : `error: ${full.error}`,
       target: '—',
       status: 'info',
     });

@@ -1,6 +1,6 @@
 /** What the benchmark measures and reports: its result types. */
 import type { PAGE_SET_SETTINGS, PAGE_SET_TARGETS, SETTINGS, TARGETS } from './settings.js';
-import type { ShellFloor } from './shell-floor.js';
+import type { FullBrowserFloor } from './full-browser-floor.js';
 import type { LatencySummary } from './stats.js';
 
 export interface ResourceCheck {
@@ -111,8 +111,8 @@ export interface Results {
   rawFloor?: {
     realistic?: LatencySummary & { resources: ResourceCheck; peakPssKb: number } & OutputCost;
     lazy?: LazyRun;
-    /** Reference: the same loop on the headless shell the service runs (shell-floor.ts). */
-    shell?: ShellFloor | { error: string };
+    /** Reference: the same loop on the full browser (full-browser-floor.ts). */
+    fullBrowser?: FullBrowserFloor | { error: string };
     error?: string;
   };
   captureWebsite?: (LatencySummary & { resources: ResourceCheck }) | { error: string };
