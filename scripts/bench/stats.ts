@@ -46,14 +46,8 @@ export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
-
-/** Width and height from the IHDR chunk, or undefined when the bytes are not a PNG. */
-export function pngSize(bytes: Uint8Array): { width: number; height: number } | undefined {
-  const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  if (buf.length < 24 || !buf.subarray(0, 8).equals(PNG_SIGNATURE) || buf.toString('ascii', 12, 16) !== 'IHDR') return undefined;
-  return { width: buf.readUInt32BE(16), height: buf.readUInt32BE(20) };
-}
+/** Width and height from the IHDR chunk (the service's own reader), or undefined when the bytes are not a PNG. */
+export { pngSize } from '../../server/src/capture/png-header.js';
 
 export interface Rgb {
   r: number;
