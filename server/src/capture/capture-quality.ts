@@ -44,12 +44,18 @@ export interface QualityInput {
   options: CaptureOptions;
   /** Still being read when the page is read beside the screenshot. */
   probe: QualityProbe | Promise<QualityProbe>;
-  /** The file (an image is checked by its pixels). */
-  /** The file (an image is checked by its pixels): still being taken when the page is read beside the screenshot. */
-  file: Promise<{ buffer: Buffer; mime: string }>;
+  /**
+   * The file (an image is checked by its pixels). A promise when the page is read beside the
+   * screenshot (capture-readers.ts): the file is still being taken while the page is scanned.
+   */
+  file: CapturedFile | Promise<CapturedFile>;
 }
 
+export type CapturedFile = { buffer: Buffer; mime: string };
+
 export async function readCaptureQuality(page: Page, { options, probe, file }: QualityInput): Promise<CaptureQuality> {
+  const beside = file instanceof Promise;
+  const taken = Promise.resolve(file);
   const area: PageCheckArgs['area'] = options.clipSelector
     ? { selector: options.clipSelector }
     : options.fullPage || options.format === 'pdf' || isContentFormat(options.format)
@@ -61,13 +67,13 @@ export async function readCaptureQuality(page: Page, { options, probe, file }: Q
       .catch((): PageFindings => ({ height: 0, empty: false, brokenImages: [], brokenImageCount: 0, overlays: [], failedFonts: [] }));
   const [first, oneColour, heightAfter] = await Promise.all([
     scan(),
-    file.then((taken) => (IMAGE_MIMES.has(taken.mime) ? isOneColour(taken.buffer) : undefined)),
-    // The height once the file is taken: the scan may have read the page while it was being captured.
-    file.then(() => page.evaluate(contentHeight).catch(() => 0)),
+    taken.then(({ buffer, mime }) => (IMAGE_MIMES.has(mime) ? isOneColour(buffer) : undefined)),
+    // Read beside the screenshot, the scan's height may be from before it: the height once the file is taken.
+    beside ? taken.then(() => page.evaluate(contentHeight).catch(() => 0)) : 0,
   ]);
   // Read beside the screenshot, an image still arriving may have been painted in time: pictures
   // missing then are looked at again once the file is taken, as a scan after the capture would.
-  const found = first.brokenImageCount > 0 ? await file.then(scan) : first;
+  const found = beside && first.brokenImageCount > 0 ? await taken.then(scan) : first;
   const findings: QualityFinding[] = [];
   // html, markdown and text hold the page's words and URLs, not its pixels: what pictures, overlays
   // and fonts did to the look does not change them (blank is NO_CONTENT there, page-content.ts).

@@ -1,4 +1,4 @@
-import type { CaptureOptions, PageReport } from '@daguerre/contract';
+import { IMAGE_FORMATS, type CaptureOptions, type PageReport } from '@daguerre/contract';
 import type { QualityProbe } from './capture-quality.js';
 import type { Slot } from './context-pool.js';
 import type { Landing } from './navigation.js';
@@ -8,8 +8,6 @@ import { pageReport } from './page-report.js';
 import type { RenderResult } from './render-result.js';
 import { guard, type GuardedRequest } from './stage-guard.js';
 
-const VIEWPORT_IMAGE_FORMATS = new Set<CaptureOptions['format']>(['png', 'jpeg', 'webp']);
-
 /**
  * Whether what is read of the page after its capture can be read while it is taken. A viewport
  * image scrolls nothing and its screenshot changes nothing in the page, and most of its time is
@@ -18,7 +16,7 @@ const VIEWPORT_IMAGE_FORMATS = new Set<CaptureOptions['format']>(['png', 'jpeg',
  * (both scroll) and the other formats read the page after the file, as before.
  */
 export function readableDuringCapture(options: CaptureOptions): boolean {
-  return !options.fullPage && !options.clipSelector && VIEWPORT_IMAGE_FORMATS.has(options.format);
+  return !options.fullPage && !options.clipSelector && (IMAGE_FORMATS as readonly string[]).includes(options.format);
 }
 
 export interface CapturedPageInput {
@@ -33,9 +31,12 @@ export interface CapturedPageInput {
 
 /**
  * The page report and the insight (quality, metadata) of a capture, read side by side: both only
- * read the page. `file` may still be being taken; the pixels' checks wait for it.
+ * read the page. `file` is a promise while it is still being taken; the pixels' checks wait for it.
  */
-export async function readCapturedPage(input: CapturedPageInput, file: Promise<RenderResult>): Promise<{ report: PageReport; insight: PageInsight }> {
+export async function readCapturedPage(
+  input: CapturedPageInput,
+  file: RenderResult | Promise<RenderResult>,
+): Promise<{ report: PageReport; insight: PageInsight }> {
   const { slot, options, request, landing } = input;
   // Inline html has no HTTP answer of its own (its data: URL's is Chromium's, not a target's).
   const targetResponse = options.html !== undefined ? null : landing.response;

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { CaptureOptions, CaptureQuality, PageMetadata } from '@daguerre/contract';
 import type { HTTPResponse } from 'puppeteer';
-import { assertNotBlank, readCaptureQuality, type QualityProbe } from './capture-quality.js';
+import { assertNotBlank, readCaptureQuality, type CapturedFile, type QualityProbe } from './capture-quality.js';
 import type { Slot } from './context-pool.js';
 import type { PageEventLog } from './page-events.js';
 import { readPageMetadata, type PageMetadataParts } from './page-metadata.js';
@@ -20,7 +20,7 @@ export async function readPageInsight(
   slot: Slot,
   options: CaptureOptions,
   response: HTTPResponse | null,
-  file: Promise<{ buffer: Buffer; mime: string }>,
+  file: CapturedFile | Promise<CapturedFile>,
   probe: QualityProbe | Promise<QualityProbe>,
   events: PageEventLog | undefined,
 ): Promise<PageInsight> {

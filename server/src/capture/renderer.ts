@@ -274,6 +274,8 @@ export class Renderer {
     // A viewport image is read while it is taken (capture-readers.ts), the height before it included; anything else once it is done.
     const beside = readableDuringCapture(options);
     const probing = guard(probeBeforeCapture(page), request, 'capturing');
+    // Beside the screenshot the probe is awaited by the quality report, which a failed screenshot cuts short.
+    if (beside) probing.catch(() => undefined);
     const probe = beside ? probing : await probing;
     const limits = { fullPageBudget: this.options.fullPageBudget, stopBy: request.deadline - STITCH_RESERVE_MS, pdfTimeoutMs: remainingMs(request, 200) };
     // A scrolling video is a capture mode of its own: it scrolls the page while ffmpeg encodes (capture-video.ts).
@@ -286,7 +288,7 @@ export class Renderer {
     const compacted = compactRenderResult(file, request.timings);
     mark('capture', started);
     started = Date.now();
-    const { report, insight } = await (readingBeside ?? readCapturedPage(reads, Promise.resolve(file)));
+    const { report, insight } = await (readingBeside ?? readCapturedPage(reads, file));
     mark('insight', started);
     return { ...file, page: report, ...insight, compacted };
   }
