@@ -4,7 +4,7 @@ import pino from 'pino';
 import type { Page } from 'puppeteer';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BrowserManager } from '../../server/src/capture/browser-manager.js';
-import { ContextPool } from '../../server/src/capture/context-pool.js';
+import { ContextPool, type Slot } from '../../server/src/capture/context-pool.js';
 import { FixtureServer } from '../helpers/fixture-server.js';
 import { descendantsOf } from '../helpers/process-tree.js';
 
@@ -98,48 +98,44 @@ describe('one organization per renderer', () => {
     await fixtures.stop();
   }, 90_000);
 
-  it('gives a context a new renderer after RENDERER_REUSE_LIMIT captures, keeping the context', async () => {
-    const renewing = new ContextPool(manager, { size: 1, maxQueue: 4, reuseLimit: 50, rendererReuseLimit: 2, logger });
+  /**
+   * Three captures of one organization on `pool`, each on its own URL: the renderer pid and the
+   * context of each. `beforeRelease` runs on each slot (by index) before it goes back.
+   */
+  async function threeCaptures(pool: ContextPool, organizationId: string, beforeRelease?: (slot: Slot, index: number) => void) {
     const fixtures = await new FixtureServer().start();
-    fixtures.route('/renew', (req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(`<p>${req.url}</p>`));
+    fixtures.route('/three', (req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(`<p>${req.url}</p>`));
     try {
       const seen: Array<{ pid: number; context: unknown }> = [];
       for (let i = 0; i < 3; i++) {
-        const slot = await renewing.acquire('org-renew');
-        await slot.page.goto(`${fixtures.url}/renew?${i}`);
+        const slot = await pool.acquire(organizationId);
+        await slot.page.goto(`${fixtures.url}/three?${i}`);
         seen.push({ pid: await rendererPid(slot.page), context: slot.context });
-        await renewing.release(slot);
+        beforeRelease?.(slot, i);
+        await pool.release(slot);
       }
-      expect(seen[1]!.pid).toBe(seen[0]!.pid);
-      expect(seen[2]!.pid).not.toBe(seen[1]!.pid);
-      expect(seen[2]!.context).toBe(seen[0]!.context);
+      return seen;
     } finally {
-      await renewing.close();
+      await pool.close();
       await fixtures.stop();
     }
+  }
+
+  it('gives a context a new renderer after RENDERER_REUSE_LIMIT captures, keeping the context', async () => {
+    const seen = await threeCaptures(new ContextPool(manager, { size: 1, maxQueue: 4, reuseLimit: 50, rendererReuseLimit: 2, logger }), 'org-renew');
+    expect(seen[1]!.pid).toBe(seen[0]!.pid);
+    expect(seen[2]!.pid).not.toBe(seen[1]!.pid);
+    expect(seen[2]!.context).toBe(seen[0]!.context);
   }, 90_000);
 
   it('gives a context a new renderer after a very large render, keeping the context (cheaper than a new one)', async () => {
-    const heavyPool = new ContextPool(manager, { size: 1, maxQueue: 4, reuseLimit: 50, logger });
-    const fixtures = await new FixtureServer().start();
-    fixtures.route('/heavy', (req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(`<p>${req.url}</p>`));
-    try {
-      const seen: Array<{ pid: number; context: unknown }> = [];
-      for (let i = 0; i < 3; i++) {
-        const slot = await heavyPool.acquire('org-heavy');
-        await slot.page.goto(`${fixtures.url}/heavy?${i}`);
-        seen.push({ pid: await rendererPid(slot.page), context: slot.context });
-        // What capture-image.ts sets after a render past LARGE_RENDER_PIXELS (the second capture here).
-        if (i === 1) slot.heavy = true;
-        await heavyPool.release(slot);
-      }
-      expect(seen[1]!.pid).toBe(seen[0]!.pid);
-      expect(seen[2]!.pid).not.toBe(seen[1]!.pid);
-      expect(seen[2]!.context).toBe(seen[0]!.context);
-    } finally {
-      await heavyPool.close();
-      await fixtures.stop();
-    }
+    // What capture-image.ts sets after a render past LARGE_RENDER_PIXELS (the second capture here).
+    const seen = await threeCaptures(new ContextPool(manager, { size: 1, maxQueue: 4, reuseLimit: 50, logger }), 'org-heavy', (slot, i) => {
+      if (i === 1) slot.heavy = true;
+    });
+    expect(seen[1]!.pid).toBe(seen[0]!.pid);
+    expect(seen[2]!.pid).not.toBe(seen[1]!.pid);
+    expect(seen[2]!.context).toBe(seen[0]!.context);
   }, 90_000);
 
   it('starts no renderer process while organizations take turns on their warm contexts (no Chromium spare renderers)', async () => {
