@@ -106,7 +106,12 @@ describe('capture isolation on a reused context, dialogs, popups and downloads',
     // html mode cannot read the fixture origin's storage; it can try history and window.name.
     const html = `<script>new Image().src='${fixtures.url}/report?tag=html-reader&name='+encodeURIComponent(window.name)+'&history='+history.length;</script>`;
     await service.client.capture({ html, viewportWidth: 300, viewportHeight: 200, waitUntil: 'networkidle0' });
-    expect(fixtures.reports('html-reader')[0]).toEqual({ tag: 'html-reader', name: '', history: '2' });
+    // The writer pushed a second entry onto its history: none of it is left. The data: document may
+    // commit in a new renderer process and read history.length before the tab's history is reset to
+    // it alone (1), or just after its commit beside the entry it replaced (2).
+    const htmlReader = fixtures.reports('html-reader')[0]!;
+    expect(htmlReader).toMatchObject({ tag: 'html-reader', name: '' });
+    expect(['1', '2']).toContain(htmlReader.history);
     await service.client.capture({ url: `${fixtures.url}/isolation/reader.html`, waitForSelector: '#done', viewportWidth: 300, viewportHeight: 200 });
     expect(fixtures.reports('reader')[0]).toMatchObject({ cookie: '', local: '0', session: '0', idb: '', serviceWorkers: '0', swProbe: 'from-network' });
   });

@@ -1,5 +1,6 @@
 import type { Browser, BrowserContext, CDPSession, HTTPRequest, Page } from 'puppeteer';
 import type { BrowserManager } from './browser-manager.js';
+import { park } from './parked-page.js';
 
 /**
  * One pooled browser context and its page: how it is opened, checked and reset between captures
@@ -24,6 +25,10 @@ export interface Slot {
   dedicated: boolean;
   /** Set while the slot opens its own new page (renewPage): the popup closer leaves that one alone. */
   renewing?: boolean;
+  /** Set while the page holds the previous capture's document, frozen (parked-page.ts). */
+  parked?: boolean;
+  /** Touch and mobile emulation of the last capture (parked-page.ts touchAndMobile). */
+  emulated?: string;
   /** The organization whose pages this context's renderer has loaded: it serves no other (issue #14). */
   organizationId?: string;
 }
@@ -73,7 +78,8 @@ async function openPage(slot: Slot): Promise<void> {
     await page.evaluateOnNewDocument(PAGE_GUARDS);
     // A new document, so that the guards exist before the first capture (html mode writes into it).
     await page.goto(BLANK, { timeout: 5_000 });
-    page.on('dialog', (dialog) => void dialog.dismiss().catch(() => undefined));
+    // A beforeunload prompt is accepted: a page never keeps the next capture from replacing it.
+    page.on('dialog', (dialog) => void (dialog.type() === 'beforeunload' ? dialog.accept() : dialog.dismiss()).catch(() => undefined));
     // A renderer that dies while the slot is idle (out of memory, killed): the next borrower gets a fresh page.
     // (Kept by page rather than on the slot: renewPage gives the slot a new page, which starts clean.)
     page.on('error', () => brokenPages.add(page));
@@ -83,6 +89,11 @@ async function openPage(slot: Slot): Promise<void> {
     });
     slot.page = page;
     slot.session = session;
+    // Parked from the start, so that every capture's document commits into a parked page and
+    // starts with the same history (parked-page.ts); puppeteer's emulation starts without touch.
+    slot.emulated = 'false/false';
+    slot.parked = false;
+    if (!(await park(slot))) throw new Error('a new page could not be parked');
   } catch (error) {
     await page.close().catch(() => undefined);
     throw error;
@@ -104,14 +115,16 @@ function originOf(url: string): string | undefined {
 }
 
 /**
- * Unloads the capture's document while keeping its renderer process. A browser-initiated
+ * Unloads the page's document to about:blank while keeping its renderer process: where the next
+ * capture's navigation would not replace a parked document (parked-page.ts). A browser-initiated
  * navigation (page.goto) may make Chromium start a new renderer for the next page (site
  * isolation), which costs the next capture ~50 ms and a process start; an about:blank the page
  * navigates to itself stays in the page's process, so the next capture of the same site reuses
  * it, as a kept puppeteer page does. A page that will not leave (a busy script, a beforeunload
  * handler) gets the browser-initiated navigation instead.
  */
-async function unload(page: Page): Promise<void> {
+export async function unload(slot: Slot): Promise<void> {
+  const page = slot.page;
   if (page.url() !== BLANK) {
     try {
       await Promise.all([
@@ -145,7 +158,8 @@ async function renewPage(slot: Slot): Promise<void> {
 }
 
 /**
- * Clears everything a capture could leave behind in a kept context: cookies, every kind of origin
+ * Parks the page (parked-page.ts: its document frozen, its loads stopped), or gives the slot a new
+ * page, then clears everything a capture could leave behind in a kept context: cookies, every kind of origin
  * storage (local/session storage, IndexedDB, Cache Storage, service workers), the HTTP cache,
  * permission overrides, and what lives in the tab itself: its history (history.back() would
  * return to the previous capture's URL) and window.name (it survives navigations). Per-page
@@ -154,8 +168,10 @@ async function renewPage(slot: Slot): Promise<void> {
  */
 export async function resetSlot(slot: Slot, keepRenderer = true): Promise<boolean> {
   try {
-    if (keepRenderer) await unload(slot.page);
-    else await renewPage(slot);
+    // A page that will not freeze (a script that never yields) is not kept.
+    if (keepRenderer) {
+      if (!(await park(slot))) return false;
+    } else await renewPage(slot);
     // Independent of each other: sent together, so the slot is ready again sooner.
     const origins = [...slot.origins];
     slot.origins.clear();

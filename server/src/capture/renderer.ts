@@ -21,6 +21,8 @@ import { isContextLost, NavigationWatch } from './navigation-watch.js';
 import { effectiveViewport } from './page-setup.js';
 import { withTargetHeaders } from './target-facts.js';
 import { compactRenderResult } from './png-encoder.js';
+import { depart, type Departure } from './parked-page.js';
+import { unload } from './pool-slot.js';
 import type { RenderResult } from './render-result.js';
 import { detectProtection } from './protection-detector.js';
 import { CaptureTimeoutError, ClientGoneError, guard, watchPageCrash } from './stage-guard.js';
@@ -148,6 +150,7 @@ export class Renderer {
     let stopFiltering: () => void = () => undefined;
     let encoding: Promise<unknown> | undefined;
     let watch: NavigationWatch | undefined;
+    let departure: Departure | undefined;
     let events: PageEventRecorder | undefined;
     const crash = watchPageCrash(slot.page, this.options.explainCrash);
     const hang = this.options.unresponsiveTimeoutMs ? watchResponsiveness(slot.page, slot.session, { timeoutMs: this.options.unresponsiveTimeoutMs }) : undefined;
@@ -156,6 +159,8 @@ export class Renderer {
     try {
       const page = slot.page;
       started = Date.now();
+      // The previous capture's document is still there, frozen (parked-page.ts): the navigation replaces it.
+      departure = await guard(depart(slot, options, () => unload(slot)), request, 'preparing the page');
       stopFiltering = await guard(preparePage(slot, options, request.requestFilters), request, 'preparing the page');
       if (proxy?.credentials && !chain) await page.authenticate(proxy.credentials);
       await guard(assertValidSelectors(page, options), request, 'preparing the page');
@@ -167,6 +172,7 @@ export class Renderer {
       started = Date.now();
       watch = await guard(NavigationWatch.open(page, slot.session), request, 'loading the page');
       const landing = await this.navigate(page, options, request, watch);
+      await guard(departure.afterNavigation(), request, 'loading the page');
       mark('navigate', started);
       const result = await this.afterLanding(slot, request, watch, landing, mark, events);
       encoding = result.compacted;
@@ -187,6 +193,7 @@ export class Renderer {
       throw withTargetHeaders(crashed ?? error, targetHeaders(options, watch, slot.page.isClosed() ? '' : slot.page.url()));
     } finally {
       watch?.stop();
+      departure?.stop();
       crash.stop();
       hang?.stop();
       stopFiltering();

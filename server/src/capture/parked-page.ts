@@ -1,0 +1,118 @@
+import { touchAndMobile } from './page-setup.js';
+import type { CaptureOptions } from '@daguerre/contract';
+import type { Slot } from './pool-slot.js';
+
+/**
+ * Parking: how a kept page ends one capture and starts the next without an about:blank document
+ * in between. Unloading to about:blank after every capture cost about 37 ms of CPU a capture
+ * (renderer, browser and puppeteer's lifecycle events for a document nobody looks at); at four
+ * clients on two cores, CPU is throughput.
+ *
+ * After a capture the page is frozen (Page.setWebLifecycleState): its timers, tasks, event
+ * handlers and dedicated workers stop at once, so nothing of it runs after the reset's clears. Its
+ * loads are then stopped: a response still on its way could otherwise set a cookie after the
+ * clears. The next capture's navigation replaces the frozen document; the page is thawed the
+ * moment the new document commits, which is also when the frozen one is gone. A kept puppeteer
+ * page unloads the previous document on that same navigation, so this costs what the floor pays.
+ *
+ * Where the navigation would not replace the frozen document, the page is unloaded to about:blank
+ * first, as before: a target that differs from the frozen page's address only by its #fragment
+ * (a same-document navigation), and a change between touch and mobile emulation (puppeteer then
+ * reloads the page it has). A navigation that ends without a new document (204, a download)
+ * leaves the frozen one in place: it is unloaded before anything is captured (afterNavigation).
+ */
+
+/** A page that does not freeze this quickly (a script that never yields) is unloaded the old way. */
+const FREEZE_TIMEOUT_MS = 1_000;
+/** Thawing the new document is retried while the browser switches the tab to it ("Not attached to an active page"). */
+const THAW_RETRY_MS = 5;
+const THAW_ATTEMPTS = 400;
+
+/** Freezes the page's document and stops its loads. False when it could not be parked (it is then unloaded). */
+export async function park(slot: Slot): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error('the page did not freeze')), FREEZE_TIMEOUT_MS);
+  });
+  try {
+    // Frozen first: stopping the loads fires their abort handlers, which then never run.
+    await Promise.race([slot.session.send('Page.setWebLifecycleState', { state: 'frozen' }), timeout]);
+    slot.parked = true;
+    await Promise.race([slot.session.send('Page.stopLoading'), timeout]);
+    return true;
+  } catch {
+    return false;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** What the next capture's navigation does to a parked page (see the module's comment). */
+export interface Departure {
+  /** After the navigation returned: unloads a parked document the navigation did not replace. */
+  afterNavigation(): Promise<void>;
+  /** Stops listening (the capture is over, whatever happened). */
+  stop(): void;
+}
+
+const NOTHING: Departure = { afterNavigation: async () => undefined, stop: () => undefined };
+
+function withoutFragment(url: string): string {
+  const hash = url.indexOf('#');
+  return hash === -1 ? url : url.slice(0, hash);
+}
+
+/**
+ * Readies a parked page for the capture's navigation: thaws it when the new document commits, or
+ * unloads it now where the navigation would not replace it. `unload` is the reset's about:blank
+ * navigation, which works on a frozen page once it is thawed.
+ */
+export async function depart(slot: Slot, options: CaptureOptions, unload: () => Promise<void>): Promise<Departure> {
+  if (!slot.parked) return NOTHING;
+  const sameDocument = options.url !== undefined && withoutFragment(options.url) === withoutFragment(slot.page.url());
+  if (sameDocument || slot.emulated !== touchAndMobile(options)) {
+    await thaw(slot);
+    await unload();
+    return NOTHING;
+  }
+  let stopped = false;
+  const onCommit = (event: { frame: { parentId?: string } }) => {
+    if (event.frame.parentId !== undefined || !slot.parked) return;
+    // The frozen document is gone: the new one may run. The history the tab had goes too, so that
+    // history.back() cannot return to the previous capture's address.
+    thaw(slot, true).catch(() => (slot.doubtful = true));
+  };
+  slot.session.on('Page.frameNavigated', onCommit);
+  const stop = () => {
+    if (stopped) return;
+    stopped = true;
+    slot.session.off('Page.frameNavigated', onCommit);
+  };
+  return {
+    stop,
+    async afterNavigation() {
+      stop();
+      if (!slot.parked) return;
+      await thaw(slot);
+      await unload();
+    },
+  };
+}
+
+/**
+ * Sets the page active again. Right after a commit the browser may still be switching the tab to
+ * the new document and refuses the call for a few milliseconds: it is sent again until it lands.
+ */
+async function thaw(slot: Slot, resetHistory = false): Promise<void> {
+  slot.parked = false;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      if (resetHistory) await slot.session.send('Page.resetNavigationHistory');
+      await slot.session.send('Page.setWebLifecycleState', { state: 'active' });
+      return;
+    } catch (error) {
+      if (attempt >= THAW_ATTEMPTS || !slot.session.connection()) throw error;
+      await new Promise((resolve) => setTimeout(resolve, THAW_RETRY_MS));
+    }
+  }
+}

@@ -1,0 +1,88 @@
+import type { ServerResponse } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FixtureServer } from '../helpers/fixture-server.js';
+import { decodePng, near } from '../helpers/images.js';
+import { startTestService, type TestService } from '../helpers/test-service.js';
+import { until } from '../helpers/until.js';
+
+const GREEN: [number, number, number] = [40, 160, 110];
+
+/**
+ * Between two captures the kept page holds the previous document, frozen, until the next
+ * navigation replaces it (parked-page.ts). One slot (MAX_CONCURRENCY=1, no spare), so every
+ * capture here follows the previous one on the same page.
+ */
+describe('a kept page between two captures (parked, then replaced)', () => {
+  let service: TestService;
+  let fixtures: FixtureServer;
+  /** The slow response of the writer page, held until the test lets it go. */
+  let slowResponse: ServerResponse | undefined;
+  let slowAborted = false;
+
+  beforeAll(async () => {
+    fixtures = await new FixtureServer().start();
+    // Hostile from its first script: writes a cookie and storage every millisecond, and has a
+    // request out whose answer would set a cookie whenever it comes.
+    fixtures.page(
+      '/parked/writer.html',
+      `<!doctype html><html><body style="margin:0;background:rgb(${GREEN.join(',')})"><script>
+        setInterval(() => { document.cookie = 'late=' + Date.now() + '; path=/'; localStorage.setItem('late', String(Date.now())); }, 1);
+        fetch('/parked/slow-cookie').catch(() => undefined);
+      </script></body></html>`,
+    );
+    fixtures.route('/parked/slow-cookie', (req, res) => {
+      slowResponse = res;
+      req.socket.once('close', () => (slowAborted = !res.writableEnded));
+    });
+    fixtures.page(
+      '/parked/reader.html',
+      `<!doctype html><html><body><script>
+        new Image().src = '/report?tag=parked-reader&cookie=' + encodeURIComponent(document.cookie) + '&late=' + String(localStorage.getItem('late'));
+      </script></body></html>`,
+    );
+    fixtures.page('/parked/green.html', `<!doctype html><html><body style="margin:0;background:rgb(${GREEN.join(',')})">green</body></html>`);
+    fixtures.route('/parked/no-content', (_req, res) => res.writeHead(204).end());
+    service = await startTestService({ env: { MAX_CONCURRENCY: '1', RATE_LIMIT_MAX: '1000', SPARE_CONTEXTS: '0' } });
+  });
+  afterAll(async () => {
+    slowResponse?.end();
+    await service?.stop();
+    await fixtures?.stop();
+  });
+
+  it('runs nothing of the previous page after the reset: no timer and no late answer leaves state for the next capture', async () => {
+    await service.client.capture({ url: `${fixtures.url}/parked/writer.html`, viewportWidth: 300, viewportHeight: 200 });
+    // The page's loads are stopped when it is parked: its request never gets the answer.
+    await until(() => (slowAborted ? true : undefined), 10_000, 'the writer page’s pending request to be cancelled');
+    await service.client.capture({ url: `${fixtures.url}/parked/reader.html`, viewportWidth: 300, viewportHeight: 200, waitUntil: 'networkidle0' });
+    expect(fixtures.reports('parked-reader')[0]).toEqual({ tag: 'parked-reader', cookie: '', late: 'null' });
+  });
+
+  it('never shows the previous page when the next navigation ends without a document (204)', async () => {
+    const green = decodePng((await service.client.capture({ url: `${fixtures.url}/parked/green.html`, viewportWidth: 300, viewportHeight: 200 })).bytes);
+    expect(near(green.pixel(150, 100), GREEN)).toBe(true);
+    const result = await service.client.capture({ url: `${fixtures.url}/parked/no-content`, viewportWidth: 300, viewportHeight: 200 }).catch((error: unknown) => error);
+    if (result instanceof Error) {
+      expect(result.message).toMatch(/could not be loaded|no content|document/i);
+    } else {
+      const image = decodePng((result as { bytes: Buffer }).bytes);
+      expect(near(image.pixel(150, 100), GREEN)).toBe(false);
+    }
+  });
+
+  it('loads the page again when the next address differs only by its #fragment', async () => {
+    fixtures.reset();
+    await service.client.capture({ url: `${fixtures.url}/parked/green.html`, viewportWidth: 300, viewportHeight: 200 });
+    const again = decodePng((await service.client.capture({ url: `${fixtures.url}/parked/green.html#part`, viewportWidth: 300, viewportHeight: 200 })).bytes);
+    expect(near(again.pixel(150, 100), GREEN)).toBe(true);
+    // A same-document navigation would have kept the frozen page: the server saw two loads.
+    expect(fixtures.requestsTo('/parked/green.html')).toHaveLength(2);
+  });
+
+  it('switches to a touch device after a desktop capture on the same page', async () => {
+    await service.client.capture({ url: `${fixtures.url}/parked/green.html`, viewportWidth: 300, viewportHeight: 200 });
+    const phone = decodePng((await service.client.capture({ url: `${fixtures.url}/parked/green.html`, device: 'iphone-14', scaleFactor: 1 })).bytes);
+    expect(phone.width).toBeLessThan(500);
+    expect(near(phone.pixel(10, 10), GREEN)).toBe(true);
+  });
+});
