@@ -69,7 +69,9 @@ function withoutFragment(url: string): string {
  */
 export async function depart(slot: Slot, options: CaptureOptions, unload: () => Promise<void>): Promise<Departure> {
   if (!slot.parked) return NOTHING;
-  const sameDocument = options.url !== undefined && withoutFragment(options.url) === withoutFragment(slot.page.url());
+  // Only an address with a #fragment can be a same-document navigation; the same address without
+  // one loads a new document.
+  const sameDocument = options.url !== undefined && options.url.includes('#') && withoutFragment(options.url) === withoutFragment(slot.page.url());
   if (sameDocument || slot.emulated !== touchAndMobile(options)) {
     await thaw(slot);
     await unload();
