@@ -40,7 +40,18 @@ describe('a kept page between two captures (parked, then replaced)', () => {
         new Image().src = '/report?tag=parked-reader&cookie=' + encodeURIComponent(document.cookie) + '&late=' + String(localStorage.getItem('late'));
       </script></body></html>`,
     );
-    fixtures.page('/parked/green.html', `<!doctype html><html><body style="margin:0;background:rgb(${GREEN.join(',')})">green</body></html>`);
+    fixtures.page(
+      '/parked/green.html',
+      `<!doctype html><html><body style="margin:0;background:rgb(${GREEN.join(',')})">green</body></html>`,
+    );
+    // Says how visible it was at its first script and at its first animation frame.
+    fixtures.page(
+      '/parked/visible.html',
+      `<!doctype html><html><body><script>
+        const first = document.visibilityState;
+        requestAnimationFrame(() => { new Image().src = '/report?tag=parked-visible&first=' + first + '&frame=' + document.visibilityState; });
+      </script></body></html>`,
+    );
     fixtures.route('/parked/no-content', (_req, res) => res.writeHead(204).end());
     service = await startTestService({ env: { MAX_CONCURRENCY: '1', RATE_LIMIT_MAX: '1000', SPARE_CONTEXTS: '0' } });
   });
@@ -54,14 +65,39 @@ describe('a kept page between two captures (parked, then replaced)', () => {
     await service.client.capture({ url: `${fixtures.url}/parked/writer.html`, viewportWidth: 300, viewportHeight: 200 });
     // The page's loads are stopped when it is parked: its request never gets the answer.
     await until(() => (slowAborted ? true : undefined), 10_000, 'the writer page’s pending request to be cancelled');
-    await service.client.capture({ url: `${fixtures.url}/parked/reader.html`, viewportWidth: 300, viewportHeight: 200, waitUntil: 'networkidle0' });
+    await service.client.capture({
+      url: `${fixtures.url}/parked/reader.html`,
+      viewportWidth: 300,
+      viewportHeight: 200,
+      waitUntil: 'networkidle0',
+    });
     expect(fixtures.reports('parked-reader')[0]).toEqual({ tag: 'parked-reader', cookie: '', late: 'null' });
   });
 
+  it('shows the next document as a visible page with animation frames', async () => {
+    fixtures.reset();
+    for (let capture = 0; capture < 2; capture++) {
+      await service.client.capture({
+        url: `${fixtures.url}/parked/visible.html`,
+        viewportWidth: 300,
+        viewportHeight: 200,
+        waitUntil: 'networkidle0',
+      });
+    }
+    // A document that commits in a new renderer process may start hidden and is shown right after
+    // its commit; either way it gets animation frames (lazy images and scroll handlers need them)
+    // while it is visible.
+    expect(fixtures.reports('parked-visible').map((report) => report.frame)).toEqual(['visible', 'visible']);
+  });
+
   it('never shows the previous page when the next navigation ends without a document (204)', async () => {
-    const green = decodePng((await service.client.capture({ url: `${fixtures.url}/parked/green.html`, viewportWidth: 300, viewportHeight: 200 })).bytes);
+    const green = decodePng(
+      (await service.client.capture({ url: `${fixtures.url}/parked/green.html`, viewportWidth: 300, viewportHeight: 200 })).bytes,
+    );
     expect(near(green.pixel(150, 100), GREEN)).toBe(true);
-    const result = await service.client.capture({ url: `${fixtures.url}/parked/no-content`, viewportWidth: 300, viewportHeight: 200 }).catch((error: unknown) => error);
+    const result = await service.client
+      .capture({ url: `${fixtures.url}/parked/no-content`, viewportWidth: 300, viewportHeight: 200 })
+      .catch((error: unknown) => error);
     if (result instanceof Error) {
       expect(result.message).toMatch(/could not be loaded|no content|document/i);
     } else {
@@ -73,7 +109,9 @@ describe('a kept page between two captures (parked, then replaced)', () => {
   it('loads the page again when the next address differs only by its #fragment', async () => {
     fixtures.reset();
     await service.client.capture({ url: `${fixtures.url}/parked/green.html`, viewportWidth: 300, viewportHeight: 200 });
-    const again = decodePng((await service.client.capture({ url: `${fixtures.url}/parked/green.html#part`, viewportWidth: 300, viewportHeight: 200 })).bytes);
+    const again = decodePng(
+      (await service.client.capture({ url: `${fixtures.url}/parked/green.html#part`, viewportWidth: 300, viewportHeight: 200 })).bytes,
+    );
     expect(near(again.pixel(150, 100), GREEN)).toBe(true);
     // A same-document navigation would have kept the frozen page: the server saw two loads.
     expect(fixtures.requestsTo('/parked/green.html')).toHaveLength(2);
@@ -81,7 +119,9 @@ describe('a kept page between two captures (parked, then replaced)', () => {
 
   it('switches to a touch device after a desktop capture on the same page', async () => {
     await service.client.capture({ url: `${fixtures.url}/parked/green.html`, viewportWidth: 300, viewportHeight: 200 });
-    const phone = decodePng((await service.client.capture({ url: `${fixtures.url}/parked/green.html`, device: 'iphone-14', scaleFactor: 1 })).bytes);
+    const phone = decodePng(
+      (await service.client.capture({ url: `${fixtures.url}/parked/green.html`, device: 'iphone-14', scaleFactor: 1 })).bytes,
+    );
     expect(phone.width).toBeLessThan(500);
     expect(near(phone.pixel(10, 10), GREEN)).toBe(true);
   });

@@ -1,6 +1,6 @@
 import { touchAndMobile } from './page-setup.js';
 import type { CaptureOptions } from '@daguerre/contract';
-import type { Slot } from './pool-slot.js';
+import type { CDPSession, Page } from 'puppeteer';
 
 /**
  * Parking: how a kept page ends one capture and starts the next without an about:blank document
@@ -22,14 +22,27 @@ import type { Slot } from './pool-slot.js';
  * leaves the frozen one in place: it is unloaded before anything is captured (afterNavigation).
  */
 
+/** What parking needs of a pool slot (pool-slot.ts Slot), without importing it (it parks its pages). */
+export interface ParkableSlot {
+  page: Page;
+  session: CDPSession;
+  /** The page's window (Browser.getWindowForTarget): a frozen page is hidden, and shown again with its window. */
+  windowId?: number;
+  /** Set while the page holds the previous capture's document, frozen. */
+  parked?: boolean;
+  /** Touch and mobile emulation of the last capture (page-setup.ts touchAndMobile). */
+  emulated?: string;
+  doubtful: boolean;
+}
+
 /** A page that does not freeze this quickly (a script that never yields) is unloaded the old way. */
 const FREEZE_TIMEOUT_MS = 1_000;
 /** Thawing the new document is retried while the browser switches the tab to it ("Not attached to an active page"). */
-const THAW_RETRY_MS = 5;
-const THAW_ATTEMPTS = 400;
+const THAW_RETRY_MS = 2;
+const THAW_ATTEMPTS = 1_000;
 
 /** Freezes the page's document and stops its loads. False when it could not be parked (it is then unloaded). */
-export async function park(slot: Slot): Promise<boolean> {
+export async function park(slot: ParkableSlot): Promise<boolean> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error('the page did not freeze')), FREEZE_TIMEOUT_MS);
@@ -38,7 +51,16 @@ export async function park(slot: Slot): Promise<boolean> {
     // Frozen first: stopping the loads fires their abort handlers, which then never run.
     await Promise.race([slot.session.send('Page.setWebLifecycleState', { state: 'frozen' }), timeout]);
     slot.parked = true;
-    await Promise.race([slot.session.send('Page.stopLoading'), timeout]);
+    // Freezing hides the page, and setting it active again does not show it: a hidden page gets no
+    // animation frames, so lazy images, scroll handlers and actions would stall. Its window is
+    // minimized here and restored on thawing, which shows the page before its new document runs.
+    await Promise.race([
+      Promise.all([
+        slot.session.send('Page.stopLoading'),
+        slot.session.send('Browser.setWindowBounds', { windowId: slot.windowId!, bounds: { windowState: 'minimized' } }),
+      ]),
+      timeout,
+    ]);
     return true;
   } catch {
     return false;
@@ -67,11 +89,12 @@ function withoutFragment(url: string): string {
  * unloads it now where the navigation would not replace it. `unload` is the reset's about:blank
  * navigation, which works on a frozen page once it is thawed.
  */
-export async function depart(slot: Slot, options: CaptureOptions, unload: () => Promise<void>): Promise<Departure> {
+export async function depart(slot: ParkableSlot, options: CaptureOptions, unload: () => Promise<void>): Promise<Departure> {
   if (!slot.parked) return NOTHING;
   // Only an address with a #fragment can be a same-document navigation; the same address without
   // one loads a new document.
-  const sameDocument = options.url !== undefined && options.url.includes('#') && withoutFragment(options.url) === withoutFragment(slot.page.url());
+  const sameDocument =
+    options.url !== undefined && options.url.includes('#') && withoutFragment(options.url) === withoutFragment(slot.page.url());
   if (sameDocument || slot.emulated !== touchAndMobile(options)) {
     await thaw(slot);
     await unload();
@@ -105,12 +128,17 @@ export async function depart(slot: Slot, options: CaptureOptions, unload: () => 
  * Sets the page active again. Right after a commit the browser may still be switching the tab to
  * the new document and refuses the call for a few milliseconds: it is sent again until it lands.
  */
-async function thaw(slot: Slot, resetHistory = false): Promise<void> {
+async function thaw(slot: ParkableSlot, resetHistory = false): Promise<void> {
   slot.parked = false;
   for (let attempt = 0; ; attempt++) {
     try {
-      if (resetHistory) await slot.session.send('Page.resetNavigationHistory');
-      await slot.session.send('Page.setWebLifecycleState', { state: 'active' });
+      // Sent together (one round trip while the new document waits): the browser handles a
+      // session's commands in order, so the history is reset before the document runs.
+      await Promise.all([
+        resetHistory ? slot.session.send('Page.resetNavigationHistory') : undefined,
+        slot.session.send('Browser.setWindowBounds', { windowId: slot.windowId!, bounds: { windowState: 'normal' } }),
+        slot.session.send('Page.setWebLifecycleState', { state: 'active' }),
+      ]);
       return;
     } catch (error) {
       if (attempt >= THAW_ATTEMPTS || !slot.session.connection()) throw error;

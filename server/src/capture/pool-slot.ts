@@ -27,12 +27,13 @@ export interface Slot {
   renewing?: boolean;
   /** Set while the page holds the previous capture's document, frozen (parked-page.ts). */
   parked?: boolean;
-  /** Touch and mobile emulation of the last capture (parked-page.ts touchAndMobile). */
+  /** Touch and mobile emulation of the last capture (page-setup.ts touchAndMobile). */
   emulated?: string;
+  /** The page's window, which parking minimizes and restores (parked-page.ts). */
+  windowId?: number;
   /** The organization whose pages this context's renderer has loaded: it serves no other (issue #14). */
   organizationId?: string;
 }
-
 
 const BLANK = 'about:blank';
 
@@ -57,11 +58,23 @@ export async function openSlot(manager: BrowserManager, proxyServer?: string): P
     ...(proxyServer ? { proxyServer, proxyBypassList: ['<-loopback>'] } : {}),
   });
   try {
-    const slot = { browser, context, generation, uses: 0, origins: new Set<string>(), doubtful: false, dedicated: Boolean(proxyServer) } as Slot;
+    const slot = {
+      browser,
+      context,
+      generation,
+      uses: 0,
+      origins: new Set<string>(),
+      doubtful: false,
+      dedicated: Boolean(proxyServer),
+    } as Slot;
     await openPage(slot);
     // Popups from target=_blank links or scripts are closed the moment they appear.
     context.on('targetcreated', (target) => {
-      if (target.type() === 'page' && !slot.renewing) void target.page().then((popup) => (popup && popup !== slot.page ? popup.close() : undefined)).catch(() => undefined);
+      if (target.type() === 'page' && !slot.renewing)
+        void target
+          .page()
+          .then((popup) => (popup && popup !== slot.page ? popup.close() : undefined))
+          .catch(() => undefined);
     });
     return slot;
   } catch (error) {
@@ -75,6 +88,7 @@ async function openPage(slot: Slot): Promise<void> {
   const page = await slot.context.newPage();
   try {
     const session = await page.createCDPSession();
+    const { windowId } = await session.send('Browser.getWindowForTarget');
     await page.evaluateOnNewDocument(PAGE_GUARDS);
     // A new document, so that the guards exist before the first capture (html mode writes into it).
     await page.goto(BLANK, { timeout: 5_000 });
@@ -89,11 +103,11 @@ async function openPage(slot: Slot): Promise<void> {
     });
     slot.page = page;
     slot.session = session;
-    // Parked from the start, so that every capture's document commits into a parked page and
-    // starts with the same history (parked-page.ts); puppeteer's emulation starts without touch.
+    slot.windowId = windowId;
+    // A new page is not parked: it shows about:blank, visible, which the first navigation replaces.
+    // puppeteer's emulation starts without touch.
     slot.emulated = 'false/false';
     slot.parked = false;
-    if (!(await park(slot))) throw new Error('a new page could not be parked');
   } catch (error) {
     await page.close().catch(() => undefined);
     throw error;
@@ -127,10 +141,7 @@ export async function unload(slot: Slot): Promise<void> {
   const page = slot.page;
   if (page.url() !== BLANK) {
     try {
-      await Promise.all([
-        page.waitForNavigation({ timeout: 2_000 }),
-        page.evaluate(() => window.location.replace('about:blank')),
-      ]);
+      await Promise.all([page.waitForNavigation({ timeout: 2_000 }), page.evaluate(() => window.location.replace('about:blank'))]);
     } catch {
       // Falls through to the browser-initiated navigation.
     }
