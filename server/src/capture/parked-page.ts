@@ -1,5 +1,3 @@
-import { touchAndMobile } from './page-setup.js';
-import type { CaptureOptions } from '@daguerre/contract';
 import type { CDPSession, Page } from 'puppeteer';
 
 /**
@@ -86,16 +84,21 @@ function withoutFragment(url: string): string {
 
 /**
  * Readies a parked page for the capture's navigation: thaws it when the new document commits, or
- * unloads it now where the navigation would not replace it. `unload` is the reset's about:blank
- * navigation, which works on a frozen page once it is thawed.
+ * unloads it now where the navigation would not replace it. `target`: the capture's url (none for
+ * inline html) and its touch and mobile emulation (page-setup.ts touchAndMobile). `unload` is the
+ * about:blank navigation (pool-slot.ts), which works on a frozen page once it is thawed.
  */
-export async function depart(slot: ParkableSlot, options: CaptureOptions, unload: () => Promise<void>): Promise<Departure> {
+export async function depart(
+  slot: ParkableSlot,
+  target: { url?: string; emulated: string },
+  unload: () => Promise<void>,
+): Promise<Departure> {
   if (!slot.parked) return NOTHING;
   // Only an address with a #fragment can be a same-document navigation; the same address without
   // one loads a new document.
   const sameDocument =
-    options.url !== undefined && options.url.includes('#') && withoutFragment(options.url) === withoutFragment(slot.page.url());
-  if (sameDocument || slot.emulated !== touchAndMobile(options)) {
+    target.url !== undefined && target.url.includes('#') && withoutFragment(target.url) === withoutFragment(slot.page.url());
+  if (sameDocument || slot.emulated !== target.emulated) {
     await thaw(slot);
     await unload();
     return NOTHING;
