@@ -9,8 +9,9 @@ const GREEN: [number, number, number] = [40, 160, 110];
 
 /**
  * Between two captures the kept page holds the previous document, frozen, until the next
- * navigation replaces it (parked-page.ts). One slot (MAX_CONCURRENCY=1, no spare), so every
- * capture here follows the previous one on the same page.
+ * navigation replaces it (parked-page.ts); once nothing renders, the pool replaces it with
+ * about:blank instead. One slot (MAX_CONCURRENCY=1, no spare), and each second
+ * capture queued behind the first, so that it finds the first one's page parked.
  */
 describe('a kept page between two captures (parked, then replaced)', () => {
   let service: TestService;
@@ -37,7 +38,7 @@ describe('a kept page between two captures (parked, then replaced)', () => {
     fixtures.page(
       '/parked/reader.html',
       `<!doctype html><html><body><script>
-        new Image().src = '/report?tag=parked-reader&cookie=' + encodeURIComponent(document.cookie) + '&late=' + String(localStorage.getItem('late'));
+        new Image().src = '/report?tag=parked-reader&cookie=' + encodeURIComponent(document.cookie) + '&late=' + String(localStorage.getItem('late')) + '&history=' + history.length;
       </script></body></html>`,
     );
     fixtures.page(
@@ -61,29 +62,59 @@ describe('a kept page between two captures (parked, then replaced)', () => {
     await fixtures?.stop();
   });
 
+  type Capture = Parameters<TestService['client']['capture']>[0];
+
+  /**
+   * Captures `second` queued behind `first` on the one slot. Another capture is then waiting when
+   * the first ends, so its page is parked and left frozen, and the second capture's navigation
+   * replaces the frozen document (with nothing waiting, the pool would replace it with about:blank).
+   */
+  async function queuedBehind(first: Capture, second: Capture, direct = true) {
+    // What the browser's tab showed, in order: the second page must follow the first directly.
+    const browser = await service.runtime.browser.get();
+    const shown: string[] = [];
+    const onChange = (target: { type(): string; url(): string }) => {
+      if (target.type() === 'page') shown.push(target.url());
+    };
+    browser.on('targetchanged', onChange);
+    try {
+      const firstCapture = service.client.capture(first);
+      await fixtures.waitForRequest(new URL(first.url!).pathname, 10_000);
+      const secondCapture = service.client.capture(second).catch((error: unknown) => error);
+      const results = [await firstCapture, await secondCapture] as const;
+      const firstShown = shown.lastIndexOf(first.url!);
+      expect(firstShown, shown.join(' ')).toBeGreaterThanOrEqual(0);
+      if (direct) expect(shown.slice(firstShown + 1)[0], shown.join(' ')).not.toBe('about:blank');
+      return results;
+    } finally {
+      browser.off('targetchanged', onChange);
+    }
+  }
+
   it('runs nothing of the previous page after the reset: no timer and no late answer leaves state for the next capture', async () => {
-    await service.client.capture({ url: `${fixtures.url}/parked/writer.html`, viewportWidth: 300, viewportHeight: 200 });
-    // The page's loads are stopped when it is parked: its request never gets the answer.
+    fixtures.reset();
+    await queuedBehind(
+      { url: `${fixtures.url}/parked/writer.html`, viewportWidth: 300, viewportHeight: 200 },
+      { url: `${fixtures.url}/parked/reader.html`, viewportWidth: 300, viewportHeight: 200, waitUntil: 'networkidle0' },
+    );
+    // The page's loads are stopped when it is parked: its request never got the answer.
     await until(() => (slowAborted ? true : undefined), 10_000, 'the writer page’s pending request to be cancelled');
-    await service.client.capture({
-      url: `${fixtures.url}/parked/reader.html`,
-      viewportWidth: 300,
-      viewportHeight: 200,
-      waitUntil: 'networkidle0',
-    });
-    expect(fixtures.reports('parked-reader')[0]).toEqual({ tag: 'parked-reader', cookie: '', late: 'null' });
+    // The writer's pushed entries are gone; the tab's history is reset to the reader alone once it
+    // commits (1), which a document in a new renderer process may read just before (2).
+    const reader = fixtures.reports('parked-reader')[0]!;
+    expect(reader).toMatchObject({ tag: 'parked-reader', cookie: '', late: 'null' });
+    expect(['1', '2']).toContain(reader.history);
   });
 
   it('shows the next document as a visible page with animation frames', async () => {
     fixtures.reset();
-    for (let capture = 0; capture < 2; capture++) {
-      await service.client.capture({
-        url: `${fixtures.url}/parked/visible.html`,
-        viewportWidth: 300,
-        viewportHeight: 200,
-        waitUntil: 'networkidle0',
-      });
-    }
+    const visible: Capture = {
+      url: `${fixtures.url}/parked/visible.html`,
+      viewportWidth: 300,
+      viewportHeight: 200,
+      waitUntil: 'networkidle0',
+    };
+    await queuedBehind(visible, visible);
     // A document that commits in a new renderer process may start hidden and is shown right after
     // its commit; either way it gets animation frames (lazy images and scroll handlers need them)
     // while it is visible.
@@ -91,13 +122,13 @@ describe('a kept page between two captures (parked, then replaced)', () => {
   });
 
   it('never shows the previous page when the next navigation ends without a document (204)', async () => {
-    const green = decodePng(
-      (await service.client.capture({ url: `${fixtures.url}/parked/green.html`, viewportWidth: 300, viewportHeight: 200 })).bytes,
+    fixtures.reset();
+    const [green, result] = await queuedBehind(
+      { url: `${fixtures.url}/parked/green.html`, viewportWidth: 300, viewportHeight: 200 },
+      { url: `${fixtures.url}/parked/no-content`, viewportWidth: 300, viewportHeight: 200 },
+      false,
     );
-    expect(near(green.pixel(150, 100), GREEN)).toBe(true);
-    const result = await service.client
-      .capture({ url: `${fixtures.url}/parked/no-content`, viewportWidth: 300, viewportHeight: 200 })
-      .catch((error: unknown) => error);
+    expect(near(decodePng(green.bytes).pixel(150, 100), GREEN)).toBe(true);
     if (result instanceof Error) {
       expect(result.message).toMatch(/could not be loaded|no content|document/i);
     } else {
@@ -108,21 +139,27 @@ describe('a kept page between two captures (parked, then replaced)', () => {
 
   it('loads the page again when the next address differs only by its #fragment', async () => {
     fixtures.reset();
-    await service.client.capture({ url: `${fixtures.url}/parked/green.html`, viewportWidth: 300, viewportHeight: 200 });
-    const again = decodePng(
-      (await service.client.capture({ url: `${fixtures.url}/parked/green.html#part`, viewportWidth: 300, viewportHeight: 200 })).bytes,
+    const [, again] = await queuedBehind(
+      { url: `${fixtures.url}/parked/green.html`, viewportWidth: 300, viewportHeight: 200 },
+      { url: `${fixtures.url}/parked/green.html#part`, viewportWidth: 300, viewportHeight: 200 },
+      // Replaced with about:blank first: a same-document navigation would keep the frozen page.
+      false,
     );
-    expect(near(again.pixel(150, 100), GREEN)).toBe(true);
+    expect(near(decodePng((again as { bytes: Buffer }).bytes).pixel(150, 100), GREEN)).toBe(true);
     // A same-document navigation would have kept the frozen page: the server saw two loads.
     expect(fixtures.requestsTo('/parked/green.html')).toHaveLength(2);
   });
 
   it('switches to a touch device after a desktop capture on the same page', async () => {
-    await service.client.capture({ url: `${fixtures.url}/parked/green.html`, viewportWidth: 300, viewportHeight: 200 });
-    const phone = decodePng(
-      (await service.client.capture({ url: `${fixtures.url}/parked/green.html`, device: 'iphone-14', scaleFactor: 1 })).bytes,
+    fixtures.reset();
+    const [, phone] = await queuedBehind(
+      { url: `${fixtures.url}/parked/green.html`, viewportWidth: 300, viewportHeight: 200 },
+      { url: `${fixtures.url}/parked/green.html`, device: 'iphone-14', scaleFactor: 1 },
+      // Replaced with about:blank first: puppeteer reloads the page when touch emulation changes.
+      false,
     );
-    expect(phone.width).toBeLessThan(500);
-    expect(near(phone.pixel(10, 10), GREEN)).toBe(true);
+    const image = decodePng((phone as { bytes: Buffer }).bytes);
+    expect(image.width).toBeLessThan(500);
+    expect(near(image.pixel(10, 10), GREEN)).toBe(true);
   });
 });

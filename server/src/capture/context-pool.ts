@@ -1,6 +1,8 @@
 import type { Logger } from 'pino';
 import type { BrowserManager } from './browser-manager.js';
 import { openSlot, resetSlot, usable, type Slot } from './pool-slot.js';
+import { leave } from './parked-page.js';
+import { PendingResets } from './pending-resets.js';
 
 export type { Slot } from './pool-slot.js';
 
@@ -58,7 +60,7 @@ export class ContextPool {
   /** Warm contexts of organizations, idle, least recently used first. */
   private readonly idle: Slot[] = [];
   /** Contexts being reset after a capture, by organization: its next capture waits for one rather than take a spare. */
-  private readonly resetting = new Map<string, Set<Promise<Slot | undefined>>>();
+  private readonly resetting = new PendingResets<Slot>();
   /** Contexts held by captures now, by organization. */
   private readonly serving = new Map<string, number>();
   /** Fresh contexts that have served no organization yet. */
@@ -174,6 +176,7 @@ export class ContextPool {
     const next = this.waiters.shift();
     if (next) next.grant();
     else this.borrowed -= 1;
+    if (this.borrowed === 0) setImmediate(() => this.leaveParkedWhenIdle());
   }
 
   /** The organization's own warm context: an idle one, or one finishing its reset. */
@@ -187,7 +190,7 @@ export class ContextPool {
         void this.closeSlot(slot!);
         continue;
       }
-      const pending = this.resetting.get(key);
+      const pending = this.resetting.of(key);
       if (!pending || pending.size === 0) return undefined;
       // A reset takes a few ms; a new context costs a new renderer process.
       await Promise.race(pending);
@@ -212,7 +215,7 @@ export class ContextPool {
 
   /** Contexts an organization has now: idle, being reset, or serving its captures. */
   private contextsOf(key: string): number {
-    return this.idle.filter((slot) => keyOf(slot) === key).length + (this.resetting.get(key)?.size ?? 0) + (this.serving.get(key) ?? 0);
+    return this.idle.filter((slot) => keyOf(slot) === key).length + this.resetting.count(key) + (this.serving.get(key) ?? 0);
   }
 
   /**
@@ -224,7 +227,7 @@ export class ContextPool {
   private evictBeyondLimit(): void {
     // Contexts, not turns: a capture whose turn came counts once it holds its context, so the
     // context it is waiting for (being reset) is never closed under it.
-    const resetting = [...this.resetting.values()].reduce((sum, set) => sum + set.size, 0);
+    const resetting = this.resetting.count();
     const serving = [...this.serving.values()].reduce((sum, n) => sum + n, 0);
     while (this.idle.length > 0 && this.idle.length + resetting + serving > this.warmLimit) {
       const surplus = this.idle.findIndex((slot) => this.contextsOf(keyOf(slot)) > 1);
@@ -276,24 +279,49 @@ export class ContextPool {
     else this.serving.delete(key);
     slot.uses += 1;
     if (!usable(slot, slot.generation)) slot.doubtful = true;
-    const worthKeeping = !this.closed && !slot.doubtful && slot.uses < this.options.reuseLimit && slot.generation === this.manager.generation;
+    const worthKeeping =
+      !this.closed && !slot.doubtful && slot.uses < this.options.reuseLimit && slot.generation === this.manager.generation;
     if (!worthKeeping) {
       await this.closeSlot(slot);
       return;
     }
     const renewRenderer = slot.heavy === true || slot.uses % (this.options.rendererReuseLimit ?? 10) === 0;
     slot.heavy = false;
-    const reset = resetSlot(slot, !renewRenderer).then((ok) => (ok && !this.closed && usable(slot, this.manager.generation) ? slot : undefined));
-    const pending = this.resetting.get(key) ?? new Set();
-    this.resetting.set(key, pending.add(reset));
-    const kept = await reset;
-    pending.delete(reset);
-    if (pending.size === 0) this.resetting.delete(key);
+    const kept = await this.resetting.track(
+      key,
+      resetSlot(slot, !renewRenderer).then((ok) => (ok && !this.closed && usable(slot, this.manager.generation) ? slot : undefined)),
+    );
     if (kept) {
       this.idle.push(kept);
       this.evictBeyondLimit();
+      setImmediate(() => this.leaveParkedWhenIdle());
     } else {
       await this.closeSlot(slot);
+    }
+  }
+
+  /**
+   * A parked page (parked-page.ts) keeps its frozen document while captures render: the next
+   * capture's navigation replaces it, which costs less CPU than unloading it first. Once nothing
+   * renders, idle parked pages have theirs replaced with about:blank: that costs idle CPU only, and
+   * the organization's next capture then does not unload it on its answer's path.
+   */
+  private leaveParkedWhenIdle(): void {
+    if (this.borrowed > 0 || this.closed) return;
+    for (const slot of this.idle.filter((idle) => idle.parked)) {
+      this.idle.splice(this.idle.indexOf(slot), 1);
+      void this.resetting
+        .track(
+          keyOf(slot),
+          leave(slot).then(
+            () => (usable(slot, this.manager.generation) ? slot : undefined),
+            () => undefined,
+          ),
+        )
+        .then(async (kept) => {
+          if (kept && !this.closed) this.idle.push(kept);
+          else await this.closeSlot(slot);
+        });
     }
   }
 

@@ -33,6 +33,8 @@ export interface ParkableSlot {
   doubtful: boolean;
 }
 
+const BLANK = 'about:blank';
+
 /** A page that does not freeze this quickly (a script that never yields) is unloaded the old way. */
 const FREEZE_TIMEOUT_MS = 1_000;
 /** Thawing the new document is retried while the browser switches the tab to it ("Not attached to an active page"). */
@@ -83,46 +85,56 @@ function withoutFragment(url: string): string {
 }
 
 /**
- * Readies a parked page for the capture's navigation: thaws it when the new document commits, or
- * unloads it now where the navigation would not replace it. `target`: the capture's url (none for
- * inline html) and its touch and mobile emulation (page-setup.ts touchAndMobile). `unload` is the
- * about:blank navigation (pool-slot.ts), which works on a frozen page once it is thawed.
+ * Thaws the page the moment a new document commits in its main frame (the frozen one is gone
+ * then), and gives the tab a history of that document alone, so that history.back() cannot return
+ * to the previous capture's address. Returns the function that stops listening.
  */
-export async function depart(
-  slot: ParkableSlot,
-  target: { url?: string; emulated: string },
-  unload: () => Promise<void>,
-): Promise<Departure> {
+function thawOnCommit(slot: ParkableSlot): () => void {
+  const onCommit = (event: { frame: { parentId?: string } }) => {
+    if (event.frame.parentId !== undefined || !slot.parked) return;
+    thaw(slot, true).catch(() => (slot.doubtful = true));
+  };
+  slot.session.on('Page.frameNavigated', onCommit);
+  return () => slot.session.off('Page.frameNavigated', onCommit);
+}
+
+/**
+ * Replaces a parked document with about:blank while it is still frozen: thawing it first would let
+ * its timers run after the reset's clears, until about:blank commits. The pool does this too once
+ * nothing renders (context-pool.ts leaveParkedWhenIdle): the about:blank document then costs idle
+ * CPU only, and the next capture starts from a visible page.
+ */
+export async function leave(slot: ParkableSlot): Promise<void> {
+  const stop = thawOnCommit(slot);
+  try {
+    await slot.page.goto(BLANK, { timeout: 5_000 });
+  } finally {
+    stop();
+  }
+  if (slot.parked) throw new Error('the parked page did not leave');
+}
+
+/**
+ * Readies a parked page for the capture's navigation: thaws it when the new document commits, or
+ * replaces it with about:blank now where the navigation would not replace it. `target`: the
+ * capture's url (none for inline html) and its touch and mobile emulation (page-setup.ts touchAndMobile).
+ */
+export async function depart(slot: ParkableSlot, target: { url?: string; emulated: string }): Promise<Departure> {
   if (!slot.parked) return NOTHING;
   // Only an address with a #fragment can be a same-document navigation; the same address without
   // one loads a new document.
   const sameDocument =
     target.url !== undefined && target.url.includes('#') && withoutFragment(target.url) === withoutFragment(slot.page.url());
   if (sameDocument || slot.emulated !== target.emulated) {
-    await thaw(slot);
-    await unload();
+    await leave(slot);
     return NOTHING;
   }
-  let stopped = false;
-  const onCommit = (event: { frame: { parentId?: string } }) => {
-    if (event.frame.parentId !== undefined || !slot.parked) return;
-    // The frozen document is gone: the new one may run. The history the tab had goes too, so that
-    // history.back() cannot return to the previous capture's address.
-    thaw(slot, true).catch(() => (slot.doubtful = true));
-  };
-  slot.session.on('Page.frameNavigated', onCommit);
-  const stop = () => {
-    if (stopped) return;
-    stopped = true;
-    slot.session.off('Page.frameNavigated', onCommit);
-  };
+  const stop = thawOnCommit(slot);
   return {
     stop,
     async afterNavigation() {
       stop();
-      if (!slot.parked) return;
-      await thaw(slot);
-      await unload();
+      if (slot.parked) await leave(slot);
     },
   };
 }

@@ -129,27 +129,6 @@ function originOf(url: string): string | undefined {
 }
 
 /**
- * Unloads the page's document to about:blank while keeping its renderer process: where the next
- * capture's navigation would not replace a parked document (parked-page.ts). A browser-initiated
- * navigation (page.goto) may make Chromium start a new renderer for the next page (site
- * isolation), which costs the next capture ~50 ms and a process start; an about:blank the page
- * navigates to itself stays in the page's process, so the next capture of the same site reuses
- * it, as a kept puppeteer page does. A page that will not leave (a busy script, a beforeunload
- * handler) gets the browser-initiated navigation instead.
- */
-export async function unload(slot: Slot): Promise<void> {
-  const page = slot.page;
-  if (page.url() !== BLANK) {
-    try {
-      await Promise.all([page.waitForNavigation({ timeout: 2_000 }), page.evaluate(() => window.location.replace('about:blank'))]);
-    } catch {
-      // Falls through to the browser-initiated navigation.
-    }
-  }
-  if (page.url() !== BLANK) await page.goto(BLANK, { timeout: 5_000 });
-}
-
-/**
  * Gives the slot a new page, so a new renderer process, in the same context: a kept renderer
  * grows by about 6 MB a capture. A new page in the context costs far less than a new context
  * (~1.1 CPU-s), and unlike a browser-initiated navigation it gets a new renderer in the headless

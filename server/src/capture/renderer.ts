@@ -22,7 +22,6 @@ import { effectiveViewport, touchAndMobile } from './page-setup.js';
 import { withTargetHeaders } from './target-facts.js';
 import { compactRenderResult } from './png-encoder.js';
 import { depart, type Departure } from './parked-page.js';
-import { unload } from './pool-slot.js';
 import type { RenderResult } from './render-result.js';
 import { detectProtection } from './protection-detector.js';
 import { CaptureTimeoutError, ClientGoneError, guard, watchPageCrash } from './stage-guard.js';
@@ -162,11 +161,7 @@ export class Renderer {
       const page = slot.page;
       started = Date.now();
       // The previous capture's document is still there, frozen (parked-page.ts): the navigation replaces it.
-      departure = await guard(
-        depart(slot, { url: options.url, emulated: touchAndMobile(options) }, () => unload(slot)),
-        request,
-        'preparing the page',
-      );
+      departure = await guard(depart(slot, { url: options.url, emulated: touchAndMobile(options) }), request, 'preparing the page');
       stopFiltering = await guard(preparePage(slot, options, request.requestFilters), request, 'preparing the page');
       if (proxy?.credentials && !chain) await page.authenticate(proxy.credentials);
       await guard(assertValidSelectors(page, options), request, 'preparing the page');
