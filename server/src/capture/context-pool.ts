@@ -1,8 +1,9 @@
 import type { Logger } from 'pino';
 import type { BrowserManager } from './browser-manager.js';
 import { openSlot, resetSlot, usable, type Slot } from './pool-slot.js';
-import { leave } from './parked-page.js';
+import { leaveIfParked, type IdleContexts } from './idle-parked-pages.js';
 import { PendingResets } from './pending-resets.js';
+import { SpareContexts } from './spare-contexts.js';
 
 export type { Slot } from './pool-slot.js';
 
@@ -25,6 +26,9 @@ export interface ContextPoolOptions {
   warmContexts?: number;
   logger: Logger;
 }
+
+/** A parked page not taken again within this long gets about:blank even while captures render. */
+const PARKED_IDLE_MS = 1_000;
 
 export class PoolSaturatedError extends Error {}
 
@@ -63,17 +67,28 @@ export class ContextPool {
   private readonly resetting = new PendingResets<Slot>();
   /** Contexts held by captures now, by organization. */
   private readonly serving = new Map<string, number>();
-  /** Fresh contexts that have served no organization yet. */
-  private readonly spares: Slot[] = [];
-  private sparesOpening = 0;
-  /** The spares being opened now: a capture with no spare ready waits for one rather than open another. */
-  private refilling: Promise<void> = Promise.resolve();
   private closed = false;
+  private readonly spares: SpareContexts;
+  private readonly idleContexts: IdleContexts;
 
   constructor(
     private readonly manager: BrowserManager,
     private readonly options: ContextPoolOptions,
-  ) {}
+  ) {
+    this.spares = new SpareContexts(
+      () => openSlot(manager),
+      (slot) => this.closeSlot(slot),
+      () => this.closed,
+      options.logger,
+    );
+    this.idleContexts = {
+      idle: this.idle,
+      track: (slot, work) => this.resetting.track(keyOf(slot), work),
+      usable: (slot) => usable(slot, this.manager.generation),
+      close: (slot) => this.closeSlot(slot),
+      closed: () => this.closed,
+    };
+  }
 
   private get spareTarget(): number {
     return this.options.spares ?? 1;
@@ -86,34 +101,12 @@ export class ContextPool {
   /** Opens the first contexts now, so that the first requests do not pay for them. */
   async warm(): Promise<void> {
     await this.manager.get();
-    await this.refillSpares(Math.max(this.spareTarget, this.options.size));
-  }
-
-  /** Opens fresh contexts up to `target`; failures only leave fewer spares. */
-  private refillSpares(target = this.spareTarget): Promise<void> {
-    const wanted = target - this.spares.length - this.sparesOpening;
-    const opening: Promise<void>[] = [];
-    for (let i = 0; i < wanted && !this.closed; i++) {
-      this.sparesOpening += 1;
-      opening.push(
-        openSlot(this.manager)
-          .then(async (spare) => {
-            if (this.closed) await this.closeSlot(spare);
-            else this.spares.push(spare);
-          })
-          .catch((error: unknown) => this.options.logger.warn({ err: error }, 'could not open a spare browser context'))
-          .finally(() => {
-            this.sparesOpening -= 1;
-          }),
-      );
-    }
-    if (opening.length > 0) this.refilling = Promise.all([this.refilling, ...opening]).then(() => undefined);
-    return this.refilling;
+    await this.spares.refill(Math.max(this.spareTarget, this.options.size));
   }
 
   /** Fresh contexts ready now. */
   get spareCount(): number {
-    return this.spares.length;
+    return this.spares.ready.length;
   }
 
   get waiting(): number {
@@ -201,15 +194,17 @@ export class ContextPool {
   private async freshSlot(): Promise<Slot> {
     let slot: Slot | undefined;
     for (let attempt = 0; !slot && attempt < 2; attempt++) {
-      if (this.spares.length === 0 && this.sparesOpening > 0) await this.refilling;
-      while (!slot && this.spares.length > 0) {
-        const spare = this.spares.shift()!;
+      let spare = await this.spares.take();
+      while (!slot && spare) {
         if (usable(spare, this.manager.generation)) slot = spare;
-        else void this.closeSlot(spare);
+        else {
+          void this.closeSlot(spare);
+          spare = this.spares.ready.shift();
+        }
       }
     }
     slot ??= await openSlot(this.manager);
-    void this.refillSpares();
+    void this.spares.refill(this.spareTarget);
     return slot;
   }
 
@@ -256,7 +251,7 @@ export class ContextPool {
 
   /** Contexts of a retired browser would keep it open: closed now, not when their organization returns. */
   private dropStale(): void {
-    for (const list of [this.idle, this.spares]) {
+    for (const list of [this.idle, this.spares.ready]) {
       const stale = list.filter((slot) => !usable(slot, this.manager.generation));
       for (const slot of stale) {
         list.splice(list.indexOf(slot), 1);
@@ -295,34 +290,18 @@ export class ContextPool {
       this.idle.push(kept);
       this.evictBeyondLimit();
       setImmediate(() => this.leaveParkedWhenIdle());
+      // Not taken again soon (an organization that is not capturing now): its frozen page's memory
+      // goes back even while other captures render.
+      setTimeout(() => leaveIfParked(kept, this.idleContexts), PARKED_IDLE_MS).unref();
     } else {
       await this.closeSlot(slot);
     }
   }
 
-  /**
-   * A parked page (parked-page.ts) keeps its frozen document while captures render: the next
-   * capture's navigation replaces it, which costs less CPU than unloading it first. Once nothing
-   * renders, idle parked pages have theirs replaced with about:blank: that costs idle CPU only, and
-   * the organization's next capture then does not unload it on its answer's path.
-   */
+  /** Once nothing renders, idle parked pages get about:blank (idle-parked-pages.ts). */
   private leaveParkedWhenIdle(): void {
-    if (this.borrowed > 0 || this.closed) return;
-    for (const slot of this.idle.filter((idle) => idle.parked)) {
-      this.idle.splice(this.idle.indexOf(slot), 1);
-      void this.resetting
-        .track(
-          keyOf(slot),
-          leave(slot).then(
-            () => (usable(slot, this.manager.generation) ? slot : undefined),
-            () => undefined,
-          ),
-        )
-        .then(async (kept) => {
-          if (kept && !this.closed) this.idle.push(kept);
-          else await this.closeSlot(slot);
-        });
-    }
+    if (this.borrowed > 0) return;
+    for (const slot of this.idle.filter((idle) => idle.parked)) leaveIfParked(slot, this.idleContexts);
   }
 
   private async closeSlot(slot: Slot): Promise<void> {
@@ -335,6 +314,6 @@ export class ContextPool {
 
   async close(): Promise<void> {
     this.closed = true;
-    await Promise.all([...this.idle.splice(0), ...this.spares.splice(0)].map((slot) => this.closeSlot(slot)));
+    await Promise.all([...this.idle.splice(0), ...this.spares.ready.splice(0)].map((slot) => this.closeSlot(slot)));
   }
 }

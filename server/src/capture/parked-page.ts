@@ -13,11 +13,16 @@ import type { CDPSession, Page } from 'puppeteer';
  * moment the new document commits, which is also when the frozen one is gone. A kept puppeteer
  * page unloads the previous document on that same navigation, so this costs what the floor pays.
  *
- * Where the navigation would not replace the frozen document, the page is unloaded to about:blank
- * first, as before: a target that differs from the frozen page's address only by its #fragment
- * (a same-document navigation), and a change between touch and mobile emulation (puppeteer then
- * reloads the page it has). A navigation that ends without a new document (204, a download)
- * leaves the frozen one in place: it is unloaded before anything is captured (afterNavigation).
+ * Where the navigation would not replace the frozen document, it is replaced with about:blank
+ * first, still frozen (leave): a target that differs from the frozen page's address only by its
+ * #fragment (a same-document navigation), and a change between touch and mobile emulation
+ * (puppeteer then reloads the page it has). A navigation that ends without a new document (204, a
+ * download) leaves the frozen one in place: it is replaced the same way before anything is
+ * captured (afterNavigation). The pool does the same to idle parked pages once nothing renders
+ * (idle-parked-pages.ts).
+ *
+ * A document that commits in a new renderer process may read document.visibilityState as hidden
+ * in its first script: the page is shown right after the commit.
  */
 
 /** What parking needs of a pool slot (pool-slot.ts Slot), without importing it (it parks its pages). */
@@ -35,13 +40,13 @@ export interface ParkableSlot {
 
 const BLANK = 'about:blank';
 
-/** A page that does not freeze this quickly (a script that never yields) is unloaded the old way. */
+/** A page that does not freeze this quickly (a script that never yields) is not kept (pool-slot.ts resetSlot). */
 const FREEZE_TIMEOUT_MS = 1_000;
 /** Thawing the new document is retried while the browser switches the tab to it ("Not attached to an active page"). */
 const THAW_RETRY_MS = 2;
 const THAW_ATTEMPTS = 1_000;
 
-/** Freezes the page's document and stops its loads. False when it could not be parked (it is then unloaded). */
+/** Freezes the page's document, stops its loads and minimizes its window. False when it could not be parked. */
 export async function park(slot: ParkableSlot): Promise<boolean> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
@@ -92,7 +97,7 @@ function withoutFragment(url: string): string {
 function thawOnCommit(slot: ParkableSlot): () => void {
   const onCommit = (event: { frame: { parentId?: string } }) => {
     if (event.frame.parentId !== undefined || !slot.parked) return;
-    thaw(slot, true).catch(() => (slot.doubtful = true));
+    thaw(slot).catch(() => (slot.doubtful = true));
   };
   slot.session.on('Page.frameNavigated', onCommit);
   return () => slot.session.off('Page.frameNavigated', onCommit);
@@ -100,9 +105,7 @@ function thawOnCommit(slot: ParkableSlot): () => void {
 
 /**
  * Replaces a parked document with about:blank while it is still frozen: thawing it first would let
- * its timers run after the reset's clears, until about:blank commits. The pool does this too once
- * nothing renders (context-pool.ts leaveParkedWhenIdle): the about:blank document then costs idle
- * CPU only, and the next capture starts from a visible page.
+ * its timers run after the reset's clears, until about:blank commits.
  */
 export async function leave(slot: ParkableSlot): Promise<void> {
   const stop = thawOnCommit(slot);
@@ -140,17 +143,18 @@ export async function depart(slot: ParkableSlot, target: { url?: string; emulate
 }
 
 /**
- * Sets the page active again. Right after a commit the browser may still be switching the tab to
- * the new document and refuses the call for a few milliseconds: it is sent again until it lands.
+ * Sets the page active and shown again, with a history of its new document alone. Right after a
+ * commit the browser may still be switching the tab to the new document and refuses the calls for
+ * a few milliseconds: they are sent again until they land.
  */
-async function thaw(slot: ParkableSlot, resetHistory = false): Promise<void> {
+async function thaw(slot: ParkableSlot): Promise<void> {
   slot.parked = false;
   for (let attempt = 0; ; attempt++) {
     try {
       // Sent together (one round trip while the new document waits): the browser handles a
       // session's commands in order, so the history is reset before the document runs.
       await Promise.all([
-        resetHistory ? slot.session.send('Page.resetNavigationHistory') : undefined,
+        slot.session.send('Page.resetNavigationHistory'),
         slot.session.send('Browser.setWindowBounds', { windowId: slot.windowId!, bounds: { windowState: 'normal' } }),
         slot.session.send('Page.setWebLifecycleState', { state: 'active' }),
       ]);
