@@ -111,11 +111,7 @@ export async function captureImage(
 async function scrollToTop(page: Page): Promise<void> {
   await page.evaluate(async () => {
     for (const element of [document.documentElement, document.body]) element?.style.setProperty('scroll-behavior', 'auto', 'important');
-    const frame = () =>
-      Promise.race([
-        new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))),
-        new Promise((done) => setTimeout(done, 100)),
-      ]);
+    const frame = () => Promise.race([new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))), new Promise((done) => setTimeout(done, 100))]);
     for (let attempt = 0; attempt < 5; attempt++) {
       window.scrollTo({ top: 0, left: 0, behavior: 'instant' });
       await frame();

@@ -17,12 +17,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * animations play at their speed; a slower machine makes the recording slower, never the video
  * shorter: it always has videoDuration × videoFps frames.
  */
-export async function captureVideo(
-  slot: Slot,
-  options: CaptureOptions,
-  request: GuardedRequest,
-  settings: VideoSettings = {},
-): Promise<RenderResult> {
+export async function captureVideo(slot: Slot, options: CaptureOptions, request: GuardedRequest, settings: VideoSettings = {}): Promise<RenderResult> {
   const { page } = slot;
   const fps = options.videoFps;
   const frames = videoFrameCount(options);

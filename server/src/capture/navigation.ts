@@ -20,11 +20,9 @@ const MAX_FOLLOWED = 5;
  * that starts later and breaks a step is still followed (renderer.ts starts the steps again).
  */
 const oneTurn = (page: Page) =>
-  page
-    .evaluate(() => new Promise((done) => setTimeout(done, 0)))
-    .catch((error: unknown) => {
-      if (!isContextLost(error)) throw error;
-    });
+  page.evaluate(() => new Promise((done) => setTimeout(done, 0))).catch((error: unknown) => {
+    if (!isContextLost(error)) throw error;
+  });
 /** Time kept after a timed-out wait to look at the page, capture and answer. */
 const MIN_CAPTURE_RESERVE_MS = 1_500;
 const MAX_CAPTURE_RESERVE_MS = 5_000;
@@ -48,12 +46,10 @@ const isTimeout = (error: unknown) => error instanceof Error && error.name === '
 
 /** The document's readyState, or undefined while there is none to ask (between two documents). */
 async function readyState(page: Page): Promise<DocumentReadyState | undefined> {
-  return page
-    .evaluate(() => document.readyState)
-    .catch((error: unknown) => {
-      if (isContextLost(error)) return undefined;
-      throw error;
-    });
+  return page.evaluate(() => document.readyState).catch((error: unknown) => {
+    if (isContextLost(error)) return undefined;
+    throw error;
+  });
 }
 
 /** Whether `state` meets waitUntil's event for the document (network idle is waited for separately). */
@@ -73,13 +69,12 @@ async function settle(page: Page, watch: NavigationWatch, options: CaptureOption
   if (options.waitUntil !== 'networkidle0' && options.waitUntil !== 'networkidle2') return true;
   const timeout = until - Date.now();
   if (timeout <= 0) return false;
-  return page.waitForNetworkIdle({ idleTime: 500, concurrency: options.waitUntil === 'networkidle0' ? 0 : 2, timeout }).then(
-    () => true,
-    (error: unknown) => {
+  return page
+    .waitForNetworkIdle({ idleTime: 500, concurrency: options.waitUntil === 'networkidle0' ? 0 : 2, timeout })
+    .then(() => true, (error: unknown) => {
       if (isTimeout(error)) return false;
       throw error;
-    },
-  );
+    });
 }
 
 /**
@@ -103,13 +98,7 @@ async function rendered(page: Page, watch: NavigationWatch, firstCommit: number,
  * Opens `target`, waits for options.waitUntil within its budget (best attempt past it), then follows
  * the navigations the page starts by itself, so that the capture shows where the browser ends up.
  */
-export async function navigate(
-  page: Page,
-  target: string,
-  options: CaptureOptions,
-  request: GuardedRequest,
-  watch: NavigationWatch,
-): Promise<Landing> {
+export async function navigate(page: Page, target: string, options: CaptureOptions, request: GuardedRequest, watch: NavigationWatch): Promise<Landing> {
   const firstCommit = watch.commits;
   let waitTimedOut = false;
   let replaced = false;
@@ -133,13 +122,7 @@ export async function navigate(
  * Follows navigations the loaded page starts by itself (at most MAX_FOLLOWED), each waited for
  * like the first one; `since` is the count of commits already waited for. Returns whether a wait ran out of its budget (the page is then taken as it is).
  */
-export async function follow(
-  page: Page,
-  watch: NavigationWatch,
-  options: CaptureOptions,
-  request: GuardedRequest,
-  since = watch.commits,
-): Promise<boolean> {
+export async function follow(page: Page, watch: NavigationWatch, options: CaptureOptions, request: GuardedRequest, since = watch.commits): Promise<boolean> {
   let timedOut = false;
   let seen = since;
   for (let hop = 0; hop < MAX_FOLLOWED; hop++) {
@@ -166,12 +149,8 @@ export function unreachable(url: string | undefined, errorText: string | undefin
     // keep the generic name
   }
   const code = errorText && /net::ERR_[A-Z_]+/.exec(errorText)?.[0];
-  return new ApiError(
-    'OPERATION_FAILED',
-    `The page could not be loaded: ${host} did not answer (${code ?? 'network error'}); nothing was charged`,
-    {
-      details: { host, error: code ?? 'network error', ...(url ? { url } : {}) },
-      ...(url ? { headers: { 'X-Final-Url': url } } : {}),
-    },
-  );
+  return new ApiError('OPERATION_FAILED', `The page could not be loaded: ${host} did not answer (${code ?? 'network error'}); nothing was charged`, {
+    details: { host, error: code ?? 'network error', ...(url ? { url } : {}) },
+    ...(url ? { headers: { 'X-Final-Url': url } } : {}),
+  });
 }

@@ -40,10 +40,7 @@ export async function runScripts(page: Page, code: string, timeoutMs: number): P
     const outcome = await Promise.race([run, late]);
     if (outcome === 'late') {
       run.catch(() => undefined);
-      throw new ScriptStillRunningError(
-        'INVALID_INPUT',
-        `scripts: the script did not finish within ${timeoutMs} ms (a returned promise must settle before the capture deadline); nothing was charged`,
-      );
+      throw new ScriptStillRunningError('INVALID_INPUT', `scripts: the script did not finish within ${timeoutMs} ms (a returned promise must settle before the capture deadline); nothing was charged`);
     }
   } finally {
     clearTimeout(timer);
@@ -69,13 +66,9 @@ export async function clickElement(page: Page, selector: string, settleMs: numbe
   } catch (error) {
     // Puppeteer cannot click an element without a box (display: none, detached).
     if (error instanceof Error && /not clickable|not an Element|no box|not visible/i.test(error.message)) {
-      throw new ApiError(
-        'INVALID_INPUT',
-        `click: the element matching "${selector}" cannot be clicked (it is hidden or has no size); nothing was charged`,
-        {
-          details: [{ field: 'click', message: 'the element is hidden or has no size', value: selector }],
-        },
-      );
+      throw new ApiError('INVALID_INPUT', `click: the element matching "${selector}" cannot be clicked (it is hidden or has no size); nothing was charged`, {
+        details: [{ field: 'click', message: 'the element is hidden or has no size', value: selector }],
+      });
     }
     throw error;
   } finally {

@@ -142,16 +142,18 @@ export async function readPageMetadata(
 ): Promise<PageMetadataParts> {
   // Metadata never fails a capture: what a page's broken DOM APIs (or CDP) would not give stays empty.
   const [declared, fonts] = await Promise.all([
-    page.evaluate(readDeclared, INSIGHT_LIMITS.listedEntries).catch((): DeclaredMetadata => ({
-      title: '',
-      description: null,
-      canonicalUrl: null,
-      language: null,
-      openGraph: {},
-      twitter: {},
-      icons: [],
-      loadMs: null,
-    })),
+    page
+      .evaluate(readDeclared, INSIGHT_LIMITS.listedEntries)
+      .catch((): DeclaredMetadata => ({
+        title: '',
+        description: null,
+        canonicalUrl: null,
+        language: null,
+        openGraph: {},
+        twitter: {},
+        icons: [],
+        loadMs: null,
+      })),
     fontsUsed(session).catch((): PageMetadata['fonts'] => []),
   ]);
   const redirects = response
