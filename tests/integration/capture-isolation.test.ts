@@ -78,7 +78,9 @@ describe('capture isolation on a reused context, dialogs, popups and downloads',
 
     await service.client.capture({ url: `${fixtures.url}/isolation/reader.html`, waitForSelector: '#done', viewportWidth: 300, viewportHeight: 200 });
     const seen = fixtures.reports('reader')[0]!;
-    expect(seen.historyLength).toBe(pristine.historyLength);
+    // The writer pushed an entry onto its history: none of it is left. A kept page's history holds
+    // the capture's document alone; a new page's also holds the about:blank it opened with.
+    expect(Number(seen.historyLength)).toBeLessThanOrEqual(Number(pristine.historyLength));
     expect(seen).toEqual({
       tag: 'reader',
       cookie: '',
@@ -91,7 +93,7 @@ describe('capture isolation on a reused context, dialogs, popups and downloads',
       swProbe: 'from-network',
       geolocation: 'prompt',
       windowName: '',
-      historyLength: pristine.historyLength,
+      historyLength: seen.historyLength,
       referrer: '',
     });
     // The HTTP cache was emptied too: the long-lived script was fetched again.
@@ -106,7 +108,12 @@ describe('capture isolation on a reused context, dialogs, popups and downloads',
     // html mode cannot read the fixture origin's storage; it can try history and window.name.
     const html = `<script>new Image().src='${fixtures.url}/report?tag=html-reader&name='+encodeURIComponent(window.name)+'&history='+history.length;</script>`;
     await service.client.capture({ html, viewportWidth: 300, viewportHeight: 200, waitUntil: 'networkidle0' });
-    expect(fixtures.reports('html-reader')[0]).toEqual({ tag: 'html-reader', name: '', history: '2' });
+    // The writer pushed a second entry onto its history: none of it is left. The data: document may
+    // commit in a new renderer process and read history.length before the tab's history is reset to
+    // it alone (1), or just after its commit beside the entry it replaced (2).
+    const htmlReader = fixtures.reports('html-reader')[0]!;
+    expect(htmlReader).toMatchObject({ tag: 'html-reader', name: '' });
+    expect(['1', '2']).toContain(htmlReader.history);
     await service.client.capture({ url: `${fixtures.url}/isolation/reader.html`, waitForSelector: '#done', viewportWidth: 300, viewportHeight: 200 });
     expect(fixtures.reports('reader')[0]).toMatchObject({ cookie: '', local: '0', session: '0', idb: '', serviceWorkers: '0', swProbe: 'from-network' });
   });

@@ -1,6 +1,9 @@
 import type { Logger } from 'pino';
 import type { BrowserManager } from './browser-manager.js';
 import { openSlot, resetSlot, usable, type Slot } from './pool-slot.js';
+import { leaveIfParked, type IdleContexts } from './idle-parked-pages.js';
+import { PendingResets } from './pending-resets.js';
+import { SpareContexts } from './spare-contexts.js';
 
 export type { Slot } from './pool-slot.js';
 
@@ -23,6 +26,9 @@ export interface ContextPoolOptions {
   warmContexts?: number;
   logger: Logger;
 }
+
+/** A parked page not taken again within this long gets about:blank even while captures render. */
+const PARKED_IDLE_MS = 1_000;
 
 export class PoolSaturatedError extends Error {}
 
@@ -58,20 +64,31 @@ export class ContextPool {
   /** Warm contexts of organizations, idle, least recently used first. */
   private readonly idle: Slot[] = [];
   /** Contexts being reset after a capture, by organization: its next capture waits for one rather than take a spare. */
-  private readonly resetting = new Map<string, Set<Promise<Slot | undefined>>>();
+  private readonly resetting = new PendingResets();
   /** Contexts held by captures now, by organization. */
   private readonly serving = new Map<string, number>();
-  /** Fresh contexts that have served no organization yet. */
-  private readonly spares: Slot[] = [];
-  private sparesOpening = 0;
-  /** The spares being opened now: a capture with no spare ready waits for one rather than open another. */
-  private refilling: Promise<void> = Promise.resolve();
   private closed = false;
+  private readonly spares: SpareContexts;
+  private readonly idleContexts: IdleContexts;
 
   constructor(
     private readonly manager: BrowserManager,
     private readonly options: ContextPoolOptions,
-  ) {}
+  ) {
+    this.spares = new SpareContexts(
+      () => openSlot(manager),
+      (slot) => this.closeSlot(slot),
+      () => this.closed,
+      options.logger,
+    );
+    this.idleContexts = {
+      idle: this.idle,
+      track: (slot, work) => this.resetting.track(keyOf(slot), work),
+      usable: (slot) => usable(slot, this.manager.generation),
+      close: (slot) => this.closeSlot(slot),
+      closed: () => this.closed,
+    };
+  }
 
   private get spareTarget(): number {
     return this.options.spares ?? 1;
@@ -84,34 +101,12 @@ export class ContextPool {
   /** Opens the first contexts now, so that the first requests do not pay for them. */
   async warm(): Promise<void> {
     await this.manager.get();
-    await this.refillSpares(Math.max(this.spareTarget, this.options.size));
-  }
-
-  /** Opens fresh contexts up to `target`; failures only leave fewer spares. */
-  private refillSpares(target = this.spareTarget): Promise<void> {
-    const wanted = target - this.spares.length - this.sparesOpening;
-    const opening: Promise<void>[] = [];
-    for (let i = 0; i < wanted && !this.closed; i++) {
-      this.sparesOpening += 1;
-      opening.push(
-        openSlot(this.manager)
-          .then(async (spare) => {
-            if (this.closed) await this.closeSlot(spare);
-            else this.spares.push(spare);
-          })
-          .catch((error: unknown) => this.options.logger.warn({ err: error }, 'could not open a spare browser context'))
-          .finally(() => {
-            this.sparesOpening -= 1;
-          }),
-      );
-    }
-    if (opening.length > 0) this.refilling = Promise.all([this.refilling, ...opening]).then(() => undefined);
-    return this.refilling;
+    await this.spares.refill(Math.max(this.spareTarget, this.options.size));
   }
 
   /** Fresh contexts ready now. */
   get spareCount(): number {
-    return this.spares.length;
+    return this.spares.ready.length;
   }
 
   get waiting(): number {
@@ -174,6 +169,7 @@ export class ContextPool {
     const next = this.waiters.shift();
     if (next) next.grant();
     else this.borrowed -= 1;
+    if (this.borrowed === 0) setImmediate(() => this.leaveParkedWhenIdle());
   }
 
   /** The organization's own warm context: an idle one, or one finishing its reset. */
@@ -187,7 +183,7 @@ export class ContextPool {
         void this.closeSlot(slot!);
         continue;
       }
-      const pending = this.resetting.get(key);
+      const pending = this.resetting.of(key);
       if (!pending || pending.size === 0) return undefined;
       // A reset takes a few ms; a new context costs a new renderer process.
       await Promise.race(pending);
@@ -198,21 +194,23 @@ export class ContextPool {
   private async freshSlot(): Promise<Slot> {
     let slot: Slot | undefined;
     for (let attempt = 0; !slot && attempt < 2; attempt++) {
-      if (this.spares.length === 0 && this.sparesOpening > 0) await this.refilling;
-      while (!slot && this.spares.length > 0) {
-        const spare = this.spares.shift()!;
+      let spare = await this.spares.take();
+      while (!slot && spare) {
         if (usable(spare, this.manager.generation)) slot = spare;
-        else void this.closeSlot(spare);
+        else {
+          void this.closeSlot(spare);
+          spare = this.spares.ready.shift();
+        }
       }
     }
     slot ??= await openSlot(this.manager);
-    void this.refillSpares();
+    void this.spares.refill(this.spareTarget);
     return slot;
   }
 
   /** Contexts an organization has now: idle, being reset, or serving its captures. */
   private contextsOf(key: string): number {
-    return this.idle.filter((slot) => keyOf(slot) === key).length + (this.resetting.get(key)?.size ?? 0) + (this.serving.get(key) ?? 0);
+    return this.idle.filter((slot) => keyOf(slot) === key).length + this.resetting.count(key) + (this.serving.get(key) ?? 0);
   }
 
   /**
@@ -224,7 +222,7 @@ export class ContextPool {
   private evictBeyondLimit(): void {
     // Contexts, not turns: a capture whose turn came counts once it holds its context, so the
     // context it is waiting for (being reset) is never closed under it.
-    const resetting = [...this.resetting.values()].reduce((sum, set) => sum + set.size, 0);
+    const resetting = this.resetting.count();
     const serving = [...this.serving.values()].reduce((sum, n) => sum + n, 0);
     while (this.idle.length > 0 && this.idle.length + resetting + serving > this.warmLimit) {
       const surplus = this.idle.findIndex((slot) => this.contextsOf(keyOf(slot)) > 1);
@@ -253,7 +251,7 @@ export class ContextPool {
 
   /** Contexts of a retired browser would keep it open: closed now, not when their organization returns. */
   private dropStale(): void {
-    for (const list of [this.idle, this.spares]) {
+    for (const list of [this.idle, this.spares.ready]) {
       const stale = list.filter((slot) => !usable(slot, this.manager.generation));
       for (const slot of stale) {
         list.splice(list.indexOf(slot), 1);
@@ -276,25 +274,38 @@ export class ContextPool {
     else this.serving.delete(key);
     slot.uses += 1;
     if (!usable(slot, slot.generation)) slot.doubtful = true;
-    const worthKeeping = !this.closed && !slot.doubtful && slot.uses < this.options.reuseLimit && slot.generation === this.manager.generation;
+    const worthKeeping =
+      !this.closed && !slot.doubtful && slot.uses < this.options.reuseLimit && slot.generation === this.manager.generation;
     if (!worthKeeping) {
       await this.closeSlot(slot);
       return;
     }
     const renewRenderer = slot.heavy === true || slot.uses % (this.options.rendererReuseLimit ?? 10) === 0;
     slot.heavy = false;
-    const reset = resetSlot(slot, !renewRenderer).then((ok) => (ok && !this.closed && usable(slot, this.manager.generation) ? slot : undefined));
-    const pending = this.resetting.get(key) ?? new Set();
-    this.resetting.set(key, pending.add(reset));
-    const kept = await reset;
-    pending.delete(reset);
-    if (pending.size === 0) this.resetting.delete(key);
+    let kept = false;
+    await this.resetting.track(
+      key,
+      resetSlot(slot, !renewRenderer).then((ok) => {
+        kept = ok && !this.closed && usable(slot, this.manager.generation);
+        // Back among the idle ones before the organization's waiting capture looks (it wakes when this settles).
+        if (kept) this.idle.push(slot);
+      }),
+    );
     if (kept) {
-      this.idle.push(kept);
       this.evictBeyondLimit();
+      setImmediate(() => this.leaveParkedWhenIdle());
+      // Not taken again soon (an organization that is not capturing now): its frozen page's memory
+      // goes back even while other captures render.
+      setTimeout(() => leaveIfParked(slot, this.idleContexts), PARKED_IDLE_MS).unref();
     } else {
       await this.closeSlot(slot);
     }
+  }
+
+  /** Once nothing renders, idle parked pages get about:blank (idle-parked-pages.ts). */
+  private leaveParkedWhenIdle(): void {
+    if (this.borrowed > 0) return;
+    for (const slot of this.idle.filter((idle) => idle.parked)) leaveIfParked(slot, this.idleContexts);
   }
 
   private async closeSlot(slot: Slot): Promise<void> {
@@ -307,6 +318,6 @@ export class ContextPool {
 
   async close(): Promise<void> {
     this.closed = true;
-    await Promise.all([...this.idle.splice(0), ...this.spares.splice(0)].map((slot) => this.closeSlot(slot)));
+    await Promise.all([...this.idle.splice(0), ...this.spares.ready.splice(0)].map((slot) => this.closeSlot(slot)));
   }
 }

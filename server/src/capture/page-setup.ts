@@ -20,6 +20,12 @@ export function effectiveViewport(options: CaptureOptions): Viewport {
   };
 }
 
+/** Touch and mobile emulation as puppeteer compares them to decide whether setViewport reloads the page (parked-page.ts). */
+export function touchAndMobile(options: CaptureOptions): string {
+  const viewport = effectiveViewport(options);
+  return `${viewport.mobile}/${viewport.touch}`;
+}
+
 const RESOURCE_TYPES: Record<string, ResourceType[]> = {
   stylesheet: ['stylesheet'],
   script: ['script'],
@@ -98,6 +104,7 @@ export async function preparePage(slot: Slot, options: CaptureOptions, extraBloc
   // Platform for the user agent: puppeteer's override reaches every frame's session (out-of-process
   // iframes too); only the Emulation domain's also sets navigator.platform and Accept-Language.
   const platform = platformOf(viewport.userAgent);
+  slot.emulated = touchAndMobile(options);
   // Independent settings, sent together: one round trip's wait instead of ten, which counts when the
   // browser is busy resetting another organization's context (measured: setup 27 → 16 ms with four
   // organizations taking turns, 4 → 2.5 ms with one).
@@ -110,9 +117,13 @@ export async function preparePage(slot: Slot, options: CaptureOptions, extraBloc
       isMobile: viewport.mobile,
       hasTouch: viewport.touch,
     }),
-    page
-      .setUserAgent({ userAgent: viewport.userAgent, ...(platform ? { platform } : {}) })
-      .then(() => session.send('Emulation.setUserAgentOverride', { userAgent: viewport.userAgent, ...(platform ? { platform } : {}), ...acceptLanguage(options) })),
+    page.setUserAgent({ userAgent: viewport.userAgent, ...(platform ? { platform } : {}) }).then(() =>
+      session.send('Emulation.setUserAgentOverride', {
+        userAgent: viewport.userAgent,
+        ...(platform ? { platform } : {}),
+        ...acceptLanguage(options),
+      }),
+    ),
     emulateMedia(slot, options, options.mediaType ?? ''),
     page.setExtraHTTPHeaders(requestHeaders(options)),
     applyLocale(slot, options),

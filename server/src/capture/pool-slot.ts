@@ -1,5 +1,6 @@
 import type { Browser, BrowserContext, CDPSession, HTTPRequest, Page } from 'puppeteer';
 import type { BrowserManager } from './browser-manager.js';
+import { park } from './parked-page.js';
 
 /**
  * One pooled browser context and its page: how it is opened, checked and reset between captures
@@ -24,10 +25,15 @@ export interface Slot {
   dedicated: boolean;
   /** Set while the slot opens its own new page (renewPage): the popup closer leaves that one alone. */
   renewing?: boolean;
+  /** Set while the page holds the previous capture's document, frozen (parked-page.ts). */
+  parked?: boolean;
+  /** Touch and mobile emulation of the last capture (page-setup.ts touchAndMobile). */
+  emulated?: string;
+  /** The page's window, which parking minimizes and restores (parked-page.ts). */
+  windowId?: number;
   /** The organization whose pages this context's renderer has loaded: it serves no other (issue #14). */
   organizationId?: string;
 }
-
 
 const BLANK = 'about:blank';
 
@@ -52,11 +58,23 @@ export async function openSlot(manager: BrowserManager, proxyServer?: string): P
     ...(proxyServer ? { proxyServer, proxyBypassList: ['<-loopback>'] } : {}),
   });
   try {
-    const slot = { browser, context, generation, uses: 0, origins: new Set<string>(), doubtful: false, dedicated: Boolean(proxyServer) } as Slot;
+    const slot = {
+      browser,
+      context,
+      generation,
+      uses: 0,
+      origins: new Set<string>(),
+      doubtful: false,
+      dedicated: Boolean(proxyServer),
+    } as Slot;
     await openPage(slot);
     // Popups from target=_blank links or scripts are closed the moment they appear.
     context.on('targetcreated', (target) => {
-      if (target.type() === 'page' && !slot.renewing) void target.page().then((popup) => (popup && popup !== slot.page ? popup.close() : undefined)).catch(() => undefined);
+      if (target.type() === 'page' && !slot.renewing)
+        void target
+          .page()
+          .then((popup) => (popup && popup !== slot.page ? popup.close() : undefined))
+          .catch(() => undefined);
     });
     return slot;
   } catch (error) {
@@ -70,10 +88,14 @@ async function openPage(slot: Slot): Promise<void> {
   const page = await slot.context.newPage();
   try {
     const session = await page.createCDPSession();
+    const { windowId } = await session.send('Browser.getWindowForTarget');
+    // Commits are what thaws a parked page (parked-page.ts): the session hears them from the start.
+    await session.send('Page.enable');
     await page.evaluateOnNewDocument(PAGE_GUARDS);
     // A new document, so that the guards exist before the first capture (html mode writes into it).
     await page.goto(BLANK, { timeout: 5_000 });
-    page.on('dialog', (dialog) => void dialog.dismiss().catch(() => undefined));
+    // A beforeunload prompt is accepted: a page never keeps the next capture from replacing it.
+    page.on('dialog', (dialog) => void (dialog.type() === 'beforeunload' ? dialog.accept() : dialog.dismiss()).catch(() => undefined));
     // A renderer that dies while the slot is idle (out of memory, killed): the next borrower gets a fresh page.
     // (Kept by page rather than on the slot: renewPage gives the slot a new page, which starts clean.)
     page.on('error', () => brokenPages.add(page));
@@ -83,6 +105,11 @@ async function openPage(slot: Slot): Promise<void> {
     });
     slot.page = page;
     slot.session = session;
+    slot.windowId = windowId;
+    // A new page is not parked: it shows about:blank, visible, which the first navigation replaces.
+    // puppeteer's emulation starts without touch.
+    slot.emulated = 'false/false';
+    slot.parked = false;
   } catch (error) {
     await page.close().catch(() => undefined);
     throw error;
@@ -101,28 +128,6 @@ function originOf(url: string): string | undefined {
   } catch {
     return undefined;
   }
-}
-
-/**
- * Unloads the capture's document while keeping its renderer process. A browser-initiated
- * navigation (page.goto) may make Chromium start a new renderer for the next page (site
- * isolation), which costs the next capture ~50 ms and a process start; an about:blank the page
- * navigates to itself stays in the page's process, so the next capture of the same site reuses
- * it, as a kept puppeteer page does. A page that will not leave (a busy script, a beforeunload
- * handler) gets the browser-initiated navigation instead.
- */
-async function unload(page: Page): Promise<void> {
-  if (page.url() !== BLANK) {
-    try {
-      await Promise.all([
-        page.waitForNavigation({ timeout: 2_000 }),
-        page.evaluate(() => window.location.replace('about:blank')),
-      ]);
-    } catch {
-      // Falls through to the browser-initiated navigation.
-    }
-  }
-  if (page.url() !== BLANK) await page.goto(BLANK, { timeout: 5_000 });
 }
 
 /**
@@ -145,7 +150,8 @@ async function renewPage(slot: Slot): Promise<void> {
 }
 
 /**
- * Clears everything a capture could leave behind in a kept context: cookies, every kind of origin
+ * Parks the page (parked-page.ts: its document frozen, its loads stopped), or gives the slot a new
+ * page, then clears everything a capture could leave behind in a kept context: cookies, every kind of origin
  * storage (local/session storage, IndexedDB, Cache Storage, service workers), the HTTP cache,
  * permission overrides, and what lives in the tab itself: its history (history.back() would
  * return to the previous capture's URL) and window.name (it survives navigations). Per-page
@@ -154,8 +160,10 @@ async function renewPage(slot: Slot): Promise<void> {
  */
 export async function resetSlot(slot: Slot, keepRenderer = true): Promise<boolean> {
   try {
-    if (keepRenderer) await unload(slot.page);
-    else await renewPage(slot);
+    // A page that will not freeze (a script that never yields) is not kept.
+    if (keepRenderer) {
+      if (!(await park(slot))) return false;
+    } else await renewPage(slot);
     // Independent of each other: sent together, so the slot is ready again sooner.
     const origins = [...slot.origins];
     slot.origins.clear();

@@ -18,9 +18,10 @@ import { DEFAULT_FULL_PAGE_BUDGET, type FullPageBudget } from './full-page-plan.
 import { assertLanded, navigationFailure, targetHeaders, type ConnectionFailure, type WasRefused } from './landing-checks.js';
 import { follow, navigate, type Landing } from './navigation.js';
 import { isContextLost, NavigationWatch } from './navigation-watch.js';
-import { effectiveViewport } from './page-setup.js';
+import { effectiveViewport, touchAndMobile } from './page-setup.js';
 import { withTargetHeaders } from './target-facts.js';
 import { compactRenderResult } from './png-encoder.js';
+import { depart, type Departure } from './parked-page.js';
 import type { RenderResult } from './render-result.js';
 import { detectProtection } from './protection-detector.js';
 import { CaptureTimeoutError, ClientGoneError, guard, watchPageCrash } from './stage-guard.js';
@@ -148,14 +149,19 @@ export class Renderer {
     let stopFiltering: () => void = () => undefined;
     let encoding: Promise<unknown> | undefined;
     let watch: NavigationWatch | undefined;
+    let departure: Departure | undefined;
     let events: PageEventRecorder | undefined;
     const crash = watchPageCrash(slot.page, this.options.explainCrash);
-    const hang = this.options.unresponsiveTimeoutMs ? watchResponsiveness(slot.page, slot.session, { timeoutMs: this.options.unresponsiveTimeoutMs }) : undefined;
+    const hang = this.options.unresponsiveTimeoutMs
+      ? watchResponsiveness(slot.page, slot.session, { timeoutMs: this.options.unresponsiveTimeoutMs })
+      : undefined;
     request = { ...request, pageCrash: hang ? Promise.race([hang.unresponsive, crash.crashed]) : crash.crashed };
     request.pageCrash!.catch(() => undefined);
     try {
       const page = slot.page;
       started = Date.now();
+      // The previous capture's document is still there, frozen (parked-page.ts): the navigation replaces it.
+      departure = await guard(depart(slot, { url: options.url, emulated: touchAndMobile(options) }), request, 'preparing the page');
       stopFiltering = await guard(preparePage(slot, options, request.requestFilters), request, 'preparing the page');
       if (proxy?.credentials && !chain) await page.authenticate(proxy.credentials);
       await guard(assertValidSelectors(page, options), request, 'preparing the page');
@@ -167,6 +173,7 @@ export class Renderer {
       started = Date.now();
       watch = await guard(NavigationWatch.open(page, slot.session), request, 'loading the page');
       const landing = await this.navigate(page, options, request, watch);
+      await guard(departure.afterNavigation(), request, 'loading the page');
       mark('navigate', started);
       const result = await this.afterLanding(slot, request, watch, landing, mark, events);
       encoding = result.compacted;
@@ -187,6 +194,7 @@ export class Renderer {
       throw withTargetHeaders(crashed ?? error, targetHeaders(options, watch, slot.page.isClosed() ? '' : slot.page.url()));
     } finally {
       watch?.stop();
+      departure?.stop();
       crash.stop();
       hang?.stop();
       stopFiltering();
@@ -211,7 +219,10 @@ export class Renderer {
    * puppeteer never saw finish, and wait for them forever.
    */
   private async navigate(page: Page, options: CaptureOptions, request: RenderRequest, watch: NavigationWatch): Promise<Landing> {
-    const target = options.html !== undefined ? `data:text/html;charset=utf-8;base64,${Buffer.from(options.html, 'utf8').toString('base64')}` : options.url!;
+    const target =
+      options.html !== undefined
+        ? `data:text/html;charset=utf-8;base64,${Buffer.from(options.html, 'utf8').toString('base64')}`
+        : options.url!;
     try {
       return await navigate(page, target, options, request, watch);
     } catch (error) {
@@ -261,7 +272,10 @@ export class Renderer {
     const page = slot.page;
     const verdict = await guard(detectProtection(page, landing.response), request, 'inspecting the page');
     if (verdict.protected) {
-      throw new ApiError('TARGET_PROTECTED', `The target is behind anti-bot verification (${verdict.vendor}); no screenshot was taken and no credits were used.`);
+      throw new ApiError(
+        'TARGET_PROTECTED',
+        `The target is behind anti-bot verification (${verdict.vendor}); no screenshot was taken and no credits were used.`,
+      );
     }
 
     let started = Date.now();
@@ -277,10 +291,26 @@ export class Renderer {
     // Beside the screenshot the probe is awaited by the quality report, which a failed screenshot cuts short.
     if (beside) probing.catch(() => undefined);
     const probe = beside ? probing : await probing;
-    const limits = { fullPageBudget: this.options.fullPageBudget, stopBy: request.deadline - STITCH_RESERVE_MS, pdfTimeoutMs: remainingMs(request, 200) };
+    const limits = {
+      fullPageBudget: this.options.fullPageBudget,
+      stopBy: request.deadline - STITCH_RESERVE_MS,
+      pdfTimeoutMs: remainingMs(request, 200),
+    };
     // A scrolling video is a capture mode of its own: it scrolls the page while ffmpeg encodes (capture-video.ts).
-    const output = guard(isVideoFormat(options.format) ? captureVideo(slot, options, request, this.options.video) : captureFile(slot, options, limits), request, 'capturing');
-    const reads = { slot, options, request, landing, probe, stillGrowing: scrolled.stillGrowing, ...(events ? { events: events.log } : {}) };
+    const output = guard(
+      isVideoFormat(options.format) ? captureVideo(slot, options, request, this.options.video) : captureFile(slot, options, limits),
+      request,
+      'capturing',
+    );
+    const reads = {
+      slot,
+      options,
+      request,
+      landing,
+      probe,
+      stillGrowing: scrolled.stillGrowing,
+      ...(events ? { events: events.log } : {}),
+    };
     const readingBeside = beside ? readCapturedPage(reads, output) : undefined;
     readingBeside?.catch(() => undefined);
     const file = await output;
