@@ -274,8 +274,7 @@ export class ContextPool {
     else this.serving.delete(key);
     slot.uses += 1;
     if (!usable(slot, slot.generation)) slot.doubtful = true;
-    const worthKeeping =
-      !this.closed && !slot.doubtful && slot.uses < this.options.reuseLimit && slot.generation === this.manager.generation;
+    const worthKeeping = !this.closed && !slot.doubtful && slot.uses < this.options.reuseLimit && slot.generation === this.manager.generation;
     if (!worthKeeping) {
       await this.closeSlot(slot);
       return;

@@ -117,13 +117,9 @@ export async function preparePage(slot: Slot, options: CaptureOptions, extraBloc
       isMobile: viewport.mobile,
       hasTouch: viewport.touch,
     }),
-    page.setUserAgent({ userAgent: viewport.userAgent, ...(platform ? { platform } : {}) }).then(() =>
-      session.send('Emulation.setUserAgentOverride', {
-        userAgent: viewport.userAgent,
-        ...(platform ? { platform } : {}),
-        ...acceptLanguage(options),
-      }),
-    ),
+    page
+      .setUserAgent({ userAgent: viewport.userAgent, ...(platform ? { platform } : {}) })
+      .then(() => session.send('Emulation.setUserAgentOverride', { userAgent: viewport.userAgent, ...(platform ? { platform } : {}), ...acceptLanguage(options) })),
     emulateMedia(slot, options, options.mediaType ?? ''),
     page.setExtraHTTPHeaders(requestHeaders(options)),
     applyLocale(slot, options),

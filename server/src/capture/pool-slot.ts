@@ -58,23 +58,11 @@ export async function openSlot(manager: BrowserManager, proxyServer?: string): P
     ...(proxyServer ? { proxyServer, proxyBypassList: ['<-loopback>'] } : {}),
   });
   try {
-    const slot = {
-      browser,
-      context,
-      generation,
-      uses: 0,
-      origins: new Set<string>(),
-      doubtful: false,
-      dedicated: Boolean(proxyServer),
-    } as Slot;
+    const slot = { browser, context, generation, uses: 0, origins: new Set<string>(), doubtful: false, dedicated: Boolean(proxyServer) } as Slot;
     await openPage(slot);
     // Popups from target=_blank links or scripts are closed the moment they appear.
     context.on('targetcreated', (target) => {
-      if (target.type() === 'page' && !slot.renewing)
-        void target
-          .page()
-          .then((popup) => (popup && popup !== slot.page ? popup.close() : undefined))
-          .catch(() => undefined);
+      if (target.type() === 'page' && !slot.renewing) void target.page().then((popup) => (popup && popup !== slot.page ? popup.close() : undefined)).catch(() => undefined);
     });
     return slot;
   } catch (error) {

@@ -152,9 +152,7 @@ export class Renderer {
     let departure: Departure | undefined;
     let events: PageEventRecorder | undefined;
     const crash = watchPageCrash(slot.page, this.options.explainCrash);
-    const hang = this.options.unresponsiveTimeoutMs
-      ? watchResponsiveness(slot.page, slot.session, { timeoutMs: this.options.unresponsiveTimeoutMs })
-      : undefined;
+    const hang = this.options.unresponsiveTimeoutMs ? watchResponsiveness(slot.page, slot.session, { timeoutMs: this.options.unresponsiveTimeoutMs }) : undefined;
     request = { ...request, pageCrash: hang ? Promise.race([hang.unresponsive, crash.crashed]) : crash.crashed };
     request.pageCrash!.catch(() => undefined);
     try {
@@ -219,10 +217,7 @@ export class Renderer {
    * puppeteer never saw finish, and wait for them forever.
    */
   private async navigate(page: Page, options: CaptureOptions, request: RenderRequest, watch: NavigationWatch): Promise<Landing> {
-    const target =
-      options.html !== undefined
-        ? `data:text/html;charset=utf-8;base64,${Buffer.from(options.html, 'utf8').toString('base64')}`
-        : options.url!;
+    const target = options.html !== undefined ? `data:text/html;charset=utf-8;base64,${Buffer.from(options.html, 'utf8').toString('base64')}` : options.url!;
     try {
       return await navigate(page, target, options, request, watch);
     } catch (error) {
@@ -272,10 +267,7 @@ export class Renderer {
     const page = slot.page;
     const verdict = await guard(detectProtection(page, landing.response), request, 'inspecting the page');
     if (verdict.protected) {
-      throw new ApiError(
-        'TARGET_PROTECTED',
-        `The target is behind anti-bot verification (${verdict.vendor}); no screenshot was taken and no credits were used.`,
-      );
+      throw new ApiError('TARGET_PROTECTED', `The target is behind anti-bot verification (${verdict.vendor}); no screenshot was taken and no credits were used.`);
     }
 
     let started = Date.now();
@@ -291,26 +283,10 @@ export class Renderer {
     // Beside the screenshot the probe is awaited by the quality report, which a failed screenshot cuts short.
     if (beside) probing.catch(() => undefined);
     const probe = beside ? probing : await probing;
-    const limits = {
-      fullPageBudget: this.options.fullPageBudget,
-      stopBy: request.deadline - STITCH_RESERVE_MS,
-      pdfTimeoutMs: remainingMs(request, 200),
-    };
+    const limits = { fullPageBudget: this.options.fullPageBudget, stopBy: request.deadline - STITCH_RESERVE_MS, pdfTimeoutMs: remainingMs(request, 200) };
     // A scrolling video is a capture mode of its own: it scrolls the page while ffmpeg encodes (capture-video.ts).
-    const output = guard(
-      isVideoFormat(options.format) ? captureVideo(slot, options, request, this.options.video) : captureFile(slot, options, limits),
-      request,
-      'capturing',
-    );
-    const reads = {
-      slot,
-      options,
-      request,
-      landing,
-      probe,
-      stillGrowing: scrolled.stillGrowing,
-      ...(events ? { events: events.log } : {}),
-    };
+    const output = guard(isVideoFormat(options.format) ? captureVideo(slot, options, request, this.options.video) : captureFile(slot, options, limits), request, 'capturing');
+    const reads = { slot, options, request, landing, probe, stillGrowing: scrolled.stillGrowing, ...(events ? { events: events.log } : {}) };
     const readingBeside = beside ? readCapturedPage(reads, output) : undefined;
     readingBeside?.catch(() => undefined);
     const file = await output;
