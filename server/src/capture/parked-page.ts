@@ -38,7 +38,7 @@ export interface ParkableSlot {
   doubtful: boolean;
 }
 
-const BLANK = 'about:blank';
+export const BLANK = 'about:blank';
 
 /** A page that does not freeze this quickly (a script that never yields) is not kept (pool-slot.ts resetSlot). */
 const FREEZE_TIMEOUT_MS = 1_000;

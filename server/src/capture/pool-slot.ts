@@ -1,6 +1,6 @@
 import type { Browser, BrowserContext, CDPSession, HTTPRequest, Page } from 'puppeteer';
 import type { BrowserManager } from './browser-manager.js';
-import { park } from './parked-page.js';
+import { BLANK, park } from './parked-page.js';
 
 /**
  * One pooled browser context and its page: how it is opened, checked and reset between captures
@@ -35,7 +35,6 @@ export interface Slot {
   organizationId?: string;
 }
 
-const BLANK = 'about:blank';
 
 /** Pages whose renderer crashed or errored while idle: their slot is replaced, not reused. */
 const brokenPages = new WeakSet<Page>();
@@ -159,6 +158,8 @@ export async function resetSlot(slot: Slot, keepRenderer = true): Promise<boolea
       slot.page.evaluate(() => {
         window.name = '';
       }),
+      // Again when the next document commits (parked-page.ts thaw); this one also covers a document
+      // that commits in a new renderer process and reads its history before that.
       slot.session.send('Page.resetNavigationHistory'),
       slot.session.send('Network.clearBrowserCookies'),
       slot.session.send('Network.clearBrowserCache'),
