@@ -2,6 +2,7 @@ import { rmSync } from 'node:fs';
 import puppeteer, { type Browser } from 'puppeteer';
 import type { Logger } from 'pino';
 import { makeChromiumProfile, removeDeadInstancesProfiles, sandboxedLaunchOptions } from './chromium-launch.js';
+import { coalescePipeWrites } from './devtools-pipe-writes.js';
 
 /**
  * Flags verified on these machines (known-traps): without the networking ones Chromium floods a
@@ -106,6 +107,7 @@ export class BrowserManager {
       throw error;
     }
     const chromium = browser.process();
+    coalescePipeWrites(chromium);
     if (chromium && chromium.exitCode === null) {
       const pid = chromium.pid;
       if (pid !== undefined) this.running.add(pid);

@@ -64,7 +64,15 @@ export async function readCaptureQuality(page: Page, { options, probe, file }: Q
   const scan = () =>
     page
       .evaluate(inspectPage, { area, listed: LISTED, columns: GRID_COLUMNS, rows: GRID_ROWS, overlayShare: INSIGHT_LIMITS.overlayShare })
-      .catch((): PageFindings => ({ height: 0, empty: false, brokenImages: [], brokenImageCount: 0, overlays: [], failedFonts: [] }));
+      .catch((): PageFindings => ({
+        height: 0,
+        empty: false,
+        brokenImages: [],
+        brokenImageCount: 0,
+        loadingImageCount: 0,
+        overlays: [],
+        failedFonts: [],
+      }));
   const [first, oneColour, heightAfter] = await Promise.all([
     scan(),
     taken.then(({ buffer, mime }) => (IMAGE_MIMES.has(mime) ? isOneColour(buffer) : undefined)),
@@ -72,8 +80,9 @@ export async function readCaptureQuality(page: Page, { options, probe, file }: Q
     beside ? taken.then(() => page.evaluate(contentHeight).catch(() => 0)) : 0,
   ]);
   // Read beside the screenshot, an image still arriving may have been painted in time: pictures
-  // missing then are looked at again once the file is taken, as a scan after the capture would.
-  const found = beside && first.brokenImageCount > 0 ? await taken.then(scan) : first;
+  // still loading then are looked at again once the file is taken, as a scan after the capture
+  // would. A picture that failed (`complete` without pixels) stays missing: no second scan for it.
+  const found = beside && first.loadingImageCount > 0 ? await taken.then(scan) : first;
   const findings: QualityFinding[] = [];
   // html, markdown and text hold the page's words and URLs, not its pixels: what pictures, overlays
   // and fonts did to the look does not change them (blank is NO_CONTENT there, page-content.ts).

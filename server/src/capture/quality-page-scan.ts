@@ -20,6 +20,8 @@ export interface PageFindings {
     lazy: boolean;
   }>;
   brokenImageCount: number;
+  /** Of those, the ones still loading (not `complete`): the only ones a moment later could show. */
+  loadingImageCount: number;
   overlays: Array<{ selector: string; position: string; share: number; x: number; y: number; width: number; height: number }>;
   failedFonts: string[];
 }
@@ -76,6 +78,7 @@ export function inspectPage(args: PageCheckArgs): PageFindings {
   // Images: visible, in the area, with a source, and no picture (still loading or broken).
   const brokenImages: PageFindings['brokenImages'] = [];
   let brokenImageCount = 0;
+  let loadingImageCount = 0;
   let pictures = 0;
   for (const image of Array.from(document.images)) {
     const box = image.getBoundingClientRect();
@@ -87,6 +90,7 @@ export function inspectPage(args: PageCheckArgs): PageFindings {
     }
     if (!image.getAttribute('src') && !image.getAttribute('srcset')) continue;
     brokenImageCount += 1;
+    if (!image.complete) loadingImageCount += 1;
     if (brokenImages.length < args.listed) {
       brokenImages.push({
         src: (image.currentSrc || image.src).slice(0, 300),
@@ -188,6 +192,7 @@ export function inspectPage(args: PageCheckArgs): PageFindings {
     empty,
     brokenImages,
     brokenImageCount,
+    loadingImageCount,
     overlays: overlays.sort((a, b) => b.share - a.share).slice(0, args.listed),
     failedFonts: [...failedFonts].slice(0, args.listed),
   };

@@ -159,7 +159,7 @@ export class RendererMemoryWatchdog {
     const type = this.typeOf(pid);
     if (type === 'zygote' || type === 'unknown') return;
     const now = this.proportionalBytes(pid) ?? this.residentBytes(pid) ?? 0;
-    if (!cgroups.confine(pid, this.options.limitBytes - now)) this.unconfinable.add(pid);
+    cgroups.confine(pid, this.options.limitBytes - now, () => this.unconfinable.add(pid));
   }
 
   private end(pid: number, usedBytes: number): MemoryKill | undefined {
