@@ -60,6 +60,16 @@ describe('page control: hideSelectors, styles, timezone, locale, mediaType, redu
     expect(after.acceptLanguage).toBe(baseline.acceptLanguage);
   });
 
+  it('keeps the settings on the warm page when the next capture asks for the same ones (not sent again), and after a pdf printed in between', async () => {
+    const zone = (await probe({})).tz === 'Asia/Tokyo' ? 'America/New_York' : 'Asia/Tokyo';
+    const settings = { timezone: zone, locale: 'de-DE', reducedMotion: true };
+    for (let i = 0; i < 2; i++) expect(await probe(settings)).toMatchObject({ tz: zone, lang: 'de-DE', reduced: 'true', print: 'false', acceptLanguage: expect.stringMatching(/^de-DE/) });
+    // A pdf switches the page to print media and back: the next image must not be left in print.
+    await service.client.capture({ html: '<p>printed</p>', format: 'pdf', pdfPageLayout: 'single', ...settings });
+    expect(await probe(settings)).toMatchObject({ tz: zone, lang: 'de-DE', reduced: 'true', print: 'false' });
+    expect(await probe({})).toMatchObject({ tz: expect.not.stringMatching(zone), reduced: 'false' });
+  });
+
   it('gives transparent corners with omitBackground, opaque ones without', async () => {
     const page = '<!doctype html><html><body style="margin:0"><div style="margin:40px;width:20px;height:20px;background:red"></div></body></html>';
     const clear = decodePng((await service.client.capture({ html: page, viewportWidth: 100, viewportHeight: 100, scaleFactor: 1, omitBackground: true })).bytes);

@@ -29,6 +29,8 @@ export interface Slot {
   parked?: boolean;
   /** Touch and mobile emulation of the last capture (page-setup.ts touchAndMobile). */
   emulated?: string;
+  /** The per-capture settings last applied to the page (page-setup.ts); undefined when not known. */
+  applied?: string;
   /** The page's window, which parking minimizes and restores (parked-page.ts). */
   windowId?: number;
   /** The organization whose pages this context's renderer has loaded: it serves no other (issue #14). */
@@ -96,6 +98,7 @@ async function openPage(slot: Slot): Promise<void> {
     // A new page is not parked: it shows about:blank, visible, which the first navigation replaces.
     // puppeteer's emulation starts without touch.
     slot.emulated = 'false/false';
+    slot.applied = undefined;
     slot.parked = false;
   } catch (error) {
     await page.close().catch(() => undefined);
