@@ -57,8 +57,10 @@ export const ConfigSchema = z.object({
   CONTEXT_REUSE_LIMIT: integer('CONTEXT_REUSE_LIMIT', 1, 10_000, 50),
   // Fresh contexts kept ready for a capture whose slot served another organization (issue #14).
   SPARE_CONTEXTS: integer('SPARE_CONTEXTS', 0, 64, 1),
-  // Captures a kept renderer serves before the reset starts a new one for its context (it grows ~6 MB a capture).
-  RENDERER_REUSE_LIMIT: integer('RENDERER_REUSE_LIMIT', 1, 10_000, 10),
+  // Captures a kept renderer serves before the reset starts a new one for its context.
+  RENDERER_REUSE_LIMIT: integer('RENDERER_REUSE_LIMIT', 1, 10_000, 100),
+  // Captures between two full garbage collections of a kept renderer (it grows ~6 MB a capture without).
+  RENDERER_GC_EVERY: integer('RENDERER_GC_EVERY', 1, 10_000, 10),
   // Warm contexts kept for the organizations that used them last, busy ones included (issue #14).
   WARM_CONTEXTS: integer('WARM_CONTEXTS', 1, 256, 4),
   ALLOW_PRIVATE_NETWORK: booleanFlag('ALLOW_PRIVATE_NETWORK'),

@@ -135,6 +135,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
     spares: config.SPARE_CONTEXTS,
     warmContexts: config.WARM_CONTEXTS,
     rendererReuseLimit: config.RENDERER_REUSE_LIMIT,
+    rendererGcEvery: config.RENDERER_GC_EVERY,
     logger,
   });
   await pool.warm();

@@ -128,6 +128,38 @@ describe('one organization per renderer', () => {
     expect(seen[2]!.context).toBe(seen[0]!.context);
   }, 90_000);
 
+  it("collects a kept renderer's garbage every RENDERER_GC_EVERY captures: the previous documents' memory goes back, in the same renderer", async () => {
+    const gcPool = new ContextPool(manager, { size: 1, maxQueue: 4, reuseLimit: 50, rendererReuseLimit: 1_000, rendererGcEvery: 2, logger });
+    const fixtures = await new FixtureServer().start();
+    // About 100 MB of JS objects held by the document: garbage once the next document replaces it.
+    const allocate = '<script>window.kept = Array.from({ length: 3000000 }, (_, i) => ({ i, s: "x" + i }));</script><p>allocated</p>';
+    fixtures.route('/alloc', (_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(allocate));
+    fixtures.route('/plain', (req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(`<p>${req.url}</p>`));
+    const MB = 1024 ** 2;
+    const capture = async (path: string) => {
+      const slot = await gcPool.acquire('org-gc');
+      await slot.page.goto(`${fixtures.url}${path}`);
+      // V8's own count of the renderer's JS heap (performance.memory is rounded and cached for minutes).
+      const { usedSize: heap } = await slot.session.send('Runtime.getHeapUsage');
+      const pid = await rendererPid(slot.page);
+      await gcPool.release(slot);
+      return { heap, pid };
+    };
+    try {
+      const allocated = await capture('/alloc');
+      // The second capture's reset collects: its page still holds the first document's garbage.
+      const before = await capture('/plain?1');
+      const after = await capture('/plain?2');
+      expect(allocated.heap).toBeGreaterThan(80 * MB);
+      expect(before.heap).toBeGreaterThan(80 * MB);
+      expect(after.heap).toBeLessThan(30 * MB);
+      expect(new Set([allocated.pid, before.pid, after.pid]).size).toBe(1);
+    } finally {
+      await gcPool.close();
+      await fixtures.stop();
+    }
+  }, 90_000);
+
   it('gives a context a new renderer after a very large render, keeping the context (cheaper than a new one)', async () => {
     // What capture-image.ts sets after a render past LARGE_RENDER_PIXELS (the second capture here).
     const seen = await threeCaptures(new ContextPool(manager, { size: 1, maxQueue: 4, reuseLimit: 50, logger }), 'org-heavy', (slot, i) => {

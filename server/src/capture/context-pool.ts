@@ -14,6 +14,8 @@ export interface ContextPoolOptions {
   reuseLimit: number;
   /** Captures a context's renderer process serves before the reset gives it a new one (RENDERER_REUSE_LIMIT). */
   rendererReuseLimit?: number;
+  /** Captures between two full garbage collections of a kept renderer, run by the reset (RENDERER_GC_EVERY). */
+  rendererGcEvery?: number;
   /**
    * Fresh contexts kept open for organizations that have no warm context of their own
    * (SPARE_CONTEXTS): such a capture takes one at once instead of waiting for a new context.
@@ -51,9 +53,10 @@ const NO_ORGANIZATION = '';
  * CPU-s, against ~1.1 for a new context and renderer). Contexts are therefore kept per
  * organization, up to `warmContexts`, rather than per slot: with a few organizations taking turns,
  * each finds its own context waiting. An organization with none takes a spare, opened in advance,
- * and a new spare opens in the background. A context's renderer is renewed every
- * `rendererReuseLimit` captures (it grows as it serves); contexts are replaced after `reuseLimit` captures, after
- * any error, or when the browser was relaunched.
+ * and a new spare opens in the background. A kept renderer's garbage is collected every
+ * `rendererGcEvery` captures (it grows as it serves) and the renderer is renewed every
+ * `rendererReuseLimit`; contexts are replaced after `reuseLimit` captures, after any error, or when
+ * the browser was relaunched.
  */
 export class ContextPool {
   /** Captures holding a context now. */
@@ -279,12 +282,13 @@ export class ContextPool {
       await this.closeSlot(slot);
       return;
     }
-    const renewRenderer = slot.heavy === true || slot.uses % (this.options.rendererReuseLimit ?? 10) === 0;
+    const renewRenderer = slot.heavy === true || slot.uses % (this.options.rendererReuseLimit ?? 100) === 0;
+    const collectGarbage = !renewRenderer && slot.uses % (this.options.rendererGcEvery ?? 10) === 0;
     slot.heavy = false;
     let kept = false;
     await this.resetting.track(
       key,
-      resetSlot(slot, !renewRenderer).then((ok) => {
+      resetSlot(slot, renewRenderer ? 'renew' : collectGarbage ? 'collect' : 'keep').then((ok) => {
         kept = ok && !this.closed && usable(slot, this.manager.generation);
         // Back among the idle ones before the organization's waiting capture looks (it wakes when this settles).
         if (kept) this.idle.push(slot);
