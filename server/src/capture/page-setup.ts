@@ -118,9 +118,9 @@ function settingsKey(options: CaptureOptions, viewport: Viewport): string | unde
  * Applies every per-capture setting to the slot's page, so that nothing from the previous capture
  * on a reused page survives. They stay on the page (Chromium keeps a target's emulation across its
  * navigations, and the reset leaves it): when the previous capture on this page applied the very
- * same settings, they are not sent again. Sending them cost the renderer a style and layout pass
- * of the parked document it was about to replace (about 10 commands a capture; measured on a real
- * saved page, heise: ~15 ms of renderer CPU a capture at four clients).
+ * same settings, they are not sent again: about 10 DevTools commands a capture, which the renderer
+ * applied to the parked document it was about to replace (measured on kept pages of a real saved
+ * page, heise, at four clients: about 5 ms of renderer and 3 ms of browser CPU a capture, noisy).
  */
 export async function preparePage(slot: Slot, options: CaptureOptions, extraBlock: RequestFilter[] = []): Promise<() => void> {
   const viewport = effectiveViewport(options);

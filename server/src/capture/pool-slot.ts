@@ -147,7 +147,7 @@ const GARBAGE_COLLECTION_TIMEOUT_MS = 2_000;
  * renderer grows by, about 6 MB a capture, is mostly the previous documents' garbage, which V8
  * collects late. Measured on the bench page over 60 captures, one collection every 10 captures
  * held the renderer at 121–130 MB (without: 160 → 230 MB) for about 17 ms of its CPU each, where
- * a new page and renderer every 10 captures cost about 160 ms of CPU each (2.5 CPU-ms against 16
+ * a new page and renderer every 10 captures cost about 160 ms of CPU each (about 2 CPU-ms against 16
  * a capture). False when it failed or took too long: the slot is then dropped.
  */
 async function collectGarbage(slot: Slot): Promise<boolean> {
