@@ -73,8 +73,9 @@ function serviceEnv(port: number, dataDir: string, credits: number): NodeJS.Proc
     // Beside the bench's own database, never the checkout's data folder.
     DEMO_KEY_FILE: join(dataDir, 'demo-api-key.txt'),
   };
-  // The service's default concurrency is what is measured.
+  // The service's default concurrency is what is measured, unless BENCH_MAX_CONCURRENCY asks for another.
   delete env.MAX_CONCURRENCY;
+  if (process.env.BENCH_MAX_CONCURRENCY) env.MAX_CONCURRENCY = process.env.BENCH_MAX_CONCURRENCY;
   return env;
 }
 

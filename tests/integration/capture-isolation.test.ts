@@ -118,6 +118,48 @@ describe('capture isolation on a reused context, dialogs, popups and downloads',
     expect(fixtures.reports('reader')[0]).toMatchObject({ cookie: '', local: '0', session: '0', idb: '', serviceWorkers: '0', swProbe: 'from-network' });
   });
 
+  it('clears the storage an iframe of another origin wrote, though that origin never loaded the top document', async () => {
+    // Another port on the same host: another origin, the same site, so the iframe's storage is the
+    // origin's own (not partitioned under the top document), and only its navigation names it.
+    const other = await new FixtureServer().start();
+    try {
+      const frameScript = (body: string) => `<!doctype html><script>(async () => {${body}})().then((m) => parent.postMessage(m, '*'));</script>`;
+      other.route('/isolation/frame-writer.html', (_req, res) => {
+        res.writeHead(200, { 'content-type': 'text/html' }).end(
+          frameScript(`localStorage.setItem('leak', 'frame');
+            await new Promise((done) => { const open = indexedDB.open('frame-leak', 1); open.onupgradeneeded = () => open.result.createObjectStore('s'); open.onsuccess = () => { open.result.close(); done(); }; open.onerror = done; });
+            return 'local=' + localStorage.length + '&idb=' + (await indexedDB.databases()).map((db) => db.name).join(',');`),
+        );
+      });
+      other.route('/isolation/frame-reader.html', (_req, res) => {
+        res.writeHead(200, { 'content-type': 'text/html' }).end(
+          frameScript(`return 'local=' + localStorage.length + '&idb=' + (await indexedDB.databases()).map((db) => db.name).join(',');`),
+        );
+      });
+      // The top document reports what its iframe said, then marks itself done.
+      fixtures.route('/isolation/frame-host.html', (req, res) => {
+        const params = new URL(req.url!, fixtures.url).searchParams;
+        res.writeHead(200, { 'content-type': 'text/html' }).end(`<!doctype html><body><script>
+          addEventListener('message', (event) => {
+            const beacon = new Image();
+            beacon.onload = beacon.onerror = () => { const el = document.createElement('div'); el.id = 'done'; document.body.appendChild(el); };
+            beacon.src = '/report?tag=${params.get('tag')}&' + event.data;
+          });
+        </script><iframe src="${other.url}/isolation/${params.get('frame')}.html"></iframe></body>`);
+      });
+      const capture = (frame: string, tag: string) =>
+        service.client.capture({ url: `${fixtures.url}/isolation/frame-host.html?frame=${frame}&tag=${tag}`, waitForSelector: '#done', viewportWidth: 300, viewportHeight: 200 });
+      fixtures.reset();
+      await capture('frame-writer', 'frame-writer');
+      // The iframe really wrote to its origin's storage.
+      expect(fixtures.reports('frame-writer')[0]).toMatchObject({ local: '1', idb: 'frame-leak' });
+      await capture('frame-reader', 'frame-reader');
+      expect(fixtures.reports('frame-reader')[0]).toMatchObject({ local: '0', idb: '' });
+    } finally {
+      await other.stop();
+    }
+  });
+
   it('does not hang on alert, confirm and prompt while the page loads', async () => {
     const started = Date.now();
     const image = decodePng((await service.client.capture({ url: `${fixtures.url}/isolation/dialogs.html`, viewportWidth: 200, viewportHeight: 150 })).bytes);
