@@ -24,3 +24,30 @@ function cpuTicks(pid: number): number {
 export function treeCpuSeconds(rootPid: number): number {
   return processTree(rootPid).reduce((sum, p) => sum + cpuTicks(p.pid), 0) / CLOCK_TICKS;
 }
+
+/**
+ * What kind of process a pid is: `node` (the service, with its libvips threads), Chromium's
+ * `browser`, or its `--type` (a renderer forked by the zygote keeps the zygote's command line, so
+ * renderers may count as `zygote`, which also holds what it reaped of its exited renderers).
+ */
+function processKind(pid: number): string {
+  try {
+    const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ');
+    if (/(^|\/)node /.test(cmdline)) return 'node';
+    const type = /--type=([\w-]+)/.exec(cmdline)?.[1];
+    if (!type) return 'browser';
+    return type === 'utility' && cmdline.includes('network.mojom') ? 'network' : type;
+  } catch {
+    return 'gone';
+  }
+}
+
+/** CPU-seconds used so far by the tree under rootPid, per kind of process (processKind). */
+export function treeCpuSecondsByKind(rootPid: number): Map<string, number> {
+  const byKind = new Map<string, number>();
+  for (const p of processTree(rootPid)) {
+    const kind = processKind(p.pid);
+    byKind.set(kind, (byKind.get(kind) ?? 0) + cpuTicks(p.pid) / CLOCK_TICKS);
+  }
+  return byKind;
+}

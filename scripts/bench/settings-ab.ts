@@ -1,0 +1,135 @@
+/**
+ * Two settings of the service side by side (`npm run bench:ab`): two services, one with each
+ * setting, take turns with bursts of captures at 4 clients on one page of the page set, so that a
+ * slow moment of the machine falls on both. Reports captures/s and CPU a capture per kind of process.
+ * On these machines two runs of one service move by ±15 %; the two sides of this bench, with the
+ * same setting, agree within about 1 % over 10 rounds of 25, which is what a change of a few
+ * milliseconds of CPU needs.
+ *
+ * Environment: BENCH_AB_A and BENCH_AB_B, the settings of each side as `NAME=value NAME=value`
+ * (empty: the defaults); BENCH_AB_PAGE, a page of the page set (default heise); BENCH_AB_ROUNDS
+ * (10) and BENCH_AB_BURST (25 captures).
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startFixtureServer } from './fixture-server.js';
+import { buildFixtures, REPO_ROOT } from './make-fixtures.js';
+import { buildPageSetFixtures } from './page-set-fixtures.js';
+import { PAGE_SET } from './page-set.js';
+import { serviceContender, type Contender, type SetPage } from './page-set-shots.js';
+import { treeCpuSecondsByKind } from './proc-cpu.js';
+import { log } from './run-log.js';
+import { startService, type ServiceHandle } from './service.js';
+import { PAGE_SET_SETTINGS, SETTINGS } from './settings.js';
+import { nowMs, round } from './stats.js';
+import { runWhenInvokedDirectly } from './standalone.js';
+
+const CLIENTS = 4;
+
+interface Side {
+  label: 'A' | 'B';
+  settings: Record<string, string>;
+  service: ServiceHandle;
+  contender: Contender;
+  captures: number;
+  ms: number;
+  cpu: Map<string, number>;
+}
+
+/** `NAME=value NAME=value` as an environment. */
+export function parseSettings(text: string | undefined): Record<string, string> {
+  const settings: Record<string, string> = {};
+  for (const pair of (text ?? '').split(/\s+/).filter(Boolean)) {
+    const at = pair.indexOf('=');
+    if (at <= 0) throw new Error(`BENCH_AB_A/BENCH_AB_B: "${pair}" is not NAME=value`);
+    settings[pair.slice(0, at)] = pair.slice(at + 1);
+  }
+  return settings;
+}
+
+function positive(name: string, fallback: number): number {
+  const value = Number(process.env[name] ?? fallback);
+  if (!Number.isInteger(value) || value < 1) throw new Error(`${name}: a whole number of at least 1, got ${process.env[name]}`);
+  return value;
+}
+
+/** `count` captures by CLIENTS request loops; the wall time in ms. Fails on the first failed capture. */
+async function burst(side: Side, page: SetPage, count: number): Promise<number> {
+  let left = count;
+  const started = nowMs();
+  await Promise.all(
+    Array.from({ length: CLIENTS }, async () => {
+      while (left-- > 0) {
+        const shot = await side.contender.shot(page, 'png');
+        if (!shot.ok) throw new Error(`side ${side.label}: ${shot.error}`);
+      }
+    }),
+  );
+  return nowMs() - started;
+}
+
+async function measured(side: Side, page: SetPage, count: number): Promise<void> {
+  const before = treeCpuSecondsByKind(side.service.pid);
+  side.ms += await burst(side, page, count);
+  side.captures += count;
+  for (const [kind, seconds] of treeCpuSecondsByKind(side.service.pid)) side.cpu.set(kind, (side.cpu.get(kind) ?? 0) + seconds - (before.get(kind) ?? 0));
+}
+
+function markdown(page: SetPage, sides: Side[], rounds: number, burstSize: number): string {
+  const kinds = [...new Set(sides.flatMap((s) => [...s.cpu].filter(([, v]) => v > 0).map(([k]) => k)))].sort();
+  const perCapture = (s: Side, seconds: number) => round((seconds * 1000) / s.captures, 1);
+  const total = (s: Side) => [...s.cpu.values()].reduce((a, b) => a + b, 0);
+  const rate = (s: Side) => round((s.captures * 1000) / s.ms, 2);
+  const lines = [
+    `Page ${page.name}, ${rounds} rounds of ${burstSize} captures at ${CLIENTS} clients a side, taking turns.`,
+    '',
+    `| side | settings | captures/s | CPU ms a capture | ${kinds.join(' | ')} |`,
+    `|---|---|---|---|${kinds.map(() => '---|').join('')}`,
+    ...sides.map(
+      (s) =>
+        `| ${s.label} | ${Object.entries(s.settings).map(([k, v]) => `${k}=${v}`).join(' ') || 'defaults'} | ${rate(s)} | ${perCapture(s, total(s))} | ${kinds.map((k) => perCapture(s, s.cpu.get(k) ?? 0)).join(' | ')} |`,
+    ),
+    '',
+    `B ÷ A: captures/s ${round(rate(sides[1]!) / rate(sides[0]!), 3)}×, CPU a capture ${round(total(sides[1]!) / sides[1]!.captures / (total(sides[0]!) / sides[0]!.captures), 3)}×.`,
+  ];
+  return lines.join('\n');
+}
+
+export async function compareSettings(): Promise<{ markdown: string; failures: number }> {
+  const pageName = process.env.BENCH_AB_PAGE ?? 'heise';
+  const page = PAGE_SET.find((p) => p.name === pageName);
+  if (!page) throw new Error(`BENCH_AB_PAGE: unknown page ${pageName}; the pages are ${PAGE_SET.map((p) => p.name).join(', ')}`);
+  const rounds = positive('BENCH_AB_ROUNDS', 10);
+  const burstSize = positive('BENCH_AB_BURST', 25);
+  const settings = { A: parseSettings(process.env.BENCH_AB_A), B: parseSettings(process.env.BENCH_AB_B) };
+  await buildFixtures(false);
+  await buildPageSetFixtures(false);
+  const fixtures = await startFixtureServer();
+  const dirs: string[] = [];
+  const sides: Side[] = [];
+  try {
+    for (const label of ['A', 'B'] as const) {
+      const dataDir = await mkdtemp(join(tmpdir(), `daguerre-bench-ab-${label}-`));
+      dirs.push(dataDir);
+      log(`settings A/B: starting side ${label} (${JSON.stringify(settings[label])})`);
+      const service = await startService({ repoRoot: REPO_ROOT, bin: SETTINGS.serviceBin, dataDir, credits: SETTINGS.credits, env: settings[label] });
+      const contender = serviceContender(service, fixtures.origin, PAGE_SET_SETTINGS.lossyQuality);
+      sides.push({ label, settings: settings[label], service, contender, captures: 0, ms: 0, cpu: new Map() });
+    }
+    // Warm-up: every slot of each side has rendered the page before anything is counted.
+    for (const side of sides) await burst(side, page, 4 * CLIENTS);
+    for (let r = 0; r < rounds; r++) {
+      // Each side goes first every other round.
+      for (const side of r % 2 === 0 ? sides : [...sides].reverse()) await measured(side, page, burstSize);
+      log(`settings A/B: round ${r + 1} of ${rounds}`);
+    }
+    return { markdown: markdown(page, sides, rounds, burstSize), failures: 0 };
+  } finally {
+    for (const side of sides) await side.service.stop();
+    await fixtures.close();
+    for (const dir of dirs) await rm(dir, { recursive: true, force: true });
+  }
+}
+
+runWhenInvokedDirectly(import.meta.url, compareSettings);
