@@ -3,8 +3,8 @@
  * setting, take turns with bursts of captures at 4 clients on one page of the page set, so that a
  * slow moment of the machine falls on both. Reports captures/s and CPU a capture per kind of process.
  * On these machines two runs of one service move by ±15 %; the two sides of this bench, with the
- * same setting, agree within about 1 % over 10 rounds of 25, which is what a change of a few
- * milliseconds of CPU needs.
+ * same setting, agreed within about 1 % in CPU a capture and 3 % in captures/s over 8 rounds of 25
+ * (heise), which is what telling a change of a few milliseconds of CPU apart needs.
  *
  * Environment: BENCH_AB_A and BENCH_AB_B, the settings of each side as `NAME=value NAME=value`
  * (empty: the defaults); BENCH_AB_PAGE, a page of the page set (default heise); BENCH_AB_ROUNDS
