@@ -69,10 +69,11 @@ export class FixtureServer {
     });
   }
 
-  async start(): Promise<this> {
+  /** `host`: another loopback address is another site to the browser (127.0.0.2 for a third-party iframe). */
+  async start(host = '127.0.0.1'): Promise<this> {
     this.server = createServer((req, res) => void this.handle(req, res));
-    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
-    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    await new Promise<void>((resolve) => this.server!.listen(0, host, resolve));
+    this.url = `http://${host}:${(this.server.address() as AddressInfo).port}`;
     registerFixtureAddress(new URL(this.url).host);
     return this;
   }

@@ -118,10 +118,15 @@ describe('capture isolation on a reused context, dialogs, popups and downloads',
     expect(fixtures.reports('reader')[0]).toMatchObject({ cookie: '', local: '0', session: '0', idb: '', serviceWorkers: '0', swProbe: 'from-network' });
   });
 
-  it('clears the storage an iframe of another origin wrote, though that origin never loaded the top document', async () => {
+  it.each([
     // Another port on the same host: another origin, the same site, so the iframe's storage is the
-    // origin's own (not partitioned under the top document), and only its navigation names it.
-    const other = await new FixtureServer().start();
+    // origin's own, and only the iframe's navigation names that origin.
+    ['of another origin on the same site', '127.0.0.1'],
+    // Another loopback address is another site: the iframe's storage is partitioned under the top
+    // document's site, a storage key of its own that clearing the origin does not reach.
+    ['of another site (partitioned storage)', '127.0.0.2'],
+  ])('clears the storage an iframe %s wrote, though its origin never loaded the top document', async (_kind, host) => {
+    const other = await new FixtureServer().start(host);
     try {
       const frameScript = (body: string) => `<!doctype html><script>(async () => {${body}})().then((m) => parent.postMessage(m, '*'));</script>`;
       other.route('/isolation/frame-writer.html', (_req, res) => {

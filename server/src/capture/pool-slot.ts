@@ -1,6 +1,7 @@
 import type { Browser, BrowserContext, CDPSession, HTTPRequest, Page } from 'puppeteer';
 import type { BrowserManager } from './browser-manager.js';
 import { BLANK, park } from './parked-page.js';
+import { ThirdPartyStorageKeys } from './third-party-storage.js';
 
 /**
  * One pooled browser context and its page: how it is opened, checked and reset between captures
@@ -17,6 +18,8 @@ export interface Slot {
   uses: number;
   /** Origins of the documents the page loaded, in any frame: their storage is cleared before the slot is reused. */
   origins: Set<string>;
+  /** Storage keys of the third-party iframes the page loaded (partitioned storage): cleared with the origins. */
+  thirdPartyStorage: ThirdPartyStorageKeys;
   /** Set when anything went wrong: the slot is destroyed instead of reused. */
   doubtful: boolean;
   /** Set by a very large render: the reset gives the context a new renderer process, which returns its large buffers. */
@@ -59,7 +62,7 @@ export async function openSlot(manager: BrowserManager, proxyServer?: string): P
     ...(proxyServer ? { proxyServer, proxyBypassList: ['<-loopback>'] } : {}),
   });
   try {
-    const slot = { browser, context, generation, uses: 0, origins: new Set<string>(), doubtful: false, dedicated: Boolean(proxyServer) } as Slot;
+    const slot = { browser, context, generation, uses: 0, origins: new Set<string>(), thirdPartyStorage: new ThirdPartyStorageKeys(), doubtful: false, dedicated: Boolean(proxyServer) } as Slot;
     await openPage(slot);
     // Popups from target=_blank links or scripts are closed the moment they appear.
     context.on('targetcreated', (target) => {
@@ -95,6 +98,7 @@ async function openPage(slot: Slot): Promise<void> {
       const origin = originOf(request.url());
       if (origin) slot.origins.add(origin);
     });
+    slot.thirdPartyStorage.watch(page, session);
     slot.page = page;
     slot.session = session;
     slot.windowId = windowId;
@@ -208,6 +212,7 @@ export async function resetSlot(slot: Slot, renderer: 'keep' | 'collect' | 'rene
     // Independent of each other: sent together, so the slot is ready again sooner.
     const origins = [...slot.origins];
     slot.origins.clear();
+    const partitioned = await slot.thirdPartyStorage.take();
     await Promise.all([
       slot.page.evaluate(() => {
         window.name = '';
@@ -218,6 +223,7 @@ export async function resetSlot(slot: Slot, renderer: 'keep' | 'collect' | 'rene
       slot.session.send('Network.clearBrowserCookies'),
       slot.session.send('Network.clearBrowserCache'),
       ...origins.map((origin) => slot.session.send('Storage.clearDataForOrigin', { origin, storageTypes: ORIGIN_STORAGE_TYPES })),
+      ...partitioned.map((storageKey) => slot.session.send('Storage.clearDataForStorageKey', { storageKey, storageTypes: ORIGIN_STORAGE_TYPES })),
       slot.context.clearPermissionOverrides(),
     ]);
     return true;
