@@ -29,11 +29,13 @@ export class NavigationWatch {
   private readonly waiters = new Set<() => void>();
   private readonly stops: Array<() => void> = [];
 
-  /** Starts watching; the session's Page events (commits, requested navigations) need its Page domain. */
+  /**
+   * Starts watching. The session's Page events (commits, requested navigations) need its Page
+   * domain, which the slot's session has on from its page's start (pool-slot.ts openPage): not
+   * asked again, a DevTools round trip a capture.
+   */
   static async open(page: Page, session: CDPSession): Promise<NavigationWatch> {
-    const watch = new NavigationWatch(page, session);
-    await session.send('Page.enable');
-    return watch;
+    return new NavigationWatch(page, session);
   }
 
   constructor(
