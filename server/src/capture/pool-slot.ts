@@ -212,7 +212,7 @@ export async function resetSlot(slot: Slot, renderer: 'keep' | 'collect' | 'rene
     // Independent of each other: sent together, so the slot is ready again sooner.
     const origins = [...slot.origins];
     slot.origins.clear();
-    const partitioned = await slot.thirdPartyStorage.take();
+    const partitioned = await slot.thirdPartyStorage.take(slot.session);
     await Promise.all([
       slot.page.evaluate(() => {
         window.name = '';
