@@ -155,11 +155,14 @@ describe('capture isolation on a reused context, dialogs, popups and downloads',
       const capture = (frame: string, tag: string) =>
         service.client.capture({ url: `${fixtures.url}/isolation/frame-host.html?frame=${frame}&tag=${tag}`, waitForSelector: '#done', viewportWidth: 300, viewportHeight: 200 });
       fixtures.reset();
+      const contextsBefore = await contextIds();
       await capture('frame-writer', 'frame-writer');
       // The iframe really wrote to its origin's storage.
       expect(fixtures.reports('frame-writer')[0]).toMatchObject({ local: '1', idb: 'frame-leak' });
       await capture('frame-reader', 'frame-reader');
       expect(fixtures.reports('frame-reader')[0]).toMatchObject({ local: '0', idb: '' });
+      // The reset cleared it: the context was kept (a failed reset replaces the context, which would clear it too).
+      expect(await contextIds()).toEqual(contextsBefore);
     } finally {
       await other.stop();
     }
