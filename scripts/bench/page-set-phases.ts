@@ -19,7 +19,7 @@ import { percentile, round, sleep } from './stats.js';
 
 /** Reading smaps_rollup of every process costs CPU on the same cores: twice a second is enough for a peak. */
 const PSS_INTERVAL_MS = 500;
-const LANES = 4;
+export const LANES = 4;
 
 /** One contender's run: samples, CPU over the run and peak PSS of its tree. */
 class Tally {
@@ -136,7 +136,7 @@ export async function sequentialPairs(
 }
 
 /** `requests` captures by 4 loops at once, each shot handed to `record`; returns the wall time. */
-async function burst(page: SetPage, contender: Contender, requests: number, record: (shot: Shot) => void): Promise<number> {
+export async function burst(page: SetPage, contender: Contender, requests: number, record: (shot: Shot) => void): Promise<number> {
   let next = 0;
   const start = performance.now();
   await Promise.all(

@@ -17,15 +17,14 @@ import { startFixtureServer } from './fixture-server.js';
 import { buildFixtures, REPO_ROOT } from './make-fixtures.js';
 import { buildPageSetFixtures } from './page-set-fixtures.js';
 import { PAGE_SET } from './page-set.js';
+import { burst, LANES } from './page-set-phases.js';
 import { serviceContender, type Contender, type SetPage } from './page-set-shots.js';
 import { treeCpuSecondsByKind } from './proc-cpu.js';
 import { log } from './run-log.js';
 import { startService, type ServiceHandle } from './service.js';
 import { PAGE_SET_SETTINGS, SETTINGS } from './settings.js';
-import { nowMs, round } from './stats.js';
+import { round } from './stats.js';
 import { runWhenInvokedDirectly } from './standalone.js';
-
-const CLIENTS = 4;
 
 interface Side {
   label: 'A' | 'B';
@@ -54,24 +53,19 @@ function positive(name: string, fallback: number): number {
   return value;
 }
 
-/** `count` captures by CLIENTS request loops; the wall time in ms. Fails on the first failed capture. */
-async function burst(side: Side, page: SetPage, count: number): Promise<number> {
-  let left = count;
-  const started = nowMs();
-  await Promise.all(
-    Array.from({ length: CLIENTS }, async () => {
-      while (left-- > 0) {
-        const shot = await side.contender.shot(page, 'png');
-        if (!shot.ok) throw new Error(`side ${side.label}: ${shot.error}`);
-      }
-    }),
-  );
-  return nowMs() - started;
+/** `count` captures at LANES clients (page-set-phases.ts); the wall time in ms. Fails, naming the first failed capture, once they are done. */
+async function capturesAtOnce(side: Side, page: SetPage, count: number): Promise<number> {
+  let failure: string | undefined;
+  const ms = await burst(page, side.contender, count, (shot) => {
+    if (!shot.ok) failure ??= shot.error ?? 'failed';
+  });
+  if (failure !== undefined) throw new Error(`side ${side.label}: ${failure}`);
+  return ms;
 }
 
 async function measured(side: Side, page: SetPage, count: number): Promise<void> {
   const before = treeCpuSecondsByKind(side.service.pid);
-  side.ms += await burst(side, page, count);
+  side.ms += await capturesAtOnce(side, page, count);
   side.captures += count;
   for (const [kind, seconds] of treeCpuSecondsByKind(side.service.pid)) side.cpu.set(kind, (side.cpu.get(kind) ?? 0) + seconds - (before.get(kind) ?? 0));
 }
@@ -82,7 +76,7 @@ function markdown(page: SetPage, sides: Side[], rounds: number, burstSize: numbe
   const total = (s: Side) => [...s.cpu.values()].reduce((a, b) => a + b, 0);
   const rate = (s: Side) => round((s.captures * 1000) / s.ms, 2);
   const lines = [
-    `Page ${page.name}, ${rounds} rounds of ${burstSize} captures at ${CLIENTS} clients a side, taking turns.`,
+    `Page ${page.name}, ${rounds} rounds of ${burstSize} captures at ${LANES} clients a side, taking turns.`,
     '',
     `| side | settings | captures/s | CPU ms a capture | ${kinds.join(' | ')} |`,
     `|---|---|---|---|${kinds.map(() => '---|').join('')}`,
@@ -118,7 +112,7 @@ export async function compareSettings(): Promise<{ markdown: string; failures: n
       sides.push({ label, settings: settings[label], service, contender, captures: 0, ms: 0, cpu: new Map() });
     }
     // Warm-up: every slot of each side has rendered the page before anything is counted.
-    for (const side of sides) await burst(side, page, 4 * CLIENTS);
+    for (const side of sides) await capturesAtOnce(side, page, 4 * LANES);
     for (let r = 0; r < rounds; r++) {
       // Each side goes first every other round.
       for (const side of r % 2 === 0 ? sides : [...sides].reverse()) await measured(side, page, burstSize);

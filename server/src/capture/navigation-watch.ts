@@ -34,10 +34,6 @@ export class NavigationWatch {
    * domain, which the slot's session has on from its page's start (pool-slot.ts openPage): not
    * asked again, a DevTools round trip a capture.
    */
-  static async open(page: Page, session: CDPSession): Promise<NavigationWatch> {
-    return new NavigationWatch(page, session);
-  }
-
   constructor(
     private readonly page: Page,
     session?: CDPSession,

@@ -209,10 +209,10 @@ export async function resetSlot(slot: Slot, renderer: 'keep' | 'collect' | 'rene
     if (renderer === 'renew') await renewPage(slot);
     else if (!(await park(slot))) return false;
     if (renderer === 'collect' && !(await collectGarbage(slot))) return false;
-    // Independent of each other: sent together, so the slot is ready again sooner.
     const origins = [...slot.origins];
     slot.origins.clear();
     const partitioned = await slot.thirdPartyStorage.take(slot.session);
+    // Independent of each other: sent together, so the slot is ready again sooner.
     await Promise.all([
       slot.page.evaluate(() => {
         window.name = '';
