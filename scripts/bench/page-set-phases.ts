@@ -11,7 +11,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FixtureServer } from './fixture-server.js';
 import type { Contender, Floor, SetPage, Shot, ShotFormat } from './page-set-shots.js';
-import { treeCpuSeconds } from './proc-cpu.js';
+import { machineBusySeconds, treeCpuSeconds } from './proc-cpu.js';
 import { PssSampler } from './proc-mem.js';
 import type { SetBytes, SetConcurrent, SetSequential } from './results.js';
 import { OUT_DIR, PAGE_SET_SETTINGS } from './settings.js';
@@ -164,18 +164,33 @@ export async function concurrentRounds(
     const rounds = 2;
     const perRound = Math.ceil(PAGE_SET_SETTINGS.c4Requests / rounds);
     const wall = { service: 0, floor: 0 };
+    // The machine's busy CPU during each contender's own rounds: both are CPU-bound on two cores,
+    // and this also counts their clients, the fixture server and the kernel's part.
+    const machine = { service: 0, floor: 0 };
+    const round_ = async (name: 'service' | 'floor', contender: Contender, tally: Tally) => {
+      const busy = machineBusySeconds();
+      wall[name] += await burst(page, contender, perRound, (shot) => tally.add(shot));
+      machine[name] += machineBusySeconds() - busy;
+    };
     return await withTallies(service, floor, async (tallies) => {
       for (let r = 0; r < rounds; r++) {
-        wall.service += await burst(page, service, perRound, (shot) => tallies.service.add(shot));
-        wall.floor += await burst(page, floor, perRound, (shot) => tallies.floor.add(shot));
+        await round_('service', service, tallies.service);
+        await round_('floor', floor, tallies.floor);
       }
       await sleep(200);
-      const summary = (t: Tally, wallMs: number): SetConcurrent => {
+      const summary = (t: Tally, name: 'service' | 'floor'): SetConcurrent => {
         if (t.firstError) notes.push(`4 clients: ${t.firstError}`);
-        return { ok: t.ms.length, errors: t.errors, perSecond: round((t.ms.length * 1000) / wallMs, 2), ...t.finish() };
+        const captures = Math.max(1, t.ms.length + t.errors);
+        return {
+          ok: t.ms.length,
+          errors: t.errors,
+          perSecond: round((t.ms.length * 1000) / wall[name], 2),
+          ...t.finish(),
+          machineCpuSecondsPerCapture: round(machine[name] / captures, 3),
+        };
       };
-      const s = summary(tallies.service, wall.service);
-      const f = summary(tallies.floor, wall.floor);
+      const s = summary(tallies.service, 'service');
+      const f = summary(tallies.floor, 'floor');
       return { service: s, floor: f, ratio: round(s.perSecond / f.perSecond, 2) };
     });
   } finally {

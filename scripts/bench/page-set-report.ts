@@ -42,13 +42,14 @@ function sequentialRow(p: PageSetPage): string {
 
 function concurrentRow(p: PageSetPage): string {
   const c = p.concurrent;
-  if (!c) return failedRow(p, 7);
+  if (!c) return failedRow(p, 8);
   return tableRow([
     p.page,
     c.service.perSecond,
     c.floor.perSecond,
     marked(c.ratio, throughputOk),
     `${c.service.cpuSecondsPerCapture} / ${c.floor.cpuSecondsPerCapture}`,
+    `${c.service.machineCpuSecondsPerCapture ?? '–'} / ${c.floor.machineCpuSecondsPerCapture ?? '–'}`,
     `${mib(c.service.peakPssKb)} / ${mib(c.floor.peakPssKb)}`,
     `${c.service.errors} / ${c.floor.errors}`,
   ]);
@@ -167,13 +168,13 @@ export function pageSetMarkdown(r: PageSetResults): string {
     '',
     '4 clients: the service with 4 request loops, the floor with 4 kept pages in one browser (an incognito context each).',
     '',
-    '| page | service captures/s | floor captures/s | ratio | CPU-s/capture service / floor | peak PSS service / floor | errors service / floor |',
-    '|---|---|---|---|---|---|---|',
+    '| page | service captures/s | floor captures/s | ratio | CPU-s/capture service / floor | machine CPU-s/capture service / floor | peak PSS service / floor | errors service / floor |',
+    '|---|---|---|---|---|---|---|---|',
     ...r.pages.map(concurrentRow),
     '',
     `- Memory per organization for the context pool: ${memoryLine}.`,
     ...(timings.length ? [`- Service Server-Timing p50 (ms), sequential: ${timings.join('; ')}.`] : []),
-    '- CPU-s per capture: user + system time of the service tree (Node and its Chromium) or of the floor browser tree over the alternating run ÷ its captures. ✗: misses its target.',
+    '- CPU-s per capture: user + system time of the service tree (Node and its Chromium) or of the floor browser tree over the alternating run ÷ its captures; machine CPU-s: the busy time of every core during its own rounds at 4 clients ÷ its captures (its clients, the fixture server and the kernel included). ✗: misses its target.',
     ...notes.map(esc),
     '',
     '| target | measured | wanted | status |',

@@ -20,6 +20,19 @@ function cpuTicks(pid: number): number {
   }
 }
 
+/**
+ * CPU-seconds the whole machine has been busy so far (/proc/stat: user, nice, system, irq and
+ * softirq of every core; idle, I/O wait and time stolen by the host left out). Over a contender's
+ * own rounds it holds what that contender costs besides its process tree: its clients and the
+ * fixture server in the bench process, and the kernel's work for them (the loopback network, the
+ * DevTools pipe), as well as whatever else runs on the machine then.
+ */
+export function machineBusySeconds(): number {
+  const fields = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0]!.trim().split(/\s+/).slice(1).map(Number);
+  const [user = 0, nice = 0, system = 0, , , irq = 0, softirq = 0] = fields;
+  return (user + nice + system + irq + softirq) / CLOCK_TICKS;
+}
+
 /** CPU-seconds used so far by the tree under rootPid (a process that exits unreaped between two readings is lost: a small undercount). */
 export function treeCpuSeconds(rootPid: number): number {
   return processTree(rootPid).reduce((sum, p) => sum + cpuTicks(p.pid), 0) / CLOCK_TICKS;

@@ -58,6 +58,8 @@ export interface SetConcurrent {
   errors: number;
   perSecond: number;
   cpuSecondsPerCapture: number;
+  /** The whole machine's busy CPU-seconds during this contender's rounds ÷ its captures (proc-cpu.ts machineBusySeconds). */
+  machineCpuSecondsPerCapture?: number;
   peakPssKb: number;
 }
 

@@ -7,19 +7,21 @@
  * (heise), which is what telling a change of a few milliseconds of CPU apart needs.
  *
  * Environment: BENCH_AB_A and BENCH_AB_B, the settings of each side as `NAME=value NAME=value`
- * (empty: the defaults); BENCH_AB_PAGE, a page of the page set (default heise); BENCH_AB_ROUNDS
- * (10) and BENCH_AB_BURST (25 captures).
+ * (empty: the defaults); BENCH_AB_A_CHECKOUT and BENCH_AB_B_CHECKOUT, another checkout whose
+ * service that side runs instead of this one's (two commits side by side: `git worktree add
+ * /tmp/base <commit>` and a node_modules link to this checkout's); BENCH_AB_PAGE, a page of the page
+ * set (default heise); BENCH_AB_ROUNDS (10) and BENCH_AB_BURST (25 captures).
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { startFixtureServer } from './fixture-server.js';
 import { buildFixtures, REPO_ROOT } from './make-fixtures.js';
 import { buildPageSetFixtures } from './page-set-fixtures.js';
 import { PAGE_SET } from './page-set.js';
 import { burst, LANES } from './page-set-phases.js';
 import { serviceContender, type Contender, type SetPage } from './page-set-shots.js';
-import { treeCpuSecondsByKind } from './proc-cpu.js';
+import { machineBusySeconds, treeCpuSecondsByKind } from './proc-cpu.js';
 import { log } from './run-log.js';
 import { startService, type ServiceHandle } from './service.js';
 import { PAGE_SET_SETTINGS, SETTINGS } from './settings.js';
@@ -29,11 +31,15 @@ import { runWhenInvokedDirectly } from './standalone.js';
 interface Side {
   label: 'A' | 'B';
   settings: Record<string, string>;
+  /** The checkout whose service this side runs (BENCH_AB_A_CHECKOUT, BENCH_AB_B_CHECKOUT); this one's when unset. */
+  checkout?: string;
   service: ServiceHandle;
   contender: Contender;
   captures: number;
   ms: number;
   cpu: Map<string, number>;
+  /** The machine's busy CPU-seconds during this side's bursts (the bench's clients and fixture server, the kernel). */
+  machine: number;
 }
 
 /** `NAME=value NAME=value` as an environment. */
@@ -65,7 +71,9 @@ async function capturesAtOnce(side: Side, page: SetPage, count: number): Promise
 
 async function measured(side: Side, page: SetPage, count: number): Promise<void> {
   const before = treeCpuSecondsByKind(side.service.pid);
+  const busy = machineBusySeconds();
   side.ms += await capturesAtOnce(side, page, count);
+  side.machine += machineBusySeconds() - busy;
   side.captures += count;
   for (const [kind, seconds] of treeCpuSecondsByKind(side.service.pid)) side.cpu.set(kind, (side.cpu.get(kind) ?? 0) + seconds - (before.get(kind) ?? 0));
 }
@@ -78,14 +86,14 @@ function markdown(page: SetPage, sides: Side[], rounds: number, burstSize: numbe
   const lines = [
     `Page ${page.name}, ${rounds} rounds of ${burstSize} captures at ${LANES} clients a side, taking turns.`,
     '',
-    `| side | settings | captures/s | CPU ms a capture | ${kinds.join(' | ')} |`,
-    `|---|---|---|---|${kinds.map(() => '---|').join('')}`,
+    `| side | settings | captures/s | machine CPU ms a capture | CPU ms a capture | ${kinds.join(' | ')} |`,
+    `|---|---|---|---|---|${kinds.map(() => '---|').join('')}`,
     ...sides.map(
       (s) =>
-        `| ${s.label} | ${Object.entries(s.settings).map(([k, v]) => `${k}=${v}`).join(' ') || 'defaults'} | ${rate(s)} | ${perCapture(s, total(s))} | ${kinds.map((k) => perCapture(s, s.cpu.get(k) ?? 0)).join(' | ')} |`,
+        `| ${s.label} | ${[...(s.checkout ? [`checkout ${s.checkout}`] : []), ...Object.entries(s.settings).map(([k, v]) => `${k}=${v}`)].join(' ') || 'defaults'} | ${rate(s)} | ${perCapture(s, s.machine)} | ${perCapture(s, total(s))} | ${kinds.map((k) => perCapture(s, s.cpu.get(k) ?? 0)).join(' | ')} |`,
     ),
     '',
-    `B ÷ A: captures/s ${round(rate(sides[1]!) / rate(sides[0]!), 3)}×, CPU a capture ${round(total(sides[1]!) / sides[1]!.captures / (total(sides[0]!) / sides[0]!.captures), 3)}×.`,
+    `B ÷ A: captures/s ${round(rate(sides[1]!) / rate(sides[0]!), 3)}×, CPU a capture ${round(total(sides[1]!) / sides[1]!.captures / (total(sides[0]!) / sides[0]!.captures), 3)}×, machine CPU a capture ${round(sides[1]!.machine / sides[1]!.captures / (sides[0]!.machine / sides[0]!.captures), 3)}×.`,
   ];
   return lines.join('\n');
 }
@@ -106,10 +114,12 @@ export async function compareSettings(): Promise<{ markdown: string; failures: n
     for (const label of ['A', 'B'] as const) {
       const dataDir = await mkdtemp(join(tmpdir(), `daguerre-bench-ab-${label}-`));
       dirs.push(dataDir);
-      log(`settings A/B: starting side ${label} (${JSON.stringify(settings[label])})`);
-      const service = await startService({ repoRoot: REPO_ROOT, bin: SETTINGS.serviceBin, dataDir, credits: SETTINGS.credits, env: settings[label] });
+      const checkout = process.env[`BENCH_AB_${label}_CHECKOUT`] || undefined;
+      const where = checkout ? { repoRoot: checkout, bin: join(checkout, relative(REPO_ROOT, SETTINGS.serviceBin)) } : { repoRoot: REPO_ROOT, bin: SETTINGS.serviceBin };
+      log(`settings A/B: starting side ${label} (${JSON.stringify(settings[label])}${checkout ? ` from ${checkout}` : ''})`);
+      const service = await startService({ ...where, dataDir, credits: SETTINGS.credits, env: settings[label] });
       const contender = serviceContender(service, fixtures.origin, PAGE_SET_SETTINGS.lossyQuality);
-      sides.push({ label, settings: settings[label], service, contender, captures: 0, ms: 0, cpu: new Map() });
+      sides.push({ label, settings: settings[label], ...(checkout ? { checkout } : {}), service, contender, captures: 0, ms: 0, cpu: new Map(), machine: 0 });
     }
     // Warm-up: every slot of each side has rendered the page before anything is counted.
     for (const side of sides) await capturesAtOnce(side, page, 4 * LANES);
