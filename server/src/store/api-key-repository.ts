@@ -30,7 +30,13 @@ export interface KeyLookup extends ApiKeyRow {
   plan_max_concurrent_captures: number | null;
 }
 
+/** Keys whose last-used time this process wrote, and when: at most this many are remembered. */
+const TOUCHED_KEYS_REMEMBERED = 10_000;
+const TOUCH_EVERY_MS = 60_000;
+
 export class ApiKeyRepository {
+  private readonly touched = new Map<string, number>();
+
   constructor(private readonly db: Database) {}
 
   /** `encryptSecret` seals the signing secret with the new row's id (the id is chosen here). */
@@ -89,12 +95,20 @@ export class ApiKeyRepository {
     return count > 0;
   }
 
-  /** Last-used time is informational: written at most once a minute per key to keep the hot path cheap. */
+  /**
+   * Last-used time is informational: written at most once a minute per key to keep the hot path
+   * cheap. The UPDATE's condition holds that across instances; a key this process wrote within the
+   * minute skips the statement altogether (one statement less on almost every capture).
+   */
   async touch(id: string, now = Date.now()): Promise<void> {
+    const last = this.touched.get(id);
+    if (last !== undefined && now - last < TOUCH_EVERY_MS) return;
+    if (this.touched.size >= TOUCHED_KEYS_REMEMBERED) this.touched.clear();
+    this.touched.set(id, now);
     await this.db
       .knex('api_keys')
       .where('id', id)
-      .andWhere((q) => q.whereNull('last_used_at').orWhere('last_used_at', '<', now - 60_000))
+      .andWhere((q) => q.whereNull('last_used_at').orWhere('last_used_at', '<', now - TOUCH_EVERY_MS))
       .update({ last_used_at: now });
   }
 

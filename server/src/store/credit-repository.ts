@@ -77,9 +77,12 @@ export class CreditRepository {
    * ours a no-op. Unused credits carry over only for plans with rollover.
    */
   async rollOverIfDue(organizationId: string): Promise<BalanceRow | undefined> {
-    const current = await this.balance(organizationId);
-    if (!current) return undefined;
-    const now = await this.dbNow();
+    // The balance and the database's clock in one statement: this runs before every capture.
+    const found = await this.knex('credit_balances').where('organization_id', organizationId).first('*', this.db.nowMs().wrap('(', ') as db_now'));
+    if (!found) return undefined;
+    const { db_now: dbNow, ...row } = found as Record<string, unknown>;
+    const current = numeric(row);
+    const now = Number(dbNow);
     if (now < current.period_end) return current;
     const plan = await this.knex('subscriptions as s')
       .join('plans as p', 'p.id', 's.plan_id')

@@ -27,6 +27,34 @@ function keepPrivate(file: string): void {
   }
 }
 
+interface BetterSqliteConnection {
+  pragma(source: string): unknown;
+  prepare(source: string): unknown;
+}
+
+/** Distinct SQL texts kept prepared per connection; past it the cache starts again (queries with lists of varying length make new texts). */
+const PREPARED_STATEMENTS_KEPT = 256;
+
+/**
+ * knex prepares every query again (better-sqlite3's prepare parses and plans the SQL), about a
+ * tenth of a millisecond each, a dozen times a capture. A statement of better-sqlite3 can be run
+ * again with other bindings, and SQLite prepares it anew by itself after a schema change; knex
+ * sets nothing on it that would carry over (it would only set safeIntegers, which this service never asks for).
+ */
+function reusePreparedStatements(conn: BetterSqliteConnection): void {
+  const prepare = conn.prepare.bind(conn);
+  const prepared = new Map<string, unknown>();
+  conn.prepare = (source: string) => {
+    let statement = prepared.get(source);
+    if (statement === undefined) {
+      statement = prepare(source);
+      if (prepared.size >= PREPARED_STATEMENTS_KEPT) prepared.clear();
+      prepared.set(source, statement);
+    }
+    return statement;
+  };
+}
+
 /** Opens `sqlite:<path>` (embedded default) or `mysql://…` (MySQL/MariaDB). */
 export function openDatabase(url: string): Database {
   if (url.startsWith('sqlite:')) {
@@ -40,10 +68,11 @@ export function openDatabase(url: string): Database {
         min: 1,
         max: 1,
         // WAL lets readers run beside the writer; busy_timeout waits instead of failing with SQLITE_BUSY.
-        afterCreate: (conn: { pragma: (s: string) => void }, done: (err: Error | null, conn: unknown) => void) => {
+        afterCreate: (conn: BetterSqliteConnection, done: (err: Error | null, conn: unknown) => void) => {
           conn.pragma('journal_mode = WAL');
           conn.pragma('busy_timeout = 5000');
           conn.pragma('foreign_keys = ON');
+          reusePreparedStatements(conn);
           done(null, conn);
         },
       },
