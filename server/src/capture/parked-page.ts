@@ -29,6 +29,8 @@ import type { CDPSession, Page } from 'puppeteer';
 export interface ParkableSlot {
   page: Page;
   session: CDPSession;
+  /** Where the page's commits are heard (page-events-session.ts). */
+  events: CDPSession;
   /** The page's window (Browser.getWindowForTarget): a frozen page is hidden, and shown again with its window. */
   windowId?: number;
   /** Set while the page holds the previous capture's document, frozen. */
@@ -99,8 +101,8 @@ function thawOnCommit(slot: ParkableSlot): () => void {
     if (event.frame.parentId !== undefined || !slot.parked) return;
     thaw(slot).catch(() => (slot.doubtful = true));
   };
-  slot.session.on('Page.frameNavigated', onCommit);
-  return () => slot.session.off('Page.frameNavigated', onCommit);
+  slot.events.on('Page.frameNavigated', onCommit);
+  return () => slot.events.off('Page.frameNavigated', onCommit);
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { Browser, BrowserContext, CDPSession, HTTPRequest, Page } from 'puppeteer';
 import type { BrowserManager } from './browser-manager.js';
+import { pageEventsSession } from './page-events-session.js';
 import { BLANK, park } from './parked-page.js';
 import { ThirdPartyStorageKeys } from './third-party-storage.js';
 
@@ -13,7 +14,10 @@ export interface Slot {
   browser: Browser;
   context: BrowserContext;
   page: Page;
+  /** The pool's own DevTools session of the page, for its commands. */
   session: CDPSession;
+  /** The session whose Page events the pool listens to (page-events-session.ts). */
+  events: CDPSession;
   generation: number;
   uses: number;
   /** Origins of the documents the page loaded, in any frame: their storage is cleared before the slot is reused. */
@@ -81,8 +85,8 @@ async function openPage(slot: Slot): Promise<void> {
   try {
     const session = await page.createCDPSession();
     const { windowId } = await session.send('Browser.getWindowForTarget');
-    // Commits are what thaws a parked page (parked-page.ts): the session hears them from the start.
-    await session.send('Page.enable');
+    // Commits are what thaws a parked page (parked-page.ts): this session hears them from the start.
+    const events = await pageEventsSession(page, session);
     await page.evaluateOnNewDocument(PAGE_GUARDS);
     // A new document, so that the guards exist before the first capture (html mode writes into it).
     await page.goto(BLANK, { timeout: 5_000 });
@@ -101,6 +105,7 @@ async function openPage(slot: Slot): Promise<void> {
     slot.thirdPartyStorage.watch(page, session);
     slot.page = page;
     slot.session = session;
+    slot.events = events;
     slot.windowId = windowId;
     // A new page is not parked: it shows about:blank, visible, which the first navigation replaces.
     // puppeteer's emulation starts without touch.

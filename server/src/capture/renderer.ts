@@ -169,7 +169,7 @@ export class Renderer {
       if (options.metadata) events = recordPageEvents(page);
 
       started = Date.now();
-      watch = new NavigationWatch(page, slot.session);
+      watch = new NavigationWatch(page, slot.events);
       const landing = await this.navigate(page, options, request, watch);
       await guard(departure.afterNavigation(), request, 'loading the page');
       mark('navigate', started);
