@@ -167,15 +167,15 @@ export async function concurrentRounds(
     // The machine's busy CPU during each contender's own rounds: both are CPU-bound on two cores,
     // and this also counts their clients, the fixture server and the kernel's part.
     const machine = { service: 0, floor: 0 };
-    const round_ = async (name: 'service' | 'floor', contender: Contender, tally: Tally) => {
+    const measureRound = async (name: 'service' | 'floor', contender: Contender, tally: Tally) => {
       const busy = machineBusySeconds();
       wall[name] += await burst(page, contender, perRound, (shot) => tally.add(shot));
       machine[name] += machineBusySeconds() - busy;
     };
     return await withTallies(service, floor, async (tallies) => {
       for (let r = 0; r < rounds; r++) {
-        await round_('service', service, tallies.service);
-        await round_('floor', floor, tallies.floor);
+        await measureRound('service', service, tallies.service);
+        await measureRound('floor', floor, tallies.floor);
       }
       await sleep(200);
       const summary = (t: Tally, name: 'service' | 'floor'): SetConcurrent => {

@@ -49,7 +49,7 @@ function concurrentRow(p: PageSetPage): string {
     c.floor.perSecond,
     marked(c.ratio, throughputOk),
     `${c.service.cpuSecondsPerCapture} / ${c.floor.cpuSecondsPerCapture}`,
-    `${c.service.machineCpuSecondsPerCapture ?? '–'} / ${c.floor.machineCpuSecondsPerCapture ?? '–'}`,
+    `${c.service.machineCpuSecondsPerCapture ?? '—'} / ${c.floor.machineCpuSecondsPerCapture ?? '—'}`,
     `${mib(c.service.peakPssKb)} / ${mib(c.floor.peakPssKb)}`,
     `${c.service.errors} / ${c.floor.errors}`,
   ]);

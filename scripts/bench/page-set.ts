@@ -8,7 +8,7 @@
  *   charts    a dashboard of inline SVG charts and a table (page-set-charts.ts);
  *   long      a long article, captured full page;
  *   heise, mozilla, nytimes  real saved pages that load nothing remote (tests/fixtures/pages/insight/real);
- *             nytimes has 34 iframes, which make a capture's DevTools traffic several times heise's.
+ *             nytimes has 17 iframes, which make a capture's DevTools traffic several times heise's.
  * What is measured on each page: page-set-phases.ts; the tables and targets: page-set-report.ts.
  * Then the memory each organization adds to the service's context pool.
  *
@@ -41,7 +41,7 @@ export const PAGE_SET: readonly SetPage[] = [
   { name: 'long', path: '/set/long.html', fullPage: true },
   { name: 'heise', path: '/insight/real/heise.html', fullPage: false },
   { name: 'mozilla', path: '/insight/real/mozilla-1.html', fullPage: false },
-  // Many frames: 34 iframes (their sources removed when it was saved), 250 KB of markup.
+  // Many frames: 17 iframes (their sources removed when it was saved), 250 KB of markup.
   { name: 'nytimes', path: '/insight/real/nytimes-1.html', fullPage: false },
 ];
 

@@ -14,7 +14,7 @@
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { startFixtureServer } from './fixture-server.js';
 import { buildFixtures, REPO_ROOT } from './make-fixtures.js';
 import { buildPageSetFixtures } from './page-set-fixtures.js';
@@ -115,7 +115,7 @@ export async function compareSettings(): Promise<{ markdown: string; failures: n
       const dataDir = await mkdtemp(join(tmpdir(), `daguerre-bench-ab-${label}-`));
       dirs.push(dataDir);
       const checkout = process.env[`BENCH_AB_${label}_CHECKOUT`] || undefined;
-      const where = checkout ? { repoRoot: checkout, bin: join(checkout, relative(REPO_ROOT, SETTINGS.serviceBin)) } : { repoRoot: REPO_ROOT, bin: SETTINGS.serviceBin };
+      const where = checkout ? { repoRoot: checkout, bin: join(checkout, relative(REPO_ROOT, resolve(REPO_ROOT, SETTINGS.serviceBin))) } : { repoRoot: REPO_ROOT, bin: SETTINGS.serviceBin };
       log(`settings A/B: starting side ${label} (${JSON.stringify(settings[label])}${checkout ? ` from ${checkout}` : ''})`);
       const service = await startService({ ...where, dataDir, credits: SETTINGS.credits, env: settings[label] });
       const contender = serviceContender(service, fixtures.origin, PAGE_SET_SETTINGS.lossyQuality);

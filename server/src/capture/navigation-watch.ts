@@ -31,8 +31,8 @@ export class NavigationWatch {
 
   /**
    * Starts watching. The session's Page events (commits, requested navigations) need its Page
-   * domain, which the slot's session has on from its page's start (pool-slot.ts openPage): not
-   * asked again, a DevTools round trip a capture.
+   * domain, which the session the pool listens on has on from its page's start
+   * (page-events-session.ts): not asked again, a DevTools round trip a capture.
    */
   constructor(
     private readonly page: Page,

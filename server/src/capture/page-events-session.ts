@@ -7,7 +7,7 @@ import type { CDPSession, Page } from 'puppeteer';
  * The pool sends its commands (freezing, clearing, emulation) on a session of its own, but enabling
  * the Page domain there too made Chromium send every Page event of the page twice, once to each
  * session: serialized by the browser, written to the pipe and parsed by the service each time. On a
- * news page with 34 iframes that was about 200 of a capture's 416 events (frames attached,
+ * news page with 17 iframes that was about 100 of a capture's 416 messages (frames attached,
  * navigated, started and stopped loading, lifecycle events).
  *
  * puppeteer's session is internal API (`_client()`, present on every CdpPage since puppeteer 19):

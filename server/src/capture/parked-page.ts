@@ -101,8 +101,9 @@ function thawOnCommit(slot: ParkableSlot): () => void {
     if (event.frame.parentId !== undefined || !slot.parked) return;
     thaw(slot).catch(() => (slot.doubtful = true));
   };
-  slot.events.on('Page.frameNavigated', onCommit);
-  return () => slot.events.off('Page.frameNavigated', onCommit);
+  const events = slot.events;
+  events.on('Page.frameNavigated', onCommit);
+  return () => events.off('Page.frameNavigated', onCommit);
 }
 
 /**

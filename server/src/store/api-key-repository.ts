@@ -103,13 +103,14 @@ export class ApiKeyRepository {
   async touch(id: string, now = Date.now()): Promise<void> {
     const last = this.touched.get(id);
     if (last !== undefined && now - last < TOUCH_EVERY_MS) return;
-    if (this.touched.size >= TOUCHED_KEYS_REMEMBERED) this.touched.clear();
-    this.touched.set(id, now);
     await this.db
       .knex('api_keys')
       .where('id', id)
       .andWhere((q) => q.whereNull('last_used_at').orWhere('last_used_at', '<', now - TOUCH_EVERY_MS))
       .update({ last_used_at: now });
+    // Remembered once written: a failed write is tried again by the next capture.
+    if (this.touched.size >= TOUCHED_KEYS_REMEMBERED) this.touched.clear();
+    this.touched.set(id, now);
   }
 
   async list(organizationId: string): Promise<ApiKeyRow[]> {

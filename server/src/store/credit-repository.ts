@@ -66,11 +66,6 @@ export class CreditRepository {
     return row ? numeric(row) : undefined;
   }
 
-  async dbNow(): Promise<number> {
-    const row = await this.knex.first(this.db.nowMs().wrap('(', ') as now')).from(this.knex.raw('(select 1 as one) as t'));
-    return Number((row as { now: number }).now);
-  }
-
   /**
    * Opens the period that contains the database's now, exactly once across instances: the UPDATE
    * only matches while `period_end` still holds the value we read, so a concurrent roll-over makes
