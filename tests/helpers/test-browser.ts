@@ -1,7 +1,13 @@
 import { chownSync, statSync } from 'node:fs';
+import pino, { type Logger } from 'pino';
 import puppeteer, { type Browser } from 'puppeteer';
-import { CHROMIUM_BASE_FLAGS } from '../../server/src/capture/browser-manager.js';
-import { FULL_CHROMIUM, makeChromiumProfile, sandboxedLaunchOptions } from '../../server/src/capture/chromium-launch.js';
+import { BrowserManager, CHROMIUM_BASE_FLAGS } from '../../server/src/capture/browser-manager.js';
+import { defaultChromiumPath, FULL_CHROMIUM, makeChromiumProfile, sandboxedLaunchOptions } from '../../server/src/capture/chromium-launch.js';
+
+/** The service's owner of Chromium, as the tests that drive it (or the pool) directly make it: this machine's Chromium, recycled after 100 captures. */
+export function testBrowserManager(logger: Logger = pino({ level: 'silent' })): BrowserManager {
+  return new BrowserManager({ executablePath: defaultChromiumPath(), recycleAfter: 100, protocolTimeoutMs: 20_000, logger });
+}
 
 /**
  * A browser for tests that look at pages as a person would, launched as the service launches its

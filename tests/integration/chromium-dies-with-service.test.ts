@@ -1,13 +1,11 @@
-import { defaultChromiumPath } from '../../server/src/capture/chromium-launch.js';
 import { spawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pino from 'pino';
-import { BrowserManager } from '../../server/src/capture/browser-manager.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { descendantsOf } from '../helpers/process-tree.js';
+import { testBrowserManager } from '../helpers/test-browser.js';
 
 /**
  * The child's Chromium: the browser process, whose command line names its profile folder, and all
@@ -68,7 +66,7 @@ describe('Chromium cannot outlive the service', () => {
     expect(existsSync(profile)).toBe(true);
     const savedTmp = process.env.TMPDIR;
     process.env.TMPDIR = root;
-    const next = new BrowserManager({ executablePath: defaultChromiumPath(), recycleAfter: 100, protocolTimeoutMs: 20_000, logger: pino({ level: 'silent' }) });
+    const next = testBrowserManager();
     try {
       const browser = await next.get();
       expect(existsSync(profile)).toBe(false);

@@ -1,8 +1,7 @@
-import { defaultChromiumPath } from '../../server/src/capture/chromium-launch.js';
 import { readdirSync, readFileSync } from 'node:fs';
-import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BrowserManager } from '../../server/src/capture/browser-manager.js';
+import type { BrowserManager } from '../../server/src/capture/browser-manager.js';
+import { testBrowserManager } from '../helpers/test-browser.js';
 
 const SECRET = 'issue14-secret-value-should-never-reach-chromium';
 
@@ -38,7 +37,7 @@ describe('Chromium runs sandboxed and unprivileged', () => {
   let pid: number;
   beforeAll(async () => {
     process.env.DAGUERRE_TEST_SECRET = SECRET;
-    manager = new BrowserManager({ executablePath: defaultChromiumPath(), recycleAfter: 100, protocolTimeoutMs: 20_000, logger: pino({ level: 'silent' }) });
+    manager = testBrowserManager();
     const browser = await manager.get();
     const page = await browser.newPage();
     await page.setContent('<h1>hello</h1>');

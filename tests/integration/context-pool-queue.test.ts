@@ -1,13 +1,12 @@
-import { defaultChromiumPath } from '../../server/src/capture/chromium-launch.js';
 import pino from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
-import { BrowserManager } from '../../server/src/capture/browser-manager.js';
 import { ContextPool, PoolSaturatedError } from '../../server/src/capture/context-pool.js';
+import { testBrowserManager } from '../helpers/test-browser.js';
 
 /** The pool's own queue: bounded, first come first served, and a capture that gives up loses only its own place. */
 describe('context pool queue', () => {
   const logger = pino({ level: 'silent' });
-  const manager = new BrowserManager({ executablePath: defaultChromiumPath(), recycleAfter: 100, protocolTimeoutMs: 20_000, logger });
+  const manager = testBrowserManager(logger);
   const pool = new ContextPool(manager, { size: 1, maxQueue: 2, reuseLimit: 50, logger });
   afterAll(async () => {
     await pool.close();

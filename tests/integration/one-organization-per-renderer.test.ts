@@ -1,12 +1,11 @@
-import { defaultChromiumPath } from '../../server/src/capture/chromium-launch.js';
 import { readFileSync } from 'node:fs';
 import pino from 'pino';
 import type { Page } from 'puppeteer';
 import { afterAll, describe, expect, it } from 'vitest';
-import { BrowserManager } from '../../server/src/capture/browser-manager.js';
 import { ContextPool, type Slot } from '../../server/src/capture/context-pool.js';
 import { FixtureServer } from '../helpers/fixture-server.js';
 import { descendantsOf } from '../helpers/process-tree.js';
+import { testBrowserManager } from '../helpers/test-browser.js';
 
 /**
  * The OS pid of the renderer process that hosts the page's main frame, as the browser reports it
@@ -26,7 +25,7 @@ async function rendererPid(page: Page): Promise<number> {
 
 describe('one organization per renderer', () => {
   const logger = pino({ level: 'silent' });
-  const manager = new BrowserManager({ executablePath: defaultChromiumPath(), recycleAfter: 100, protocolTimeoutMs: 20_000, logger });
+  const manager = testBrowserManager(logger);
   const pool = new ContextPool(manager, { size: 1, maxQueue: 4, reuseLimit: 50, logger });
   afterAll(async () => {
     await pool.close();

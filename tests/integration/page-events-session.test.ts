@@ -1,8 +1,7 @@
 import pino from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
-import { BrowserManager } from '../../server/src/capture/browser-manager.js';
-import { defaultChromiumPath } from '../../server/src/capture/chromium-launch.js';
 import { ContextPool } from '../../server/src/capture/context-pool.js';
+import { testBrowserManager } from '../helpers/test-browser.js';
 
 /**
  * The pool hears a page's Page events on puppeteer's own session of the page and sends its commands
@@ -12,7 +11,7 @@ import { ContextPool } from '../../server/src/capture/context-pool.js';
  */
 describe('the page events the pool hears', () => {
   const logger = pino({ level: 'silent' });
-  const manager = new BrowserManager({ executablePath: defaultChromiumPath(), recycleAfter: 100, protocolTimeoutMs: 20_000, logger });
+  const manager = testBrowserManager(logger);
   const pool = new ContextPool(manager, { size: 1, maxQueue: 1, reuseLimit: 50, logger });
   afterAll(async () => {
     await pool.close();

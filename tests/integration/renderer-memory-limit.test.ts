@@ -2,13 +2,12 @@ import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BrowserManager } from '../../server/src/capture/browser-manager.js';
-import { defaultChromiumPath } from '../../server/src/capture/chromium-launch.js';
 import { MemoryCgroups } from '../../server/src/capture/renderer-memory-cgroup.js';
 import { RendererMemoryWatchdog } from '../../server/src/capture/renderer-memory-watchdog.js';
 import { decodePng, near } from '../helpers/images.js';
 import { alive, descendantsOf } from '../helpers/process-tree.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
+import { testBrowserManager } from '../helpers/test-browser.js';
 
 const LIMIT_MB = 512;
 const MB = 1024 ** 2;
@@ -122,7 +121,7 @@ describe('a memory limit per capture that covers all of a renderer memory (RENDE
 /** Where the kernel cannot hold a process at the limit (no v1 memory cgroup, not root), the watchdog alone ends it. */
 describe('the watchdog alone, without a memory cgroup', () => {
   const logger = pino({ level: 'silent' });
-  const manager = new BrowserManager({ executablePath: defaultChromiumPath(), recycleAfter: 100, protocolTimeoutMs: 20_000, logger });
+  const manager = testBrowserManager(logger);
   const watchdog = new RendererMemoryWatchdog({ limitBytes: 384 * MB, roots: () => manager.pids(), logger });
   afterAll(async () => {
     watchdog.close();
