@@ -1,10 +1,10 @@
-import { cpus } from 'node:os';
 import { VIDEO_LIMITS } from '@daguerre/contract';
 import { z } from 'zod';
 import { parseEncryptionKey } from './security/secret-box.js';
 import { defaultChromiumPath } from './capture/chromium-launch.js';
 import { isSecretName, maskUserinfo } from './http/redact-query.js';
 import { adoptLegacyDataFile } from './legacy-names.js';
+import { defaultConcurrency } from './default-concurrency.js';
 
 const booleanFlag = (name: string) =>
   z
@@ -12,13 +12,13 @@ const booleanFlag = (name: string) =>
     .default('false')
     .transform((value) => value === 'true' || value === '1');
 
-const integer = (name: string, min: number, max: number, fallback: number) =>
+const wholeNumber = (name: string, min: number, max: number) =>
   z.coerce
     .number({ errorMap: () => ({ message: `${name} must be a whole number from ${min} to ${max}` }) })
     .int(`${name} must be a whole number from ${min} to ${max}`)
     .min(min, `${name} must be a whole number from ${min} to ${max}`)
-    .max(max, `${name} must be a whole number from ${min} to ${max}`)
-    .default(fallback);
+    .max(max, `${name} must be a whole number from ${min} to ${max}`);
+const integer = (name: string, min: number, max: number, fallback: number) => wholeNumber(name, min, max).default(fallback);
 
 /** Every setting of the service, its default and its check. The README's configuration table mirrors this. */
 export const ConfigSchema = z.object({
@@ -31,7 +31,8 @@ export const ConfigSchema = z.object({
   REDIS_URL: z.string().url('REDIS_URL must be a redis:// URL').optional(),
   // The headless shell when installed (chromium-launch.ts says why), else Debian's full browser.
   CHROME_PATH: z.string().default(defaultChromiumPath()),
-  MAX_CONCURRENCY: integer('MAX_CONCURRENCY', 1, 64, Math.max(2, cpus().length)),
+  // Unset: from the cores and the memory, once the renderer memory limit is known (loadConfig).
+  MAX_CONCURRENCY: wholeNumber('MAX_CONCURRENCY', 1, 64).optional(),
   MAX_QUEUE: integer('MAX_QUEUE', 0, 10_000, 32),
   // When set, /metrics needs `Authorization: Bearer <token>` (issue #15: it was public on the API port).
   METRICS_TOKEN: z.string().min(16, 'METRICS_TOKEN must be at least 16 characters').optional(),
@@ -164,7 +165,7 @@ const CheckedConfigSchema = ConfigSchema.superRefine((config, ctx) => {
   }
 });
 
-export type Config = z.infer<typeof ConfigSchema>;
+export type Config = Omit<z.infer<typeof ConfigSchema>, 'MAX_CONCURRENCY'> & { MAX_CONCURRENCY: number };
 
 /**
  * Settings whose value never appears in an error message: those that may carry credentials, and
@@ -188,8 +189,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message} ${shown(String(i.path[0]))}`);
     throw new ConfigError(`Invalid configuration:\n  ${problems.join('\n  ')}`);
   }
+  const config = { ...parsed.data, MAX_CONCURRENCY: parsed.data.MAX_CONCURRENCY ?? defaultConcurrency(parsed.data.RENDERER_MEMORY_LIMIT_MB) };
   // A deployment from before the rename keeps its data file (legacy-names.ts).
-  const adopted = adoptLegacyDataFile(parsed.data, { DATABASE_URL: source.DATABASE_URL });
+  const adopted = adoptLegacyDataFile(config, { DATABASE_URL: source.DATABASE_URL });
   if (adopted.notice) NOTICES.set(adopted.config, [adopted.notice]);
   return adopted.config;
 }
