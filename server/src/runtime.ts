@@ -127,7 +127,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
   const cgroups = MemoryCgroups.open();
   const memoryWatchdog = new RendererMemoryWatchdog({ limitBytes: config.RENDERER_MEMORY_LIMIT_MB * 1024 ** 2, roots: () => browser.pids(), logger, ...(cgroups ? { cgroups } : {}) });
   memoryWatchdog.start();
-  logger.info({ limitMb: config.RENDERER_MEMORY_LIMIT_MB, kernelHold: memoryWatchdog.kernelHold }, 'renderer memory limit');
+  logger.info({ limitMb: config.RENDERER_MEMORY_LIMIT_MB, kernelHold: memoryWatchdog.kernelHold, renderSlots: config.MAX_CONCURRENCY }, 'renderer memory limit and render slots (MAX_CONCURRENCY)');
   const pool = new ContextPool(browser, {
     size: config.MAX_CONCURRENCY,
     maxQueue: config.MAX_QUEUE,
