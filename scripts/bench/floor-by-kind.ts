@@ -9,8 +9,8 @@
  * A process that exits during a burst takes its CPU with it: a renderer replaced meanwhile
  * (RENDERER_REUSE_LIMIT) makes its kind's figure of that side a little low.
  *
- * Environment: BENCH_BY_KIND_PAGE (default mozilla), BENCH_BY_KIND_ROUNDS (8),
- * BENCH_BY_KIND_SETTINGS (`NAME=value NAME=value` for the service).
+ * Environment: BENCH_BY_KIND_PAGE (default mozilla), BENCH_BY_KIND_ROUNDS (8), BENCH_BY_KIND_BURST
+ * (25 captures), BENCH_BY_KIND_SETTINGS (`NAME=value NAME=value` for the service).
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -20,15 +20,13 @@ import { buildFixtures, REPO_ROOT } from './make-fixtures.js';
 import { buildPageSetFixtures } from './page-set-fixtures.js';
 import { PAGE_SET } from './page-set.js';
 import { burst, LANES } from './page-set-phases.js';
-import { launchFloor, serviceContender, type Contender, type SetPage } from './page-set-shots.js';
+import { launchFloor, serviceContender, type Contender, type Floor, type SetPage } from './page-set-shots.js';
 import { machineBusySeconds, treeCpuSecondsByKind } from './proc-cpu.js';
-import { startService } from './service.js';
-import { PAGE_SET_SETTINGS, SETTINGS } from './settings.js';
-import { parseSettings } from './settings-ab.js';
+import { log } from './run-log.js';
+import { startService, type ServiceHandle } from './service.js';
+import { intEnv, PAGE_SET_SETTINGS, SETTINGS, settingsEnv } from './settings.js';
 import { round } from './stats.js';
 import { runWhenInvokedDirectly } from './standalone.js';
-
-const BURST = 25;
 
 interface Side {
   contender: Contender;
@@ -39,19 +37,19 @@ interface Side {
   cpu: Map<string, number>;
 }
 
-async function measured(side: Side, page: SetPage): Promise<void> {
+async function measured(side: Side, page: SetPage, burstSize: number): Promise<void> {
   const before = treeCpuSecondsByKind(side.contender.pid);
   const busy = machineBusySeconds();
   const client = process.cpuUsage();
   let failure: string | undefined;
-  side.ms += await burst(page, side.contender, BURST, (shot) => {
+  side.ms += await burst(page, side.contender, burstSize, (shot) => {
     if (!shot.ok) failure ??= shot.error ?? 'failed';
   });
   if (failure !== undefined) throw new Error(`${side.contender.name}: ${failure}`);
   const spent = process.cpuUsage(client);
   side.client += (spent.user + spent.system) / 1e6;
   side.machine += machineBusySeconds() - busy;
-  side.captures += BURST;
+  side.captures += burstSize;
   for (const [kind, seconds] of treeCpuSecondsByKind(side.contender.pid)) {
     // A sandboxed renderer is a fork of the zygote and keeps its command line: both are renderers here.
     const as = kind === 'zygote' ? 'renderer' : kind;
@@ -59,12 +57,12 @@ async function measured(side: Side, page: SetPage): Promise<void> {
   }
 }
 
-function markdown(page: SetPage, sides: Side[], rounds: number): string {
+function markdown(page: SetPage, sides: Side[], rounds: number, burstSize: number): string {
   const kinds = [...new Set(sides.flatMap((s) => [...s.cpu].filter(([, v]) => v > 0).map(([k]) => k)))].sort();
   const ms = (s: Side, seconds: number) => round((seconds * 1000) / s.captures, 1);
   const tree = (s: Side) => [...s.cpu.values()].reduce((a, b) => a + b, 0);
   return [
-    `Page ${page.name}, ${rounds} rounds of ${BURST} captures at ${LANES} clients a side, taking turns; CPU in ms a capture.`,
+    `Page ${page.name}, ${rounds} rounds of ${burstSize} captures at ${LANES} clients a side, taking turns; CPU in ms a capture.`,
     '',
     `| side | captures/s | machine | tree | ${kinds.join(' | ')} | bench process (client, fixtures) |`,
     `|---|---|---|---|${kinds.map(() => '---|').join('')}---|`,
@@ -76,28 +74,34 @@ export async function cpuByKind(): Promise<{ markdown: string; failures: number 
   const pageName = process.env.BENCH_BY_KIND_PAGE ?? 'mozilla';
   const page = PAGE_SET.find((p) => p.name === pageName);
   if (!page) throw new Error(`BENCH_BY_KIND_PAGE: unknown page ${pageName}; the pages are ${PAGE_SET.map((p) => p.name).join(', ')}`);
-  const rounds = Number(process.env.BENCH_BY_KIND_ROUNDS ?? 8);
-  if (!Number.isInteger(rounds) || rounds < 1) throw new Error(`BENCH_BY_KIND_ROUNDS: a whole number of at least 1, got ${process.env.BENCH_BY_KIND_ROUNDS}`);
+  const rounds = intEnv('BENCH_BY_KIND_ROUNDS', 8, 1, 1_000);
+  const burstSize = intEnv('BENCH_BY_KIND_BURST', 25, 1, 10_000);
+  const env = settingsEnv('BENCH_BY_KIND_SETTINGS');
   await buildFixtures(false);
   await buildPageSetFixtures(false);
   const fixtures = await startFixtureServer();
   const dataDir = await mkdtemp(join(tmpdir(), 'daguerre-bench-by-kind-'));
-  const service = await startService({ repoRoot: REPO_ROOT, bin: SETTINGS.serviceBin, dataDir, credits: SETTINGS.credits, env: parseSettings(process.env.BENCH_BY_KIND_SETTINGS) });
-  const floor = await launchFloor(fixtures.origin, PAGE_SET_SETTINGS.lossyQuality).catch(async (error: unknown) => {
-    await service.stop();
-    throw error;
-  });
+  let service: ServiceHandle | undefined;
+  let floor: Floor | undefined;
   try {
+    log(`CPU by kind: starting the service (${JSON.stringify(env)}) and the floor`);
+    service = await startService({ repoRoot: REPO_ROOT, bin: SETTINGS.serviceBin, dataDir, credits: SETTINGS.credits, env });
+    floor = await launchFloor(fixtures.origin, PAGE_SET_SETTINGS.lossyQuality);
     await floor.openLanes(LANES);
     const sides: Side[] = [serviceContender(service, fixtures.origin, PAGE_SET_SETTINGS.lossyQuality), floor].map((contender) => ({ contender, captures: 0, ms: 0, machine: 0, client: 0, cpu: new Map() }));
     // Warm-up: every slot and lane has rendered the page before anything is counted.
     for (const side of sides) await burst(page, side.contender, 4 * LANES, () => undefined);
-    for (let r = 0; r < rounds; r++) for (const side of r % 2 === 0 ? sides : [...sides].reverse()) await measured(side, page);
-    return { markdown: markdown(page, sides, rounds), failures: 0 };
+    for (let r = 0; r < rounds; r++) {
+      // Each side goes first every other round.
+      for (const side of r % 2 === 0 ? sides : [...sides].reverse()) await measured(side, page, burstSize);
+      log(`CPU by kind: round ${r + 1} of ${rounds}`);
+    }
+    return { markdown: markdown(page, sides, rounds, burstSize), failures: 0 };
   } finally {
-    await floor.close();
-    await service.stop();
-    await fixtures.close();
+    // Each step whatever the others did: a service left running would keep its Chromium.
+    await floor?.close().catch(() => undefined);
+    await service?.stop().catch(() => undefined);
+    await fixtures.close().catch(() => undefined);
     await rm(dataDir, { recursive: true, force: true });
   }
 }

@@ -24,7 +24,7 @@ import { serviceContender, type Contender, type SetPage } from './page-set-shots
 import { machineBusySeconds, treeCpuSecondsByKind } from './proc-cpu.js';
 import { log } from './run-log.js';
 import { startService, type ServiceHandle } from './service.js';
-import { PAGE_SET_SETTINGS, SETTINGS } from './settings.js';
+import { PAGE_SET_SETTINGS, SETTINGS, settingsEnv } from './settings.js';
 import { round } from './stats.js';
 import { runWhenInvokedDirectly } from './standalone.js';
 
@@ -40,17 +40,6 @@ interface Side {
   cpu: Map<string, number>;
   /** The machine's busy CPU-seconds during this side's bursts (the bench's clients and fixture server, the kernel). */
   machine: number;
-}
-
-/** `NAME=value NAME=value` as an environment. */
-export function parseSettings(text: string | undefined): Record<string, string> {
-  const settings: Record<string, string> = {};
-  for (const pair of (text ?? '').split(/\s+/).filter(Boolean)) {
-    const at = pair.indexOf('=');
-    if (at <= 0) throw new Error(`BENCH_AB_A/BENCH_AB_B: "${pair}" is not NAME=value`);
-    settings[pair.slice(0, at)] = pair.slice(at + 1);
-  }
-  return settings;
 }
 
 function positive(name: string, fallback: number): number {
@@ -104,7 +93,7 @@ export async function compareSettings(): Promise<{ markdown: string; failures: n
   if (!page) throw new Error(`BENCH_AB_PAGE: unknown page ${pageName}; the pages are ${PAGE_SET.map((p) => p.name).join(', ')}`);
   const rounds = positive('BENCH_AB_ROUNDS', 10);
   const burstSize = positive('BENCH_AB_BURST', 25);
-  const settings = { A: parseSettings(process.env.BENCH_AB_A), B: parseSettings(process.env.BENCH_AB_B) };
+  const settings = { A: settingsEnv('BENCH_AB_A'), B: settingsEnv('BENCH_AB_B') };
   await buildFixtures(false);
   await buildPageSetFixtures(false);
   const fixtures = await startFixtureServer();

@@ -15,6 +15,17 @@ export function flagEnv(name: string): boolean {
   return raw === '1' || raw === 'true' || raw === 'yes';
 }
 
+/** The environment variable `name` as service settings, `NAME=value NAME=value` (unset or empty: none). */
+export function settingsEnv(name: string): Record<string, string> {
+  const settings: Record<string, string> = {};
+  for (const pair of (process.env[name] ?? '').split(/\s+/).filter(Boolean)) {
+    const at = pair.indexOf('=');
+    if (at <= 0) throw new Error(`${name}: "${pair}" is not NAME=value`);
+    settings[pair.slice(0, at)] = pair.slice(at + 1);
+  }
+  return settings;
+}
+
 export const SETTINGS = {
   n: intEnv('BENCH_N', 30, 1, 10_000),
   warmup: 3,

@@ -14,7 +14,7 @@ export const CONFIG_DOCS: Record<keyof Config, { meaning: string; default?: stri
     meaning: 'The Chromium to drive. The headless shell is the same release without the desktop browser around it, and faster; the full browser works too.',
     default: '`/usr/lib/chromium/chromium-headless-shell` when installed, else `/usr/bin/chromium`',
   },
-  MAX_CONCURRENCY: { meaning: 'Captures rendered at once by this process (warm browser contexts in use).', default: 'two a core, as many as fit in half the memory at `RENDERER_MEMORY_LIMIT_MB` each, at least 2 (cores and memory as the cgroup allows)' },
+  MAX_CONCURRENCY: { meaning: 'Captures rendered at once by this process (warm browser contexts in use).', default: 'two a CPU, as many as fit in half the memory at `RENDERER_MEMORY_LIMIT_MB` each, at least 2 and at most 64 (CPUs and memory as the process\'s cgroup allows: a container\'s quota and limit, a systemd unit\'s `MemoryMax`)' },
   MAX_QUEUE: { meaning: 'Captures allowed to wait for a slot; past it 503 with `Retry-After`.' },
   METRICS_TOKEN: { meaning: 'When set (16 characters or more), `/metrics` answers only `Authorization: Bearer <token>`. Set it whenever the API port is public.' },
   METRICS_PORT: { meaning: 'When set, `/metrics` is served only on this port (bound to `METRICS_HOST`), not on the API port.' },
