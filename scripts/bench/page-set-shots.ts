@@ -56,7 +56,9 @@ export function badImage(bytes: Uint8Array, format: ShotFormat, fullPage: boolea
   return undefined;
 }
 
-export function serviceContender(service: ServiceHandle, fixtureOrigin: string, lossyQuality: number): Contender {
+/** `keys`: API keys (organizations) the captures take turns with; the service's own key when none. */
+export function serviceContender(service: ServiceHandle, fixtureOrigin: string, lossyQuality: number, keys: readonly string[] = [service.apiKey]): Contender {
+  let turn = 0;
   return {
     name: 'service',
     pid: service.pid,
@@ -69,7 +71,8 @@ export function serviceContender(service: ServiceHandle, fixtureOrigin: string, 
       });
       if (format !== 'png') query.set('imageQuality', String(lossyQuality));
       if (page.fullPage) query.set('fullPage', 'true');
-      const r = await timedGet(`${service.origin}/capture?${query}`, 120_000, { 'x-api-key': service.apiKey });
+      const apiKey = keys[turn++ % keys.length]!;
+      const r = await timedGet(`${service.origin}/capture?${query}`, 120_000, { 'x-api-key': apiKey });
       const error =
         r.status !== 200
           ? `HTTP ${r.status} ${r.error ?? Buffer.from(r.body.subarray(0, 200)).toString('utf8')}`

@@ -10,7 +10,8 @@
  * (empty: the defaults); BENCH_AB_A_CHECKOUT and BENCH_AB_B_CHECKOUT, another checkout whose
  * service that side runs instead of this one's (two commits side by side: `git worktree add
  * /tmp/base <commit>` and a node_modules link to this checkout's); BENCH_AB_PAGE, a page of the page
- * set (default heise); BENCH_AB_ROUNDS (10) and BENCH_AB_BURST (25 captures).
+ * set (default heise); BENCH_AB_ROUNDS (10) and BENCH_AB_BURST (25 captures); BENCH_AB_ORGS (1), the
+ * organizations whose keys the captures take turns with.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -67,13 +68,13 @@ async function measured(side: Side, page: SetPage, count: number): Promise<void>
   for (const [kind, seconds] of treeCpuSecondsByKind(side.service.pid)) side.cpu.set(kind, (side.cpu.get(kind) ?? 0) + seconds - (before.get(kind) ?? 0));
 }
 
-function markdown(page: SetPage, sides: Side[], rounds: number, burstSize: number): string {
+function markdown(page: SetPage, sides: Side[], rounds: number, burstSize: number, organizations: number): string {
   const kinds = [...new Set(sides.flatMap((s) => [...s.cpu].filter(([, v]) => v > 0).map(([k]) => k)))].sort();
   const perCapture = (s: Side, seconds: number) => round((seconds * 1000) / s.captures, 1);
   const total = (s: Side) => [...s.cpu.values()].reduce((a, b) => a + b, 0);
   const rate = (s: Side) => round((s.captures * 1000) / s.ms, 2);
   const lines = [
-    `Page ${page.name}, ${rounds} rounds of ${burstSize} captures at ${LANES} clients a side, taking turns.`,
+    `Page ${page.name}, ${rounds} rounds of ${burstSize} captures at ${LANES} clients a side, taking turns${organizations > 1 ? `, ${organizations} organizations in turn` : ''}.`,
     '',
     `| side | settings | captures/s | machine CPU ms a capture | CPU ms a capture | ${kinds.join(' | ')} |`,
     `|---|---|---|---|---|${kinds.map(() => '---|').join('')}`,
@@ -93,6 +94,7 @@ export async function compareSettings(): Promise<{ markdown: string; failures: n
   if (!page) throw new Error(`BENCH_AB_PAGE: unknown page ${pageName}; the pages are ${PAGE_SET.map((p) => p.name).join(', ')}`);
   const rounds = positive('BENCH_AB_ROUNDS', 10);
   const burstSize = positive('BENCH_AB_BURST', 25);
+  const organizations = positive('BENCH_AB_ORGS', 1);
   const settings = { A: settingsEnv('BENCH_AB_A'), B: settingsEnv('BENCH_AB_B') };
   await buildFixtures(false);
   await buildPageSetFixtures(false);
@@ -107,7 +109,10 @@ export async function compareSettings(): Promise<{ markdown: string; failures: n
       const where = checkout ? { repoRoot: checkout, bin: join(checkout, relative(REPO_ROOT, resolve(REPO_ROOT, SETTINGS.serviceBin))) } : { repoRoot: REPO_ROOT, bin: SETTINGS.serviceBin };
       log(`settings A/B: starting side ${label} (${JSON.stringify(settings[label])}${checkout ? ` from ${checkout}` : ''})`);
       const service = await startService({ ...where, dataDir, credits: SETTINGS.credits, env: settings[label] });
-      const contender = serviceContender(service, fixtures.origin, PAGE_SET_SETTINGS.lossyQuality);
+      // One at a time: `org create` makes a plan per credit amount, and two at once would race for it.
+      const keys = [service.apiKey];
+      for (let n = 2; n <= organizations; n++) keys.push(await service.createKey(SETTINGS.credits, `bench organization ${n}`));
+      const contender = serviceContender(service, fixtures.origin, PAGE_SET_SETTINGS.lossyQuality, keys);
       sides.push({ label, settings: settings[label], ...(checkout ? { checkout } : {}), service, contender, captures: 0, ms: 0, cpu: new Map(), machine: 0 });
     }
     // Warm-up: every slot of each side has rendered the page before anything is counted.
@@ -117,7 +122,7 @@ export async function compareSettings(): Promise<{ markdown: string; failures: n
       for (const side of r % 2 === 0 ? sides : [...sides].reverse()) await measured(side, page, burstSize);
       log(`settings A/B: round ${r + 1} of ${rounds}`);
     }
-    return { markdown: markdown(page, sides, rounds, burstSize), failures: 0 };
+    return { markdown: markdown(page, sides, rounds, burstSize, organizations), failures: 0 };
   } finally {
     for (const side of sides) await side.service.stop();
     await fixtures.close();

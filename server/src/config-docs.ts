@@ -32,7 +32,7 @@ export const CONFIG_DOCS: Record<keyof Config, { meaning: string; default?: stri
   SPARE_CONTEXTS: { meaning: 'Fresh browser contexts kept ready for an organization that has no warm context (each holds an idle renderer of 20–60 MB).' },
   RENDERER_REUSE_LIMIT: { meaning: 'Give a warm context a new renderer process after this many captures.' },
   RENDERER_GC_EVERY: { meaning: "Run a full garbage collection in a warm context's renderer after this many captures, between two captures (without it a kept renderer grows by about 6 MB a capture)." },
-  WARM_CONTEXTS: { meaning: 'Warm contexts kept for the organizations that used them last, busy ones included (at least `MAX_CONCURRENCY`).' },
+  WARM_CONTEXTS: { meaning: 'Warm contexts kept for the organizations that used them last, busy ones included (at least `MAX_CONCURRENCY`).', default: 'twice `MAX_CONCURRENCY`, at least 4' },
   ALLOW_PRIVATE_NETWORK: { meaning: 'Lift the private-address checks of the egress policy (trusted networks and local development only).' },
   EGRESS_ALLOW_LIST: { meaning: 'Comma-separated `host:port` destinations allowed although private (an intranet service).' },
   TRUST_PROXY: { meaning: 'Trust `X-Forwarded-*` from a TLS-terminating proxy.' },

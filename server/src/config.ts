@@ -63,7 +63,8 @@ export const ConfigSchema = z.object({
   // Captures between two full garbage collections of a kept renderer (it grows ~6 MB a capture without).
   RENDERER_GC_EVERY: integer('RENDERER_GC_EVERY', 1, 10_000, 10),
   // Warm contexts kept for the organizations that used them last, busy ones included (issue #14).
-  WARM_CONTEXTS: integer('WARM_CONTEXTS', 1, 256, 4),
+  // Unset: twice MAX_CONCURRENCY, at least 4 (loadConfig).
+  WARM_CONTEXTS: wholeNumber('WARM_CONTEXTS', 1, 256).optional(),
   ALLOW_PRIVATE_NETWORK: booleanFlag('ALLOW_PRIVATE_NETWORK'),
   EGRESS_ALLOW_LIST: z
     .string()
@@ -165,7 +166,7 @@ const CheckedConfigSchema = ConfigSchema.superRefine((config, ctx) => {
   }
 });
 
-export type Config = Omit<z.infer<typeof ConfigSchema>, 'MAX_CONCURRENCY'> & { MAX_CONCURRENCY: number };
+export type Config = Omit<z.infer<typeof ConfigSchema>, 'MAX_CONCURRENCY' | 'WARM_CONTEXTS'> & { MAX_CONCURRENCY: number; WARM_CONTEXTS: number };
 
 /**
  * Settings whose value never appears in an error message: those that may carry credentials, and
@@ -189,7 +190,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message} ${shown(String(i.path[0]))}`);
     throw new ConfigError(`Invalid configuration:\n  ${problems.join('\n  ')}`);
   }
-  const config = { ...parsed.data, MAX_CONCURRENCY: parsed.data.MAX_CONCURRENCY ?? defaultConcurrency(parsed.data.RENDERER_MEMORY_LIMIT_MB) };
+  const slots = parsed.data.MAX_CONCURRENCY ?? defaultConcurrency(parsed.data.RENDERER_MEMORY_LIMIT_MB);
+  // Room for every slot's context and as many kept for the organizations that come back: with
+  // several organizations taking turns on every slot, fewer made the pool close and open a context
+  // (a new renderer, about 1 CPU-s) for most captures (docs/performance.md).
+  const config = { ...parsed.data, MAX_CONCURRENCY: slots, WARM_CONTEXTS: parsed.data.WARM_CONTEXTS ?? Math.min(256, Math.max(4, 2 * slots)) };
   // A deployment from before the rename keeps its data file (legacy-names.ts).
   const adopted = adoptLegacyDataFile(config, { DATABASE_URL: source.DATABASE_URL });
   if (adopted.notice) NOTICES.set(adopted.config, [adopted.notice]);

@@ -65,4 +65,11 @@ describe('the default of MAX_CONCURRENCY: two slots a core, within half the memo
     expect(loadConfig({ MAX_CONCURRENCY: '3' }).MAX_CONCURRENCY).toBe(3);
     expect(() => loadConfig({ MAX_CONCURRENCY: '0' })).toThrow('MAX_CONCURRENCY must be a whole number from 1 to 64');
   });
+
+  it('keeps twice as many warm contexts as slots (at least 4) unless WARM_CONTEXTS says otherwise', () => {
+    expect(loadConfig({ MAX_CONCURRENCY: '4' }).WARM_CONTEXTS).toBe(8);
+    expect(loadConfig({ MAX_CONCURRENCY: '1' }).WARM_CONTEXTS).toBe(4);
+    expect(loadConfig({}).WARM_CONTEXTS).toBe(Math.max(4, 2 * defaultConcurrency(1024)));
+    expect(loadConfig({ MAX_CONCURRENCY: '4', WARM_CONTEXTS: '3' }).WARM_CONTEXTS).toBe(3);
+  });
 });
