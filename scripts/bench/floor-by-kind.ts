@@ -15,13 +15,11 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startFixtureServer } from './fixture-server.js';
-import { buildFixtures, REPO_ROOT } from './make-fixtures.js';
-import { buildPageSetFixtures } from './page-set-fixtures.js';
-import { PAGE_SET } from './page-set.js';
-import { burst, LANES } from './page-set-phases.js';
+import { REPO_ROOT } from './make-fixtures.js';
+import { servePageSetFixtures } from './page-set-fixtures.js';
+import { pageFromEnv } from './page-set.js';
+import { burst, costedBurst, LANES } from './page-set-phases.js';
 import { launchFloor, serviceContender, type Contender, type Floor, type SetPage } from './page-set-shots.js';
-import { machineBusySeconds, treeCpuSecondsByKind } from './proc-cpu.js';
 import { log } from './run-log.js';
 import { startService, type ServiceHandle } from './service.js';
 import { intEnv, PAGE_SET_SETTINGS, SETTINGS, settingsEnv } from './settings.js';
@@ -38,22 +36,15 @@ interface Side {
 }
 
 async function measured(side: Side, page: SetPage, burstSize: number): Promise<void> {
-  const before = treeCpuSecondsByKind(side.contender.pid);
-  const busy = machineBusySeconds();
-  const client = process.cpuUsage();
-  let failure: string | undefined;
-  side.ms += await burst(page, side.contender, burstSize, (shot) => {
-    if (!shot.ok) failure ??= shot.error ?? 'failed';
-  });
-  if (failure !== undefined) throw new Error(`${side.contender.name}: ${failure}`);
-  const spent = process.cpuUsage(client);
-  side.client += (spent.user + spent.system) / 1e6;
-  side.machine += machineBusySeconds() - busy;
+  const cost = await costedBurst(page, side.contender, burstSize);
+  side.ms += cost.ms;
+  side.machine += cost.machine;
+  side.client += cost.client;
   side.captures += burstSize;
-  for (const [kind, seconds] of treeCpuSecondsByKind(side.contender.pid)) {
+  for (const [kind, seconds] of cost.byKind) {
     // A sandboxed renderer is a fork of the zygote and keeps its command line: both are renderers here.
     const as = kind === 'zygote' ? 'renderer' : kind;
-    side.cpu.set(as, (side.cpu.get(as) ?? 0) + seconds - (before.get(kind) ?? 0));
+    side.cpu.set(as, (side.cpu.get(as) ?? 0) + seconds);
   }
 }
 
@@ -71,15 +62,11 @@ function markdown(page: SetPage, sides: Side[], rounds: number, burstSize: numbe
 }
 
 export async function cpuByKind(): Promise<{ markdown: string; failures: number }> {
-  const pageName = process.env.BENCH_BY_KIND_PAGE ?? 'mozilla';
-  const page = PAGE_SET.find((p) => p.name === pageName);
-  if (!page) throw new Error(`BENCH_BY_KIND_PAGE: unknown page ${pageName}; the pages are ${PAGE_SET.map((p) => p.name).join(', ')}`);
+  const page = pageFromEnv('BENCH_BY_KIND_PAGE', 'mozilla');
   const rounds = intEnv('BENCH_BY_KIND_ROUNDS', 8, 1, 1_000);
   const burstSize = intEnv('BENCH_BY_KIND_BURST', 25, 1, 10_000);
   const env = settingsEnv('BENCH_BY_KIND_SETTINGS');
-  await buildFixtures(false);
-  await buildPageSetFixtures(false);
-  const fixtures = await startFixtureServer();
+  const fixtures = await servePageSetFixtures();
   const dataDir = await mkdtemp(join(tmpdir(), 'daguerre-bench-by-kind-'));
   let service: ServiceHandle | undefined;
   let floor: Floor | undefined;

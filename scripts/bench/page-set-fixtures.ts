@@ -13,7 +13,8 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { FIXTURE_DIR, pictureNear, REPO_ROOT, TextGen } from './make-fixtures.js';
+import { startFixtureServer, type FixtureServer } from './fixture-server.js';
+import { buildFixtures, FIXTURE_DIR, pictureNear, REPO_ROOT, TextGen } from './make-fixtures.js';
 import { chartsHtml } from './page-set-charts.js';
 import { photoNear } from './page-set-photo.js';
 
@@ -185,6 +186,13 @@ export const PAGE_SET_FILES: readonly string[] = [
  * Writes the set's files. Without `force`, does nothing when they all exist: the committed bytes are
  * the fixture (another zlib could deflate the pictures differently).
  */
+/** The bench's fixtures and the page set's, built when missing, served on loopback. */
+export async function servePageSetFixtures(): Promise<FixtureServer> {
+  await buildFixtures(false);
+  await buildPageSetFixtures(false);
+  return startFixtureServer();
+}
+
 export async function buildPageSetFixtures(force = false): Promise<{ written: boolean }> {
   if (!force && PAGE_SET_FILES.every((f) => existsSync(join(PAGE_SET_DIR, f)))) return { written: false };
   for (const [path, bytes] of generate()) {

@@ -11,7 +11,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FixtureServer } from './fixture-server.js';
 import type { Contender, Floor, SetPage, Shot, ShotFormat } from './page-set-shots.js';
-import { machineBusySeconds, treeCpuSeconds } from './proc-cpu.js';
+import { machineBusySeconds, treeCpuSeconds, treeCpuSecondsByKind } from './proc-cpu.js';
 import { PssSampler } from './proc-mem.js';
 import type { SetBytes, SetConcurrent, SetSequential } from './results.js';
 import { OUT_DIR, PAGE_SET_SETTINGS } from './settings.js';
@@ -149,6 +149,30 @@ export async function burst(page: SetPage, contender: Contender, requests: numbe
     }),
   );
   return performance.now() - start;
+}
+
+/** What a burst cost: its wall ms, the machine's busy CPU-s, the bench process's own CPU-s (clients, fixture server) and the contender's process tree's CPU-s by kind of process. */
+export interface BurstCost {
+  ms: number;
+  machine: number;
+  client: number;
+  byKind: Map<string, number>;
+}
+
+/** A burst (above) and what it cost; fails, naming `label` and the first failed capture, once it is done. */
+export async function costedBurst(page: SetPage, contender: Contender, requests: number, label: string = contender.name): Promise<BurstCost> {
+  const before = treeCpuSecondsByKind(contender.pid);
+  const busy = machineBusySeconds();
+  const client = process.cpuUsage();
+  let failure: string | undefined;
+  const ms = await burst(page, contender, requests, (shot) => {
+    if (!shot.ok) failure ??= shot.error ?? 'failed';
+  });
+  if (failure !== undefined) throw new Error(`${label}: ${failure}`);
+  const spent = process.cpuUsage(client);
+  const byKind = new Map<string, number>();
+  for (const [kind, seconds] of treeCpuSecondsByKind(contender.pid)) byKind.set(kind, seconds - (before.get(kind) ?? 0));
+  return { ms, machine: machineBusySeconds() - busy, client: (spent.user + spent.system) / 1e6, byKind };
 }
 
 export async function concurrentRounds(

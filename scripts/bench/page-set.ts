@@ -19,9 +19,9 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startFixtureServer, type FixtureServer } from './fixture-server.js';
-import { buildFixtures, REPO_ROOT } from './make-fixtures.js';
-import { buildPageSetFixtures } from './page-set-fixtures.js';
+import type { FixtureServer } from './fixture-server.js';
+import { REPO_ROOT } from './make-fixtures.js';
+import { servePageSetFixtures } from './page-set-fixtures.js';
 import { concurrentRounds, lossyBytes, sequentialPairs } from './page-set-phases.js';
 import { pageSetChecks, pageSetMarkdown } from './page-set-report.js';
 import { launchFloor, serviceContender, type Contender, type Floor, type SetPage } from './page-set-shots.js';
@@ -44,6 +44,14 @@ export const PAGE_SET: readonly SetPage[] = [
   // Many frames: 17 iframes (their sources removed when it was saved), 250 KB of markup.
   { name: 'nytimes', path: '/insight/real/nytimes-1.html', fullPage: false },
 ];
+
+/** The page of the set named by the environment variable `variable` (else `fallback`); an unknown name fails naming the pages. */
+export function pageFromEnv(variable: string, fallback: string): SetPage {
+  const name = process.env[variable] || fallback;
+  const page = PAGE_SET.find((p) => p.name === name);
+  if (!page) throw new Error(`${variable}: unknown page ${name}; the pages are ${PAGE_SET.map((p) => p.name).join(', ')}`);
+  return page;
+}
 
 function selectedPages(): SetPage[] {
   const wanted = PAGE_SET_SETTINGS.pages;
@@ -128,9 +136,7 @@ async function memoryPerOrganization(page: SetPage, fixtureOrigin: string): Prom
 export async function measurePageSet(): Promise<{ markdown: string; failures: number; result: PageSetResults }> {
   const pages = selectedPages();
   await mkdir(OUT_DIR, { recursive: true });
-  await buildFixtures(false);
-  await buildPageSetFixtures(false);
-  const fixtures = await startFixtureServer();
+  const fixtures = await servePageSetFixtures();
   const dataDir = await mkdtemp(join(tmpdir(), 'daguerre-bench-set-'));
   let service: ServiceHandle | undefined;
   let floor: Floor | undefined;

@@ -16,13 +16,11 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
-import { startFixtureServer } from './fixture-server.js';
-import { buildFixtures, REPO_ROOT } from './make-fixtures.js';
-import { buildPageSetFixtures } from './page-set-fixtures.js';
-import { PAGE_SET } from './page-set.js';
-import { burst, LANES } from './page-set-phases.js';
+import { REPO_ROOT } from './make-fixtures.js';
+import { servePageSetFixtures } from './page-set-fixtures.js';
+import { pageFromEnv } from './page-set.js';
+import { costedBurst, LANES } from './page-set-phases.js';
 import { serviceContender, type Contender, type SetPage } from './page-set-shots.js';
-import { machineBusySeconds, treeCpuSecondsByKind } from './proc-cpu.js';
 import { log } from './run-log.js';
 import { startService, type ServiceHandle } from './service.js';
 import { PAGE_SET_SETTINGS, SETTINGS, settingsEnv } from './settings.js';
@@ -49,23 +47,12 @@ function positive(name: string, fallback: number): number {
   return value;
 }
 
-/** `count` captures at LANES clients (page-set-phases.ts); the wall time in ms. Fails, naming the first failed capture, once they are done. */
-async function capturesAtOnce(side: Side, page: SetPage, count: number): Promise<number> {
-  let failure: string | undefined;
-  const ms = await burst(page, side.contender, count, (shot) => {
-    if (!shot.ok) failure ??= shot.error ?? 'failed';
-  });
-  if (failure !== undefined) throw new Error(`side ${side.label}: ${failure}`);
-  return ms;
-}
-
 async function measured(side: Side, page: SetPage, count: number): Promise<void> {
-  const before = treeCpuSecondsByKind(side.service.pid);
-  const busy = machineBusySeconds();
-  side.ms += await capturesAtOnce(side, page, count);
-  side.machine += machineBusySeconds() - busy;
+  const cost = await costedBurst(page, side.contender, count, `side ${side.label}`);
+  side.ms += cost.ms;
+  side.machine += cost.machine;
   side.captures += count;
-  for (const [kind, seconds] of treeCpuSecondsByKind(side.service.pid)) side.cpu.set(kind, (side.cpu.get(kind) ?? 0) + seconds - (before.get(kind) ?? 0));
+  for (const [kind, seconds] of cost.byKind) side.cpu.set(kind, (side.cpu.get(kind) ?? 0) + seconds);
 }
 
 function markdown(page: SetPage, sides: Side[], rounds: number, burstSize: number, organizations: number): string {
@@ -89,16 +76,12 @@ function markdown(page: SetPage, sides: Side[], rounds: number, burstSize: numbe
 }
 
 export async function compareSettings(): Promise<{ markdown: string; failures: number }> {
-  const pageName = process.env.BENCH_AB_PAGE ?? 'heise';
-  const page = PAGE_SET.find((p) => p.name === pageName);
-  if (!page) throw new Error(`BENCH_AB_PAGE: unknown page ${pageName}; the pages are ${PAGE_SET.map((p) => p.name).join(', ')}`);
+  const page = pageFromEnv('BENCH_AB_PAGE', 'heise');
   const rounds = positive('BENCH_AB_ROUNDS', 10);
   const burstSize = positive('BENCH_AB_BURST', 25);
   const organizations = positive('BENCH_AB_ORGS', 1);
   const settings = { A: settingsEnv('BENCH_AB_A'), B: settingsEnv('BENCH_AB_B') };
-  await buildFixtures(false);
-  await buildPageSetFixtures(false);
-  const fixtures = await startFixtureServer();
+  const fixtures = await servePageSetFixtures();
   const dirs: string[] = [];
   const sides: Side[] = [];
   try {
@@ -116,7 +99,7 @@ export async function compareSettings(): Promise<{ markdown: string; failures: n
       sides.push({ label, settings: settings[label], ...(checkout ? { checkout } : {}), service, contender, captures: 0, ms: 0, cpu: new Map(), machine: 0 });
     }
     // Warm-up: every slot of each side has rendered the page before anything is counted.
-    for (const side of sides) await capturesAtOnce(side, page, 4 * LANES);
+    for (const side of sides) await costedBurst(page, side.contender, 4 * LANES, `side ${side.label}`);
     for (let r = 0; r < rounds; r++) {
       // Each side goes first every other round.
       for (const side of r % 2 === 0 ? sides : [...sides].reverse()) await measured(side, page, burstSize);
