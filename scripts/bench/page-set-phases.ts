@@ -55,14 +55,15 @@ class Tally {
   }
 }
 
+type Name = Contender['name'];
+
 /** A tally for each contender, closed whatever happens in `run`. */
-async function withTallies<T>(service: Contender, floor: Contender, run: (t: { service: Tally; floor: Tally }) => Promise<T>): Promise<T> {
-  const tallies = { service: new Tally(service), floor: new Tally(floor) };
+async function withTallies<T>(contenders: readonly Contender[], run: (t: Map<Name, Tally>) => Promise<T>): Promise<T> {
+  const tallies = new Map(contenders.map((c) => [c.name, new Tally(c)] as const));
   try {
     return await run(tallies);
   } finally {
-    tallies.service.close();
-    tallies.floor.close();
+    for (const tally of tallies.values()) tally.close();
   }
 }
 
@@ -87,40 +88,49 @@ function serverTimingP50(headers: readonly string[]): Record<string, number> {
 export interface SequentialOutcome {
   service: SetSequential;
   floor: SetSequential;
+  browserless?: SetSequential;
   serverTimingP50: Record<string, number>;
   notes: string[];
 }
 
+/** `others`: more contenders (browserless), each taking its turn after the floor. */
 export async function sequentialPairs(
   page: SetPage,
   service: Contender,
   floor: Contender,
   fixtures: FixtureServer,
+  others: readonly Contender[] = [],
 ): Promise<SequentialOutcome> {
   const notes: string[] = [];
+  const contenders = [service, floor, ...others];
   for (let i = 0; i < PAGE_SET_SETTINGS.warmup; i++) {
-    const s = await fetched(fixtures, () => service.shot(page, 'png'));
-    const f = await fetched(fixtures, () => floor.shot(page, 'png'));
-    if (i > 0) continue;
-    // Both must do the same work: a resource only one of them fetched would skew every figure.
-    if (s.paths.join() !== f.paths.join())
-      notes.push(
-        `fetched different resources: service ${s.paths.length} (${s.paths.join(' ')}), floor ${f.paths.length} (${f.paths.join(' ')})`,
-      );
-    if (s.shot.ok) await writeFile(join(OUT_DIR, `set-${page.name}.png`), s.shot.bytes);
-    if (f.shot.ok) await writeFile(join(OUT_DIR, `set-${page.name}-floor.png`), f.shot.bytes);
+    const first = await fetched(fixtures, () => service.shot(page, 'png'));
+    for (const contender of contenders.slice(1)) {
+      const other = await fetched(fixtures, () => contender.shot(page, 'png'));
+      await contender.settle?.();
+      if (i > 0) continue;
+      // All must do the same work: a resource only one of them fetched would skew every figure.
+      if (first.paths.join() !== other.paths.join())
+        notes.push(
+          `fetched different resources: service ${first.paths.length} (${first.paths.join(' ')}), ${contender.name} ${other.paths.length} (${other.paths.join(' ')})`,
+        );
+      if (other.shot.ok) await writeFile(join(OUT_DIR, `set-${page.name}-${contender.name}.png`), other.shot.bytes);
+    }
+    if (i === 0 && first.shot.ok) await writeFile(join(OUT_DIR, `set-${page.name}.png`), first.shot.bytes);
   }
   const timings: string[] = [];
-  return withTallies(service, floor, async (tallies) => {
-    for (let i = 0; i < PAGE_SET_SETTINGS.n; i++) {
-      const s = await service.shot(page, 'png');
-      tallies.service.add(s);
-      if (s.ok && s.serverTiming) timings.push(s.serverTiming);
-      tallies.floor.add(await floor.shot(page, 'png'));
-    }
+  return withTallies(contenders, async (tallies) => {
+    for (let i = 0; i < PAGE_SET_SETTINGS.n; i++)
+      for (const contender of contenders) {
+        const shot = await contender.shot(page, 'png');
+        await contender.settle?.();
+        tallies.get(contender.name)!.add(shot);
+        if (contender === service && shot.ok && shot.serverTiming) timings.push(shot.serverTiming);
+      }
     // The service may still be resetting its page after the last response: count that CPU too.
     await sleep(200);
-    const summary = (t: Tally): SetSequential => {
+    const summary = (name: Name): SetSequential => {
+      const t = tallies.get(name)!;
       if (t.firstError) notes.push(t.firstError);
       return {
         ok: t.ms.length,
@@ -131,7 +141,13 @@ export async function sequentialPairs(
         pngBytesP50: percentile(t.bytes, 50),
       };
     };
-    return { service: summary(tallies.service), floor: summary(tallies.floor), serverTimingP50: serverTimingP50(timings), notes };
+    return {
+      service: summary('service'),
+      floor: summary('floor'),
+      ...(tallies.has('browserless') ? { browserless: summary('browserless') } : {}),
+      serverTimingP50: serverTimingP50(timings),
+      notes,
+    };
   });
 }
 
@@ -175,47 +191,53 @@ export async function costedBurst(page: SetPage, contender: Contender, requests:
   return { ms, machine: machineBusySeconds() - busy, client: (spent.user + spent.system) / 1e6, byKind };
 }
 
+/** `others`: more contenders (browserless), each with 4 request loops, taking their rounds after the floor's. */
 export async function concurrentRounds(
   page: SetPage,
   service: Contender,
   floor: Floor,
   notes: string[],
-): Promise<{ service: SetConcurrent; floor: SetConcurrent; ratio: number }> {
+  others: readonly Contender[] = [],
+): Promise<{ service: SetConcurrent; floor: SetConcurrent; browserless?: SetConcurrent; ratio: number }> {
+  const contenders = [service, floor, ...others];
   await floor.openLanes(LANES);
   try {
     // Warm-up: one capture per lane, so that every floor page and every service slot has run the page once.
-    for (const contender of [service, floor]) await burst(page, contender, LANES, () => undefined);
+    for (const contender of contenders) {
+      await burst(page, contender, LANES, () => undefined);
+      await contender.settle?.();
+    }
     const rounds = 2;
     const perRound = Math.ceil(PAGE_SET_SETTINGS.c4Requests / rounds);
-    const wall = { service: 0, floor: 0 };
+    const wall = new Map<Name, number>();
     // The machine's busy CPU during each contender's own rounds: both are CPU-bound on two cores,
     // and this also counts their clients, the fixture server and the kernel's part.
-    const machine = { service: 0, floor: 0 };
-    const measureRound = async (name: 'service' | 'floor', contender: Contender, tally: Tally) => {
-      const busy = machineBusySeconds();
-      wall[name] += await burst(page, contender, perRound, (shot) => tally.add(shot));
-      machine[name] += machineBusySeconds() - busy;
-    };
-    return await withTallies(service, floor, async (tallies) => {
-      for (let r = 0; r < rounds; r++) {
-        await measureRound('service', service, tallies.service);
-        await measureRound('floor', floor, tallies.floor);
-      }
+    const machine = new Map<Name, number>();
+    const add = (m: Map<Name, number>, name: Name, x: number) => m.set(name, (m.get(name) ?? 0) + x);
+    return await withTallies(contenders, async (tallies) => {
+      for (let r = 0; r < rounds; r++)
+        for (const contender of contenders) {
+          const busy = machineBusySeconds();
+          add(wall, contender.name, await burst(page, contender, perRound, (shot) => tallies.get(contender.name)!.add(shot)));
+          await contender.settle?.();
+          add(machine, contender.name, machineBusySeconds() - busy);
+        }
       await sleep(200);
-      const summary = (t: Tally, name: 'service' | 'floor'): SetConcurrent => {
+      const summary = (name: Name): SetConcurrent => {
+        const t = tallies.get(name)!;
         if (t.firstError) notes.push(`4 clients: ${t.firstError}`);
         const captures = Math.max(1, t.ms.length + t.errors);
         return {
           ok: t.ms.length,
           errors: t.errors,
-          perSecond: round((t.ms.length * 1000) / wall[name], 2),
+          perSecond: round((t.ms.length * 1000) / wall.get(name)!, 2),
           ...t.finish(),
-          machineCpuSecondsPerCapture: round(machine[name] / captures, 3),
+          machineCpuSecondsPerCapture: round(machine.get(name)! / captures, 3),
         };
       };
-      const s = summary(tallies.service, 'service');
-      const f = summary(tallies.floor, 'floor');
-      return { service: s, floor: f, ratio: round(s.perSecond / f.perSecond, 2) };
+      const s = summary('service');
+      const f = summary('floor');
+      return { service: s, floor: f, ...(tallies.has('browserless') ? { browserless: summary('browserless') } : {}), ratio: round(s.perSecond / f.perSecond, 2) };
     });
   } finally {
     await floor.closeLanes();
@@ -231,7 +253,7 @@ export async function lossyBytes(
 ): Promise<Record<'jpeg' | 'webp', SetBytes>> {
   const out = {} as Record<'jpeg' | 'webp', SetBytes>;
   for (const format of ['jpeg', 'webp'] as const satisfies readonly ShotFormat[]) {
-    const sizes = { service: [] as number[], floor: [] as number[] };
+    const sizes: Record<Name, number[]> = { service: [], floor: [], browserless: [] };
     for (let i = 0; i < PAGE_SET_SETTINGS.bytesN; i++)
       for (const contender of [service, floor]) {
         const shot = await contender.shot(page, format);

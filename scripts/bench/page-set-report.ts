@@ -55,6 +55,39 @@ function concurrentRow(p: PageSetPage): string {
   ]);
 }
 
+/** The service beside browserless: its figures, and the service's ÷ its (latency lower is better, throughput higher). */
+function browserlessRow(p: PageSetPage): string {
+  const s = p.sequential;
+  const c = p.concurrent;
+  if (!s?.browserless || !c?.browserless) return failedRow(p, 9);
+  const b = { s: s.browserless, c: c.browserless };
+  return tableRow([
+    p.page,
+    `${b.s.p50Ms} / ${b.s.p95Ms}`,
+    ratio(s.service.p50Ms / b.s.p50Ms),
+    `${c.service.perSecond} / ${b.c.perSecond}`,
+    ratio(c.service.perSecond / b.c.perSecond),
+    `${s.service.cpuSecondsPerCapture} / ${b.s.cpuSecondsPerCapture}`,
+    `${c.service.machineCpuSecondsPerCapture ?? '—'} / ${b.c.machineCpuSecondsPerCapture ?? '—'}`,
+    `${mib(c.service.peakPssKb)} / ${mib(b.c.peakPssKb)}`,
+    `${s.service.pngBytesP50} / ${b.s.pngBytesP50}`,
+  ]);
+}
+
+function browserlessSection(r: PageSetResults): string[] {
+  const b = r.browserless;
+  if (!b) return [];
+  if ('error' in b) return ['', `browserless: not run (${esc(b.error)}).`];
+  return [
+    '',
+    `Beside ${b.version} (its own server and defaults, Debian's full Chromium; one POST /chromium/screenshot a capture, goto(load), which starts a browser for the request), in the same alternating runs. Ratios are the service's ÷ browserless's.`,
+    '',
+    '| page | browserless p50 / p95 ms | p50 ratio | captures/s at 4 clients service / browserless | ratio | CPU-s/capture sequential service / browserless | machine CPU-s/capture at 4 clients service / browserless | peak PSS at 4 clients service / browserless | PNG bytes service / browserless |',
+    '|---|---|---|---|---|---|---|---|---|',
+    ...r.pages.map(browserlessRow),
+  ];
+}
+
 /** One target over every page: the worst page and the pages that miss it. */
 function perPageCheck(
   metric: string,
@@ -171,6 +204,7 @@ export function pageSetMarkdown(r: PageSetResults): string {
     '| page | service captures/s | floor captures/s | ratio | CPU-s/capture service / floor | machine CPU-s/capture service / floor | peak PSS service / floor | errors service / floor |',
     '|---|---|---|---|---|---|---|---|',
     ...r.pages.map(concurrentRow),
+    ...browserlessSection(r),
     '',
     `- Memory per organization for the context pool: ${memoryLine}.`,
     ...(timings.length ? [`- Service Server-Timing p50 (ms), sequential: ${timings.join('; ')}.`] : []),

@@ -33,11 +33,13 @@ export interface Shot {
 }
 
 export interface Contender {
-  name: 'service' | 'floor';
+  name: 'service' | 'floor' | 'browserless';
   /** Root of its process tree (CPU, PSS). */
   pid: number;
   /** `lane`: which of the 4 clients asks (the floor keeps one page per lane); none for sequential. */
   shot(page: SetPage, format: ShotFormat, lane?: number): Promise<Shot>;
+  /** Waits until what it does after an answer (closing a browser) is over, so that the next contender's turn does not pay for it. */
+  settle?(): Promise<void>;
 }
 
 const SIGNATURES: Record<ShotFormat, (b: Uint8Array) => boolean> = {

@@ -9,12 +9,13 @@
  *   long      a long article, captured full page;
  *   heise, mozilla, nytimes  real saved pages that load nothing remote (tests/fixtures/pages/insight/real);
  *             nytimes has 17 iframes, which make a capture's DevTools traffic several times heise's.
+ * browserless 2.42 takes its turn after the floor on every page, for comparison (browserless.ts).
  * What is measured on each page: page-set-phases.ts; the tables and targets: page-set-report.ts.
  * Then the memory each organization adds to the service's context pool.
  *
  * Environment: BENCH_SET_N=15 sequential pairs per page, BENCH_SET_C4_N captures per contender and
  * page at 4 clients (default about 2 × BENCH_SET_N), BENCH_SET_PAGES=text,photo to run a subset,
- * BENCH_NO_SET=1 to leave the section out of `npm run bench`.
+ * BENCH_NO_SET=1 to leave the section out of `npm run bench`, BENCH_BROWSERLESS=0 to leave browserless out.
  */
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -24,6 +25,7 @@ import { REPO_ROOT } from './make-fixtures.js';
 import { servePageSetFixtures } from './page-set-fixtures.js';
 import { concurrentRounds, lossyBytes, sequentialPairs } from './page-set-phases.js';
 import { pageSetChecks, pageSetMarkdown } from './page-set-report.js';
+import { BROWSERLESS_VERSION, browserlessContender, startBrowserless, type BrowserlessHandle } from './browserless.js';
 import { launchFloor, serviceContender, type Contender, type Floor, type SetPage } from './page-set-shots.js';
 import { settledPss } from './proc-mem.js';
 import type { PageSetPage, PageSetResults } from './results.js';
@@ -62,23 +64,24 @@ function selectedPages(): SetPage[] {
   return PAGE_SET.filter((p) => wanted.includes(p.name));
 }
 
-async function measurePage(page: SetPage, service: Contender, floor: Floor, fixtures: FixtureServer): Promise<PageSetPage> {
+async function measurePage(page: SetPage, service: Contender, floor: Floor, fixtures: FixtureServer, others: readonly Contender[]): Promise<PageSetPage> {
   const result: PageSetPage = { page: page.name, path: page.path, fullPage: page.fullPage, notes: [] };
   try {
     log(`page set, ${page.name}: ${PAGE_SET_SETTINGS.n} sequential pairs`);
-    const sequential = await sequentialPairs(page, service, floor, fixtures);
+    const sequential = await sequentialPairs(page, service, floor, fixtures, others);
     result.notes.push(...sequential.notes);
     result.serverTimingP50 = sequential.serverTimingP50;
     result.sequential = {
       service: sequential.service,
       floor: sequential.floor,
+      ...(sequential.browserless ? { browserless: sequential.browserless } : {}),
       p50Ratio: round(sequential.service.p50Ms / sequential.floor.p50Ms, 3),
     };
     log(
       `page set, ${page.name}: p50 ${sequential.service.p50Ms} vs ${sequential.floor.p50Ms} ms (${result.sequential.p50Ratio}×), PNG ${sequential.service.pngBytesP50} vs ${sequential.floor.pngBytesP50} B`,
     );
     log(`page set, ${page.name}: ${PAGE_SET_SETTINGS.c4Requests} captures each at 4 clients`);
-    result.concurrent = await concurrentRounds(page, service, floor, result.notes);
+    result.concurrent = await concurrentRounds(page, service, floor, result.notes, others);
     log(
       `page set, ${page.name}: ${result.concurrent.service.perSecond} vs ${result.concurrent.floor.perSecond} captures/s (${result.concurrent.ratio}×)`,
     );
@@ -140,11 +143,13 @@ export async function measurePageSet(): Promise<{ markdown: string; failures: nu
   const dataDir = await mkdtemp(join(tmpdir(), 'daguerre-bench-set-'));
   let service: ServiceHandle | undefined;
   let floor: Floor | undefined;
+  let browserless: BrowserlessHandle | undefined;
   let stopped = false;
   const stop = async () => {
     if (stopped) return;
     stopped = true;
     await floor?.close().catch(() => undefined);
+    await browserless?.stop();
     await service?.stop();
     await fixtures.close();
     await rm(dataDir, { recursive: true, force: true });
@@ -156,11 +161,27 @@ export async function measurePageSet(): Promise<{ markdown: string; failures: nu
     floor = await launchFloor(fixtures.origin, PAGE_SET_SETTINGS.lossyQuality);
     const floorBrowser = floor.version;
     const serviceSide = serviceContender(service, fixtures.origin, PAGE_SET_SETTINGS.lossyQuality);
+    // browserless is a comparison, not a target: when it cannot be installed or started, the run goes on and says why.
+    let browserlessRun: PageSetResults['browserless'];
+    const others: Contender[] = [];
+    if (PAGE_SET_SETTINGS.browserless) {
+      try {
+        log(`page set: starting browserless ${BROWSERLESS_VERSION} (installed on first use)`);
+        browserless = await startBrowserless();
+        others.push(browserlessContender(browserless, fixtures.origin, PAGE_SET_SETTINGS.lossyQuality));
+        browserlessRun = { version: browserless.version };
+      } catch (e) {
+        browserlessRun = { error: e instanceof Error ? e.message : String(e) };
+        log(`page set: browserless left out: ${browserlessRun.error}`);
+      }
+    }
     const measured: PageSetPage[] = [];
-    for (const page of pages) measured.push(await measurePage(page, serviceSide, floor, fixtures));
+    for (const page of pages) measured.push(await measurePage(page, serviceSide, floor, fixtures, others));
     // Closed before the memory run, which must not share the machine with them.
     await floor.close();
     floor = undefined;
+    await browserless?.stop();
+    browserless = undefined;
     await service.stop();
     service = undefined;
     log('page set: memory per organization, on a service of its own');
@@ -169,6 +190,7 @@ export async function measurePageSet(): Promise<{ markdown: string; failures: nu
       settings: PAGE_SET_SETTINGS,
       targets: PAGE_SET_TARGETS,
       floorBrowser,
+      ...(browserlessRun ? { browserless: browserlessRun } : {}),
       pages: measured,
       memoryPerOrganization: memory,
       checks: pageSetChecks(measured),

@@ -74,8 +74,9 @@ export interface PageSetPage {
   page: string;
   path: string;
   fullPage: boolean;
-  sequential?: { service: SetSequential; floor: SetSequential; p50Ratio: number };
-  concurrent?: { service: SetConcurrent; floor: SetConcurrent; ratio: number };
+  /** browserless: the third contender (browserless.ts), when it ran. */
+  sequential?: { service: SetSequential; floor: SetSequential; browserless?: SetSequential; p50Ratio: number };
+  concurrent?: { service: SetConcurrent; floor: SetConcurrent; browserless?: SetConcurrent; ratio: number };
   bytes?: Record<'png' | 'jpeg' | 'webp', SetBytes>;
   /** Median of each Server-Timing stage of the service's sequential captures, ms. */
   serverTimingP50?: Record<string, number>;
@@ -89,6 +90,8 @@ export interface PageSetResults {
   settings: typeof PAGE_SET_SETTINGS;
   targets: typeof PAGE_SET_TARGETS;
   floorBrowser: string;
+  /** The third contender (browserless.ts): what ran, or why it did not. */
+  browserless?: { version: string } | { error: string };
   pages: PageSetPage[];
   memoryPerOrganization?: { oneKb: number; fourKb: number; perOrganizationMiB: number; processesOne: number; processesFour: number } | { error: string };
   checks: Row[];

@@ -47,7 +47,7 @@ import { freePort } from './free-port.js';
 
 export { freePort };
 
-function portOpen(port: number): Promise<boolean> {
+export function portOpen(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = connect({ host: '127.0.0.1', port });
     const done = (ok: boolean) => {
@@ -149,6 +149,38 @@ function waitExit(child: ChildProcess, timeoutMs: number): Promise<boolean> {
   });
 }
 
+/**
+ * Stops a child and its process tree: SIGTERM, up to 10 s to exit, then SIGKILL; descendants still
+ * alive 5 s later (Chromium after a SIGKILL: same pid and same start time) are killed. Returns
+ * whether it exited on SIGTERM and the descendants that had to be killed.
+ */
+export async function stopChildTree(child: ChildProcess, pid: number | undefined): Promise<{ exitedGracefully: boolean; leftovers: ProcInfo[] }> {
+  const tree = pid !== undefined ? processTree(pid).filter((p) => p.pid !== pid) : [];
+  let exitedGracefully = true;
+  if (child.exitCode === null && child.signalCode === null) {
+    child.kill('SIGTERM');
+    exitedGracefully = await waitExit(child, 10_000);
+    if (!exitedGracefully) {
+      child.kill('SIGKILL');
+      await waitExit(child, 5_000);
+    }
+  }
+  // Chromium's helpers exit a moment after the browser process, so give them up to 5 s.
+  let leftovers = tree.filter(stillRunning);
+  for (let i = 0; i < 50 && leftovers.length > 0; i++) {
+    await sleep(100);
+    leftovers = leftovers.filter(stillRunning);
+  }
+  for (const p of leftovers) {
+    try {
+      process.kill(p.pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+  return { exitedGracefully, leftovers };
+}
+
 export async function startService(options: ServiceOptions): Promise<ServiceHandle> {
   const port = await freePort();
   const env = { ...serviceEnv(port, options.dataDir, options.credits), ...options.env };
@@ -189,33 +221,7 @@ export async function startService(options: ServiceOptions): Promise<ServiceHand
 
   const outputTail = () => tail.slice(-40).join('\n');
 
-  async function stop(): Promise<{ exitedGracefully: boolean; leftovers: ProcInfo[] }> {
-    const tree = pid !== undefined ? processTree(pid).filter((p) => p.pid !== pid) : [];
-    let exitedGracefully = true;
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill('SIGTERM');
-      exitedGracefully = await waitExit(child, 10_000);
-      if (!exitedGracefully) {
-        child.kill('SIGKILL');
-        await waitExit(child, 5_000);
-      }
-    }
-    // Descendants the service left behind (e.g. Chromium after a SIGKILL): same pid and same start
-    // time. Chromium's helpers exit a moment after the browser process, so give them up to 5 s.
-    let leftovers = tree.filter(stillRunning);
-    for (let i = 0; i < 50 && leftovers.length > 0; i++) {
-      await sleep(100);
-      leftovers = leftovers.filter(stillRunning);
-    }
-    for (const p of leftovers) {
-      try {
-        process.kill(p.pid, 'SIGKILL');
-      } catch {
-        // already gone
-      }
-    }
-    return { exitedGracefully, leftovers };
-  }
+  const stop = () => stopChildTree(child, pid);
 
   try {
     if (pid === undefined) throw new Error(`could not start the service: ${spawnError?.message ?? 'no pid'}`);

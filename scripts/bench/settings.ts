@@ -69,6 +69,8 @@ export const PAGE_SET_SETTINGS = {
     .map((name) => name.trim())
     .filter(Boolean),
   skip: flagEnv('BENCH_NO_SET'),
+  /** browserless as a third contender (browserless.ts); BENCH_BROWSERLESS=0 leaves it out. */
+  browserless: !['0', 'false', 'no'].includes((process.env.BENCH_BROWSERLESS ?? '').toLowerCase()),
 };
 
 export const PAGE_SET_TARGETS = {
