@@ -67,6 +67,15 @@ async function withTallies<T>(contenders: readonly Contender[], run: (t: Map<Nam
   }
 }
 
+/**
+ * The contenders in the order of turn `i`: each starts a turn in its own turn, so that none always
+ * comes right after the same one (browserless's closing browser would always weigh on the service).
+ */
+function rotated<T>(contenders: readonly T[], i: number): T[] {
+  const at = i % contenders.length;
+  return [...contenders.slice(at), ...contenders.slice(0, at)];
+}
+
 /** The paths a capture fetched from the fixture server, sorted. */
 async function fetched(fixtures: FixtureServer, capture: () => Promise<Shot>): Promise<{ shot: Shot; paths: string[] }> {
   fixtures.resetCounts();
@@ -121,7 +130,7 @@ export async function sequentialPairs(
   const timings: string[] = [];
   return withTallies(contenders, async (tallies) => {
     for (let i = 0; i < PAGE_SET_SETTINGS.n; i++)
-      for (const contender of contenders) {
+      for (const contender of rotated(contenders, i)) {
         const shot = await contender.shot(page, 'png');
         await contender.settle?.();
         tallies.get(contender.name)!.add(shot);
@@ -207,7 +216,8 @@ export async function concurrentRounds(
       await burst(page, contender, LANES, () => undefined);
       await contender.settle?.();
     }
-    const rounds = 2;
+    // A round a contender (at least 2), each round starting with the next one (rotated).
+    const rounds = Math.max(2, contenders.length);
     const perRound = Math.ceil(PAGE_SET_SETTINGS.c4Requests / rounds);
     const wall = new Map<Name, number>();
     // The machine's busy CPU during each contender's own rounds: both are CPU-bound on two cores,
@@ -216,7 +226,7 @@ export async function concurrentRounds(
     const add = (m: Map<Name, number>, name: Name, x: number) => m.set(name, (m.get(name) ?? 0) + x);
     return await withTallies(contenders, async (tallies) => {
       for (let r = 0; r < rounds; r++)
-        for (const contender of contenders) {
+        for (const contender of rotated(contenders, r)) {
           const busy = machineBusySeconds();
           add(wall, contender.name, await burst(page, contender, perRound, (shot) => tallies.get(contender.name)!.add(shot)));
           await contender.settle?.();

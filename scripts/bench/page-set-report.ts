@@ -174,6 +174,7 @@ export function pageSetChecks(pages: PageSetPage[]): Row[] {
 
 export function pageSetMarkdown(r: PageSetResults): string {
   const s = r.settings;
+  const withBrowserless = r.browserless !== undefined && 'version' in r.browserless;
   const timings = r.pages
     .filter((p) => p.serverTimingP50 && Object.keys(p.serverTimingP50).length > 0)
     .map(
@@ -192,8 +193,8 @@ export function pageSetMarkdown(r: PageSetResults): string {
         : `${memory.perOrganizationMiB} MiB per organization (service tree ${mib(memory.oneKb)} with one organization, ${mib(memory.fourKb)} after 4 organizations captured once each; ${memory.processesOne} → ${memory.processesFour} processes)`;
   return [
     `Floor: a kept puppeteer page on ${r.floorBrowser} (chromium-headless-shell, the binary the service runs), goto(load) + Chromium's default screenshot. ` +
-      `Viewport 1920×1080. ${s.n} sequential pairs per page (service, floor, service, floor, …, after ${s.warmup} warm-up pairs); ` +
-      `${s.c4Requests} captures per contender and page at 4 clients in 2 alternating rounds; bytes of ${s.bytesN} captures per format (JPEG/WebP at quality ${s.lossyQuality}).`,
+      `Viewport 1920×1080. ${s.n} sequential rounds per page (a capture by the service, the floor${withBrowserless ? ' and browserless' : ''}, each round starting with the next contender; after ${s.warmup} warm-up rounds); ` +
+      `${s.c4Requests} captures per contender and page at 4 clients in alternating rounds (a round a contender, at least 2); bytes of ${s.bytesN} captures per format (JPEG/WebP at quality ${s.lossyQuality}).`,
     '',
     '| page | service p50 / p95 ms | floor p50 / p95 ms | p50 ratio | CPU-s/capture service / floor | peak PSS service / floor | PNG bytes service / floor | PNG ratio | JPEG ratio | WebP ratio |',
     '|---|---|---|---|---|---|---|---|---|---|',
