@@ -16,14 +16,13 @@
  *   it after, as the image does by default. The package asks for Node 24; it runs on Node 20 here.
  */
 import { execFile, spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { mkdir, symlink, rm } from 'node:fs/promises';
-import { homedir } from 'node:os';
+import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { mkdir, rm, symlink, writeFile } from 'node:fs/promises';
+import { homedir, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { FULL_CHROMIUM } from '../../server/src/capture/chromium-launch.js';
 import { badImage, type Contender, type Shot } from './page-set-shots.js';
-import { processTree } from './proc-mem.js';
 import { freePort, portOpen, stopChildTree } from './service.js';
 import { VIEWPORT } from './baselines.js';
 import { nowMs, sleep } from './stats.js';
@@ -40,18 +39,52 @@ function cacheDir(): string {
   return process.env.BENCH_BROWSERLESS_DIR || join(homedir(), '.cache', 'daguerre-bench', `browserless-${BROWSERLESS_VERSION}`);
 }
 
-/** The package's folder, installed from the npm registry on first use (about 600 MB, 30 s). */
+/** The version of the package installed in `packageDir`, if any. */
+function installedVersion(packageDir: string): string | undefined {
+  try {
+    return (JSON.parse(readFileSync(join(packageDir, 'package.json'), 'utf8')) as { version?: string }).version;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The package's folder, installed from the npm registry on first use (about 600 MB, 30 s). A
+ * marker written after a whole install tells it from one cut short; another version is replaced.
+ */
 async function installed(dir: string): Promise<string> {
   const packageDir = join(dir, 'node_modules', ...PACKAGE.split('/'));
-  if (existsSync(join(packageDir, 'build', 'index.js'))) return packageDir;
+  const marker = join(dir, 'installed');
+  if (existsSync(marker) && installedVersion(packageDir) === BROWSERLESS_VERSION) return packageDir;
+  await rm(dir, { recursive: true, force: true });
   await mkdir(dir, { recursive: true });
   await run('npm', ['install', '--prefix', dir, '--no-audit', '--no-fund', '--no-save', `${PACKAGE}@${BROWSERLESS_VERSION}`], {
     maxBuffer: 16 * 1024 * 1024,
     timeout: 600_000,
   });
-  if (!existsSync(join(packageDir, 'build', 'index.js')))
-    throw new Error(`npm installed ${PACKAGE}@${BROWSERLESS_VERSION} without build/index.js`);
+  const version = installedVersion(packageDir);
+  if (version !== BROWSERLESS_VERSION || !existsSync(join(packageDir, 'build', 'index.js')))
+    throw new Error(`npm install of ${PACKAGE}@${BROWSERLESS_VERSION} left ${version ?? 'no package'} in ${dir}`);
+  await writeFile(marker, `${BROWSERLESS_VERSION}\n`);
   return packageDir;
+}
+
+/**
+ * Every process of Debian's full Chromium, which only browserless runs here (the service and the
+ * floor run the headless shell). puppeteer starts each browser in a session of its own, and a
+ * browser's helpers can outlive it, adopted by init: out of browserless's process tree.
+ */
+export function fullChromiumPids(): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readlinkSync(`/proc/${entry}/exe`) === CHROMIUM_BINARY) pids.push(Number(entry));
+    } catch {
+      // gone, or not ours to read
+    }
+  }
+  return pids;
 }
 
 /** Where its playwright-core looks for Chromium under `browsersPath` (the revision is playwright-core's). */
@@ -70,6 +103,8 @@ async function linkTo(target: string, link: string): Promise<void> {
 
 export interface BrowserlessHandle {
   pid: number;
+  /** Profile folders left in its DATA_DIR before it started (by an earlier run that was killed): not its to wait for. */
+  profilesBefore: ReadonlySet<string>;
   origin: string;
   version: string;
   stop(): Promise<void>;
@@ -83,15 +118,17 @@ export async function startBrowserless(): Promise<BrowserlessHandle> {
   const browsersPath = join(dir, 'browsers');
   await linkTo(CHROMIUM_BINARY, await chromiumPathOf(packageDir, browsersPath));
   // It reads its package.json and node_modules/playwright-core from the working directory, as in
-  // its image, where that is the package's folder with its dependencies; npm put them beside it.
-  const ownModules = join(packageDir, 'node_modules');
-  if (!existsSync(ownModules)) await symlink(join(dir, 'node_modules'), ownModules);
+  // its image, where that is the package's folder with its dependencies: a folder of links to both.
+  const workDir = join(dir, 'run');
+  await linkTo(join(packageDir, 'package.json'), join(workDir, 'package.json'));
+  await linkTo(join(dir, 'node_modules'), join(workDir, 'node_modules'));
   const routes = join(dir, 'routes');
   for (const name of ['chromium', 'management']) await linkTo(join(packageDir, 'build', 'routes', name), join(routes, name));
 
+  const profilesBefore = new Set(profiles());
   const port = await freePort();
   const child = spawn(process.execPath, [join(packageDir, 'build', 'index.js')], {
-    cwd: packageDir,
+    cwd: workDir,
     env: {
       PATH: process.env.PATH,
       HOME: process.env.HOME,
@@ -111,6 +148,10 @@ export async function startBrowserless(): Promise<BrowserlessHandle> {
   };
   child.stdout.on('data', keep);
   child.stderr.on('data', keep);
+  let spawnError: Error | undefined;
+  child.once('error', (e) => {
+    spawnError = e;
+  });
   const stop = async () => {
     await stopChildTree(child, child.pid);
   };
@@ -118,15 +159,26 @@ export async function startBrowserless(): Promise<BrowserlessHandle> {
     const start = nowMs();
     // Bounded: 60 s at most.
     while (!(await portOpen(port))) {
+      if (spawnError) throw new Error(`browserless could not start: ${spawnError.message}`);
       if (child.exitCode !== null || child.signalCode !== null)
         throw new Error(`browserless stopped before listening:\n${tail.slice(-12).join('\n')}`);
       if (nowMs() - start > 60_000) throw new Error(`browserless did not listen within 60 s:\n${tail.join('\n')}`);
       await sleep(200);
     }
-    return { pid: child.pid!, origin: `http://127.0.0.1:${port}`, version: `browserless ${BROWSERLESS_VERSION}`, stop };
+    return { pid: child.pid!, profilesBefore, origin: `http://127.0.0.1:${port}`, version: `browserless ${BROWSERLESS_VERSION}`, stop };
   } catch (e) {
     await stop();
     throw e;
+  }
+}
+
+/** Where browserless puts a profile folder for each request's browser (its default DATA_DIR). */
+const PROFILES_DIR = join(tmpdir(), 'browserless-data-dirs');
+function profiles(): string[] {
+  try {
+    return readdirSync(PROFILES_DIR);
+  } catch {
+    return [];
   }
 }
 
@@ -160,10 +212,17 @@ export function browserlessContender(handle: BrowserlessHandle, fixtureOrigin: s
         return { ok: false, ms: nowMs() - start, bytes: new Uint8Array(), error: e instanceof Error ? e.message : String(e) };
       }
     },
-    // It answers before it closes the request's browser; the close's CPU still counts (its tree reaps it).
+    // It answers before it closes the request's browser and deletes its profile folder: the next
+    // contender's turn waits until every process of that browser is gone (its helpers too, which
+    // leave browserless's tree: fullChromiumPids) and the folder with them.
     async settle() {
-      // Bounded: 10 s at most.
-      for (let i = 0; i < 100 && processTree(handle.pid).length > 1; i++) await sleep(100);
+      const busy = () => fullChromiumPids().length > 0 || profiles().some((name) => !handle.profilesBefore.has(name));
+      // Bounded: 15 s at most.
+      for (let i = 0; i < 150 && busy(); i++) await sleep(100);
+      if (busy())
+        throw new Error(
+          `browserless: its browsers were still closing 15 s after the answers (${fullChromiumPids().length} Chromium processes)`,
+        );
     },
   };
 }

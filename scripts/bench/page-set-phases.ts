@@ -1,10 +1,13 @@
 /**
- * The measurements of one page of the page set (issue #32), service against floor in one process:
- *   - sequential: service, floor, service, floor, … so that the machine's noise (another developer
- *     benchmarking on the same 2 cores) falls on both alike; p50/p95, CPU-s per capture of each
- *     process tree over the whole alternating run, peak PSS of each tree;
- *   - 4 clients: the service with 4 request loops, the floor with 4 kept pages, in alternating
- *     rounds for the same reason; captures per second, CPU-s per capture, peak PSS;
+ * The measurements of one page of the page set (issue #32), service against floor (and browserless,
+ * when it runs) in one process:
+ *   - sequential: a capture by each contender a round, the order changing from round to round
+ *     (every order in turn: orderOfRound), so that the machine's noise (another developer
+ *     benchmarking on the same 2 cores) and what one contender leaves behind fall on all alike;
+ *     p50/p95, CPU-s per capture of each process tree over the whole run, the machine's busy
+ *     CPU-s during each contender's own turns, peak PSS of each tree;
+ *   - 4 clients: the service with 4 request loops, the floor with 4 kept pages (browserless with 4
+ *     request loops), in rounds ordered the same way; captures per second, CPU-s per capture, peak PSS;
  *   - bytes: PNG from the sequential run, JPEG and WebP at the same quality from a few captures.
  */
 import { writeFile } from 'node:fs/promises';
@@ -67,13 +70,27 @@ async function withTallies<T>(contenders: readonly Contender[], run: (t: Map<Nam
   }
 }
 
+/** Every order of `items`. */
+function permutations<T>(items: readonly T[]): T[][] {
+  if (items.length <= 1) return [[...items]];
+  return items.flatMap((item, i) => permutations([...items.slice(0, i), ...items.slice(i + 1)]).map((rest) => [item, ...rest]));
+}
+
 /**
- * The contenders in the order of turn `i`: each starts a turn in its own turn, so that none always
- * comes right after the same one (browserless's closing browser would always weigh on the service).
+ * The contenders in the order of round `i`: every order in turn, so that each follows each other
+ * equally often over a whole cycle (browserless's closing browser must not always weigh on the
+ * same one). Two contenders: A B, B A, A B, …
  */
-function rotated<T>(contenders: readonly T[], i: number): T[] {
-  const at = i % contenders.length;
-  return [...contenders.slice(at), ...contenders.slice(0, at)];
+export function orderOfRound<T>(contenders: readonly T[], i: number): T[] {
+  const orders = permutations(contenders);
+  return orders[i % orders.length]!;
+}
+
+/** Rounds at 4 clients (one a contender order) and captures a round (whole laps of the 4 loops) for `c4Requests` captures a contender. */
+export function concurrentPlan(contenderCount: number, c4Requests: number): { rounds: number; perRound: number } {
+  const rounds = permutations(Array.from({ length: contenderCount }, (_, i) => i)).length;
+  const perRound = Math.max(LANES, Math.round(c4Requests / rounds / LANES) * LANES);
+  return { rounds, perRound };
 }
 
 /** The paths a capture fetched from the fixture server, sorted. */
@@ -102,7 +119,7 @@ export interface SequentialOutcome {
   notes: string[];
 }
 
-/** `others`: more contenders (browserless), each taking its turn after the floor. */
+/** `others`: more contenders (browserless), each with a turn a round. */
 export async function sequentialPairs(
   page: SetPage,
   service: Contender,
@@ -128,11 +145,16 @@ export async function sequentialPairs(
     if (i === 0 && first.shot.ok) await writeFile(join(OUT_DIR, `set-${page.name}.png`), first.shot.bytes);
   }
   const timings: string[] = [];
+  // The machine's busy CPU during each contender's own turns (settling included): browserless's
+  // browsers leave its process tree, so its tree's CPU falls short.
+  const machine = new Map<Name, number>();
   return withTallies(contenders, async (tallies) => {
     for (let i = 0; i < PAGE_SET_SETTINGS.n; i++)
-      for (const contender of rotated(contenders, i)) {
+      for (const contender of orderOfRound(contenders, i)) {
+        const busy = machineBusySeconds();
         const shot = await contender.shot(page, 'png');
         await contender.settle?.();
+        machine.set(contender.name, (machine.get(contender.name) ?? 0) + machineBusySeconds() - busy);
         tallies.get(contender.name)!.add(shot);
         if (contender === service && shot.ok && shot.serverTiming) timings.push(shot.serverTiming);
       }
@@ -147,6 +169,7 @@ export async function sequentialPairs(
         p50Ms: round(percentile(t.ms, 50)),
         p95Ms: round(percentile(t.ms, 95)),
         ...t.finish(),
+        machineCpuSecondsPerCapture: round((machine.get(name) ?? 0) / Math.max(1, t.ms.length + t.errors), 3),
         pngBytesP50: percentile(t.bytes, 50),
       };
     };
@@ -200,7 +223,7 @@ export async function costedBurst(page: SetPage, contender: Contender, requests:
   return { ms, machine: machineBusySeconds() - busy, client: (spent.user + spent.system) / 1e6, byKind };
 }
 
-/** `others`: more contenders (browserless), each with 4 request loops, taking their rounds after the floor's. */
+/** `others`: more contenders (browserless), each with 4 request loops, in rounds ordered as the sequential ones. */
 export async function concurrentRounds(
   page: SetPage,
   service: Contender,
@@ -216,9 +239,7 @@ export async function concurrentRounds(
       await burst(page, contender, LANES, () => undefined);
       await contender.settle?.();
     }
-    // A round a contender (at least 2), each round starting with the next one (rotated).
-    const rounds = Math.max(2, contenders.length);
-    const perRound = Math.ceil(PAGE_SET_SETTINGS.c4Requests / rounds);
+    const { rounds, perRound } = concurrentPlan(contenders.length, PAGE_SET_SETTINGS.c4Requests);
     const wall = new Map<Name, number>();
     // The machine's busy CPU during each contender's own rounds: both are CPU-bound on two cores,
     // and this also counts their clients, the fixture server and the kernel's part.
@@ -226,7 +247,7 @@ export async function concurrentRounds(
     const add = (m: Map<Name, number>, name: Name, x: number) => m.set(name, (m.get(name) ?? 0) + x);
     return await withTallies(contenders, async (tallies) => {
       for (let r = 0; r < rounds; r++)
-        for (const contender of rotated(contenders, r)) {
+        for (const contender of orderOfRound(contenders, r)) {
           const busy = machineBusySeconds();
           add(wall, contender.name, await burst(page, contender, perRound, (shot) => tallies.get(contender.name)!.add(shot)));
           await contender.settle?.();

@@ -1,4 +1,5 @@
 /** The page set's tables (issue #32): one row per page, sequential and at 4 clients, and its targets. */
+import { concurrentPlan } from './page-set-phases.js';
 import { mib, pass, ratio } from './report.js';
 import type { PageSetPage, PageSetResults, Row } from './results.js';
 import { PAGE_SET_SETTINGS, PAGE_SET_TARGETS } from './settings.js';
@@ -59,7 +60,7 @@ function concurrentRow(p: PageSetPage): string {
 function browserlessRow(p: PageSetPage): string {
   const s = p.sequential;
   const c = p.concurrent;
-  if (!s?.browserless || !c?.browserless) return failedRow(p, 9);
+  if (!s?.browserless || !c?.browserless) return failedRow(p, 10);
   const b = { s: s.browserless, c: c.browserless };
   return tableRow([
     p.page,
@@ -67,10 +68,11 @@ function browserlessRow(p: PageSetPage): string {
     ratio(s.service.p50Ms / b.s.p50Ms),
     `${c.service.perSecond} / ${b.c.perSecond}`,
     ratio(c.service.perSecond / b.c.perSecond),
-    `${s.service.cpuSecondsPerCapture} / ${b.s.cpuSecondsPerCapture}`,
+    `${s.service.machineCpuSecondsPerCapture ?? '—'} / ${b.s.machineCpuSecondsPerCapture ?? '—'}`,
     `${c.service.machineCpuSecondsPerCapture ?? '—'} / ${b.c.machineCpuSecondsPerCapture ?? '—'}`,
     `${mib(c.service.peakPssKb)} / ${mib(b.c.peakPssKb)}`,
     `${s.service.pngBytesP50} / ${b.s.pngBytesP50}`,
+    `${b.s.errors} / ${b.c.errors}`,
   ]);
 }
 
@@ -80,10 +82,11 @@ function browserlessSection(r: PageSetResults): string[] {
   if ('error' in b) return ['', `browserless: not run (${esc(b.error)}).`];
   return [
     '',
-    `Beside ${b.version} (its own server and defaults, Debian's full Chromium; one POST /chromium/screenshot a capture, goto(load), which starts a browser for the request), in the same alternating runs. Ratios are the service's ÷ browserless's.`,
+    `Beside ${b.version} (its own server and defaults, Debian's full Chromium; one POST /chromium/screenshot a capture, goto(load), which starts a browser for the request and closes it after the answer; the next turn waits until that browser is gone), in the same runs. Ratios are the service's ÷ browserless's. ` +
+      "CPU is the machine's busy time during each contender's own turns ÷ its captures: browserless's browsers leave its process tree, so its tree's CPU falls short; the service's reset after its answer falls partly in the next turn.",
     '',
-    '| page | browserless p50 / p95 ms | p50 ratio | captures/s at 4 clients service / browserless | ratio | CPU-s/capture sequential service / browserless | machine CPU-s/capture at 4 clients service / browserless | peak PSS at 4 clients service / browserless | PNG bytes service / browserless |',
-    '|---|---|---|---|---|---|---|---|---|',
+    '| page | browserless p50 / p95 ms | p50 ratio | captures/s at 4 clients service / browserless | ratio | machine CPU-s/capture sequential service / browserless | machine CPU-s/capture at 4 clients service / browserless | peak PSS at 4 clients service / browserless | PNG bytes service / browserless | browserless errors sequential / 4 clients |',
+    '|---|---|---|---|---|---|---|---|---|---|',
     ...r.pages.map(browserlessRow),
   ];
 }
@@ -175,6 +178,7 @@ export function pageSetChecks(pages: PageSetPage[]): Row[] {
 export function pageSetMarkdown(r: PageSetResults): string {
   const s = r.settings;
   const withBrowserless = r.browserless !== undefined && 'version' in r.browserless;
+  const plan = concurrentPlan(withBrowserless ? 3 : 2, s.c4Requests);
   const timings = r.pages
     .filter((p) => p.serverTimingP50 && Object.keys(p.serverTimingP50).length > 0)
     .map(
@@ -193,8 +197,8 @@ export function pageSetMarkdown(r: PageSetResults): string {
         : `${memory.perOrganizationMiB} MiB per organization (service tree ${mib(memory.oneKb)} with one organization, ${mib(memory.fourKb)} after 4 organizations captured once each; ${memory.processesOne} → ${memory.processesFour} processes)`;
   return [
     `Floor: a kept puppeteer page on ${r.floorBrowser} (chromium-headless-shell, the binary the service runs), goto(load) + Chromium's default screenshot. ` +
-      `Viewport 1920×1080. ${s.n} sequential rounds per page (a capture by the service, the floor${withBrowserless ? ' and browserless' : ''}, each round starting with the next contender; after ${s.warmup} warm-up rounds); ` +
-      `${s.c4Requests} captures per contender and page at 4 clients in alternating rounds (a round a contender, at least 2); bytes of ${s.bytesN} captures per format (JPEG/WebP at quality ${s.lossyQuality}).`,
+      `Viewport 1920×1080. ${s.n} sequential rounds per page (a capture by the service, the floor${withBrowserless ? ' and browserless' : ''}, every order of them in turn from round to round; after ${s.warmup} warm-up rounds); ` +
+      `${plan.rounds * plan.perRound} captures per contender and page at 4 clients in ${plan.rounds} rounds of ${plan.perRound}, ordered as the sequential ones; bytes of ${s.bytesN} captures per format (JPEG/WebP at quality ${s.lossyQuality}).`,
     '',
     '| page | service p50 / p95 ms | floor p50 / p95 ms | p50 ratio | CPU-s/capture service / floor | peak PSS service / floor | PNG bytes service / floor | PNG ratio | JPEG ratio | WebP ratio |',
     '|---|---|---|---|---|---|---|---|---|---|',

@@ -9,11 +9,11 @@
  *   long      a long article, captured full page;
  *   heise, mozilla, nytimes  real saved pages that load nothing remote (tests/fixtures/pages/insight/real);
  *             nytimes has 17 iframes, which make a capture's DevTools traffic several times heise's.
- * browserless 2.42 takes its turn after the floor on every page, for comparison (browserless.ts).
+ * browserless 2.42 takes turns with them on every page, for comparison (browserless.ts).
  * What is measured on each page: page-set-phases.ts; the tables and targets: page-set-report.ts.
  * Then the memory each organization adds to the service's context pool.
  *
- * Environment: BENCH_SET_N=15 sequential pairs per page, BENCH_SET_C4_N captures per contender and
+ * Environment: BENCH_SET_N=15 sequential rounds per page, BENCH_SET_C4_N captures per contender and
  * page at 4 clients (default about 2 × BENCH_SET_N), BENCH_SET_PAGES=text,photo to run a subset,
  * BENCH_NO_SET=1 to leave the section out of `npm run bench`, BENCH_BROWSERLESS=0 to leave browserless out.
  */
@@ -67,7 +67,7 @@ function selectedPages(): SetPage[] {
 async function measurePage(page: SetPage, service: Contender, floor: Floor, fixtures: FixtureServer, others: readonly Contender[]): Promise<PageSetPage> {
   const result: PageSetPage = { page: page.name, path: page.path, fullPage: page.fullPage, notes: [] };
   try {
-    log(`page set, ${page.name}: ${PAGE_SET_SETTINGS.n} sequential pairs`);
+    log(`page set, ${page.name}: ${PAGE_SET_SETTINGS.n} sequential rounds`);
     const sequential = await sequentialPairs(page, service, floor, fixtures, others);
     result.notes.push(...sequential.notes);
     result.serverTimingP50 = sequential.serverTimingP50;
@@ -164,7 +164,10 @@ export async function measurePageSet(): Promise<{ markdown: string; failures: nu
     // browserless is a comparison, not a target: when it cannot be installed or started, the run goes on and says why.
     let browserlessRun: PageSetResults['browserless'];
     const others: Contender[] = [];
-    if (PAGE_SET_SETTINGS.browserless) {
+    if (!PAGE_SET_SETTINGS.browserless) {
+      browserlessRun = { error: 'BENCH_BROWSERLESS=0' };
+      log('page set: browserless left out (BENCH_BROWSERLESS=0)');
+    } else {
       try {
         log(`page set: starting browserless ${BROWSERLESS_VERSION} (installed on first use)`);
         browserless = await startBrowserless();

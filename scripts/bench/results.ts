@@ -48,6 +48,8 @@ export interface SetSequential {
   p50Ms: number;
   p95Ms: number;
   cpuSecondsPerCapture: number;
+  /** The whole machine's busy CPU-seconds during this contender's own turns ÷ its captures. */
+  machineCpuSecondsPerCapture?: number;
   peakPssKb: number;
   pngBytesP50: number;
 }

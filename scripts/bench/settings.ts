@@ -55,7 +55,7 @@ export const TARGETS = {
 /** The page set (issue #32, page-set.ts): the service against a kept page on the binary it runs, page by page. */
 const setN = intEnv('BENCH_SET_N', 15, 1, 10_000);
 export const PAGE_SET_SETTINGS = {
-  /** Sequential pairs per page: service, floor, service, floor, … */
+  /** Sequential rounds per page: a capture by each contender, in an order that changes from round to round. */
   n: setN,
   /** Captures per contender and page at 4 clients; by default about twice n, a multiple of 4, at least 8. */
   c4Requests: intEnv('BENCH_SET_C4_N', Math.max(8, 4 * Math.ceil(setN / 2)), 4, 10_000),
