@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import type { FixtureServer } from './fixture-server.js';
 import type { Contender, Floor, SetPage, Shot, ShotFormat } from './page-set-shots.js';
 import { machineBusySeconds, treeCpuSeconds, treeCpuSecondsByKind } from './proc-cpu.js';
-import { PssSampler } from './proc-mem.js';
+import { processTree, PssSampler, stillRunning, type ProcInfo } from './proc-mem.js';
 import type { SetBytes, SetConcurrent, SetSequential } from './results.js';
 import { OUT_DIR, PAGE_SET_SETTINGS } from './settings.js';
 import { percentile, round, sleep } from './stats.js';
@@ -31,9 +31,12 @@ class Tally {
   errors = 0;
   firstError = '';
   private readonly cpuStart: number;
+  /** The root's children at the start: when one exits (a recycled browser), what its helpers used leaves the tree's count. */
+  private readonly children: ProcInfo[];
   private readonly sampler: PssSampler;
   constructor(private readonly contender: Contender) {
     this.cpuStart = treeCpuSeconds(contender.pid);
+    this.children = processTree(contender.pid).filter((p) => p.ppid === contender.pid);
     this.sampler = new PssSampler(contender.pid, PSS_INTERVAL_MS);
     this.sampler.start();
   }
@@ -46,11 +49,17 @@ class Tally {
       this.firstError ||= `${this.contender.name}: ${shot.error ?? 'failed'}`;
     }
   }
-  /** CPU-seconds per capture (failed ones included: they cost too) and the peak PSS. */
-  finish(): { cpuSecondsPerCapture: number; peakPssKb: number } {
+  /**
+   * CPU-seconds per capture (failed ones included: they cost too) and the peak PSS. The tree's CPU
+   * is null when a child of the root that ran at the start exited (the service recycles its browser
+   * every BROWSER_RECYCLE_AFTER captures): the browser's helpers are then adopted by init, and what
+   * they used leaves the count (the machine's CPU still holds it).
+   */
+  finish(): { cpuSecondsPerCapture: number | null; peakPssKb: number } {
     const captures = this.ms.length + this.errors;
     const cpu = treeCpuSeconds(this.contender.pid) - this.cpuStart;
-    return { cpuSecondsPerCapture: round(cpu / Math.max(1, captures), 3), peakPssKb: this.sampler.stop().peakKb };
+    const lost = cpu < 0 || this.children.some((child) => !stillRunning(child));
+    return { cpuSecondsPerCapture: lost ? null : round(cpu / Math.max(1, captures), 3), peakPssKb: this.sampler.stop().peakKb };
   }
   /** Stops the PSS sampler when a run ends early (its timer would keep the process alive). */
   close(): void {
@@ -67,6 +76,29 @@ async function withTallies<T>(contenders: readonly Contender[], run: (t: Map<Nam
     return await run(tallies);
   } finally {
     for (const tally of tallies.values()) tally.close();
+  }
+}
+
+/** How often, and how long at most, quietTree looks. */
+const QUIET_STEP_MS = 30;
+const QUIET_MAX_MS = 2_000;
+
+/**
+ * Waits until the tree under `pid` has used no CPU for two looks in a row (its clock ticks are 10
+ * ms): the service answers before its reset is done, and a kept page's browser may still be busy
+ * after its screenshot. Each sequential turn then starts on a machine the others have left alone;
+ * without this, the floor's turn right after the service's answer shared the cores with the
+ * service's reset (mozilla, 1 s between turns or none: floor 117 or 130 ms).
+ */
+async function quietTree(pid: number): Promise<void> {
+  let last = treeCpuSeconds(pid);
+  let still = 0;
+  // Bounded: QUIET_MAX_MS at most.
+  for (let waited = 0; waited < QUIET_MAX_MS && still < 2; waited += QUIET_STEP_MS) {
+    await sleep(QUIET_STEP_MS);
+    const now = treeCpuSeconds(pid);
+    still = now === last ? still + 1 : 0;
+    last = now;
   }
 }
 
@@ -154,6 +186,7 @@ export async function sequentialPairs(
         const busy = machineBusySeconds();
         const shot = await contender.shot(page, 'png');
         await contender.settle?.();
+        await quietTree(contender.pid);
         machine.set(contender.name, (machine.get(contender.name) ?? 0) + machineBusySeconds() - busy);
         tallies.get(contender.name)!.add(shot);
         if (contender === service && shot.ok && shot.serverTiming) timings.push(shot.serverTiming);

@@ -23,7 +23,7 @@ import { join } from 'node:path';
 import type { FixtureServer } from './fixture-server.js';
 import { REPO_ROOT } from './make-fixtures.js';
 import { servePageSetFixtures } from './page-set-fixtures.js';
-import { concurrentRounds, lossyBytes, sequentialPairs } from './page-set-phases.js';
+import { concurrentPlan, concurrentRounds, lossyBytes, sequentialPairs } from './page-set-phases.js';
 import { pageSetChecks, pageSetMarkdown } from './page-set-report.js';
 import { BROWSERLESS_VERSION, browserlessContender, startBrowserless, type BrowserlessHandle } from './browserless.js';
 import { launchFloor, serviceContender, type Contender, type Floor, type SetPage } from './page-set-shots.js';
@@ -80,7 +80,8 @@ async function measurePage(page: SetPage, service: Contender, floor: Floor, fixt
     log(
       `page set, ${page.name}: p50 ${sequential.service.p50Ms} vs ${sequential.floor.p50Ms} ms (${result.sequential.p50Ratio}×), PNG ${sequential.service.pngBytesP50} vs ${sequential.floor.pngBytesP50} B`,
     );
-    log(`page set, ${page.name}: ${PAGE_SET_SETTINGS.c4Requests} captures each at 4 clients`);
+    const plan = concurrentPlan(2 + others.length, PAGE_SET_SETTINGS.c4Requests);
+    log(`page set, ${page.name}: ${plan.rounds * plan.perRound} captures each at 4 clients`);
     result.concurrent = await concurrentRounds(page, service, floor, result.notes, others);
     log(
       `page set, ${page.name}: ${result.concurrent.service.perSecond} vs ${result.concurrent.floor.perSecond} captures/s (${result.concurrent.ratio}×)`,

@@ -47,7 +47,8 @@ export interface SetSequential {
   errors: number;
   p50Ms: number;
   p95Ms: number;
-  cpuSecondsPerCapture: number;
+  /** null: a child of the tree's root exited during the run, and its helpers' CPU left the count (page-set-phases.ts Tally). */
+  cpuSecondsPerCapture: number | null;
   /** The whole machine's busy CPU-seconds during this contender's own turns ÷ its captures. */
   machineCpuSecondsPerCapture?: number;
   peakPssKb: number;
@@ -59,7 +60,7 @@ export interface SetConcurrent {
   ok: number;
   errors: number;
   perSecond: number;
-  cpuSecondsPerCapture: number;
+  cpuSecondsPerCapture: number | null;
   /** The whole machine's busy CPU-seconds during this contender's rounds ÷ its captures (proc-cpu.ts machineBusySeconds). */
   machineCpuSecondsPerCapture?: number;
   peakPssKb: number;
