@@ -102,6 +102,13 @@ async function quietTree(pid: number): Promise<void> {
   }
 }
 
+/** After a contender's turn: its own settling (browserless's closing browsers) and a quiet tree; a note when it gave up waiting. */
+async function settled(contender: Contender, notes: string[]): Promise<void> {
+  const late = await contender.settle?.();
+  if (late && !notes.includes(late)) notes.push(late);
+  await quietTree(contender.pid);
+}
+
 /** Every order of `items`. */
 function permutations<T>(items: readonly T[]): T[][] {
   if (items.length <= 1) return [[...items]];
@@ -109,8 +116,8 @@ function permutations<T>(items: readonly T[]): T[][] {
 }
 
 /**
- * The contenders in the order of round `i`: every order in turn, so that each follows each other
- * equally often over a whole cycle (browserless's closing browser must not always weigh on the
+ * The contenders in the order of round `i`: every order in turn, so that within the rounds each
+ * follows each other equally often (browserless's closing browser must not always weigh on the
  * same one). Two contenders: A B, B A, A B, …
  */
 export function orderOfRound<T>(contenders: readonly T[], i: number): T[] {
@@ -118,10 +125,10 @@ export function orderOfRound<T>(contenders: readonly T[], i: number): T[] {
   return orders[i % orders.length]!;
 }
 
-/** Rounds at 4 clients (one a contender order) and captures a round (whole laps of the 4 loops) for `c4Requests` captures a contender. */
+/** Rounds at 4 clients (one a contender order) and captures a round (whole laps of the 4 loops, at least 2) for at least `c4Requests` captures a contender. */
 export function concurrentPlan(contenderCount: number, c4Requests: number): { rounds: number; perRound: number } {
   const rounds = permutations(Array.from({ length: contenderCount }, (_, i) => i)).length;
-  const perRound = Math.max(LANES, Math.round(c4Requests / rounds / LANES) * LANES);
+  const perRound = Math.max(2 * LANES, Math.ceil(c4Requests / rounds / LANES) * LANES);
   return { rounds, perRound };
 }
 
@@ -165,7 +172,7 @@ export async function sequentialPairs(
     const first = await fetched(fixtures, () => service.shot(page, 'png'));
     for (const contender of contenders.slice(1)) {
       const other = await fetched(fixtures, () => contender.shot(page, 'png'));
-      await contender.settle?.();
+      await settled(contender, notes);
       if (i > 0) continue;
       // All must do the same work: a resource only one of them fetched would skew every figure.
       if (first.paths.join() !== other.paths.join())
@@ -185,8 +192,7 @@ export async function sequentialPairs(
       for (const contender of orderOfRound(contenders, i)) {
         const busy = machineBusySeconds();
         const shot = await contender.shot(page, 'png');
-        await contender.settle?.();
-        await quietTree(contender.pid);
+        await settled(contender, notes);
         machine.set(contender.name, (machine.get(contender.name) ?? 0) + machineBusySeconds() - busy);
         tallies.get(contender.name)!.add(shot);
         if (contender === service && shot.ok && shot.serverTiming) timings.push(shot.serverTiming);
@@ -270,7 +276,7 @@ export async function concurrentRounds(
     // Warm-up: one capture per lane, so that every floor page and every service slot has run the page once.
     for (const contender of contenders) {
       await burst(page, contender, LANES, () => undefined);
-      await contender.settle?.();
+      await settled(contender, notes);
     }
     const { rounds, perRound } = concurrentPlan(contenders.length, PAGE_SET_SETTINGS.c4Requests);
     const wall = new Map<Name, number>();
@@ -283,7 +289,8 @@ export async function concurrentRounds(
         for (const contender of orderOfRound(contenders, r)) {
           const busy = machineBusySeconds();
           add(wall, contender.name, await burst(page, contender, perRound, (shot) => tallies.get(contender.name)!.add(shot)));
-          await contender.settle?.();
+          // Inside its machine CPU, outside its wall time: the service's resets after its last answers are its own.
+          await settled(contender, notes);
           add(machine, contender.name, machineBusySeconds() - busy);
         }
       await sleep(200);

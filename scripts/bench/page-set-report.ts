@@ -83,7 +83,7 @@ function browserlessSection(r: PageSetResults): string[] {
   return [
     '',
     `Beside ${b.version} (its own server and defaults, Debian's full Chromium; one POST /chromium/screenshot a capture, goto(load), which starts a browser for the request and closes it after the answer; the next turn waits until that browser is gone), in the same runs. Ratios are the service's ÷ browserless's. ` +
-      "CPU is the machine's busy time during each contender's own turns ÷ its captures: browserless's browsers leave its process tree, so its tree's CPU falls short; the service's reset after its answer falls partly in the next turn.",
+      "CPU is the machine's busy time during each contender's own turns ÷ its captures: the helpers of browserless's browsers leave its process tree when a browser exits, so its tree's CPU falls short. Each turn ends once the contender's tree is quiet (the service's reset after its answer is its own).",
     '',
     '| page | browserless p50 / p95 ms | p50 ratio | captures/s at 4 clients service / browserless | ratio | machine CPU-s/capture sequential service / browserless | machine CPU-s/capture at 4 clients service / browserless | peak PSS at 4 clients service / browserless | PNG bytes service / browserless | browserless errors sequential / 4 clients |',
     '|---|---|---|---|---|---|---|---|---|---|',

@@ -38,8 +38,11 @@ export interface Contender {
   pid: number;
   /** `lane`: which of the 4 clients asks (the floor keeps one page per lane); none for sequential. */
   shot(page: SetPage, format: ShotFormat, lane?: number): Promise<Shot>;
-  /** Waits until what it does after an answer (closing a browser) is over, so that the next contender's turn does not pay for it. */
-  settle?(): Promise<void>;
+  /**
+   * Waits until what it does after an answer (closing a browser) is over, so that the next
+   * contender's turn does not pay for it; says why when it gave up waiting.
+   */
+  settle?(): Promise<string | undefined>;
 }
 
 const SIGNATURES: Record<ShotFormat, (b: Uint8Array) => boolean> = {
