@@ -24,7 +24,8 @@ import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { FULL_CHROMIUM } from '../../server/src/capture/chromium-launch.js';
 import { badImage, type Contender, type Shot } from './page-set-shots.js';
-import { freePort, portOpen, stopChildTree } from './service.js';
+import { allProcesses, type ProcInfo } from './proc-mem.js';
+import { freePort, killAll, portOpen, stopChildTree } from './service.js';
 import { VIEWPORT } from './baselines.js';
 import { nowMs, sleep } from './stats.js';
 
@@ -72,7 +73,17 @@ async function installed(dir: string): Promise<string> {
 }
 
 /** A process by its pid and start time (a pid alone can be reused). */
-type ProcessId = `${number}:${string}`;
+type ProcessId = `${number}:${number}`;
+const idOf = (p: ProcInfo): ProcessId => `${p.pid}:${p.startTime}`;
+
+/** Whether `pid` runs Debian's full Chromium (a zombie, or another user's process, has no readable exe). */
+function runsFullChromium(pid: number): boolean {
+  try {
+    return readlinkSync(`/proc/${pid}/exe`) === CHROMIUM_BINARY;
+  } catch {
+    return false;
+  }
+}
 
 /**
  * Every process of Debian's full Chromium, which browserless runs here (the service and the floor
@@ -80,21 +91,8 @@ type ProcessId = `${number}:${string}`;
  * user's browser). When a browser exits, its helpers are adopted by init and leave browserless's
  * process tree: this finds them by their binary.
  */
-export function fullChromiumProcesses(before: ReadonlySet<ProcessId> = new Set()): { pid: number; id: ProcessId }[] {
-  const found: { pid: number; id: ProcessId }[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      if (readlinkSync(`/proc/${entry}/exe`) !== CHROMIUM_BINARY) continue;
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      // Field 22 (starttime) is the 20th after the command's closing parenthesis.
-      const id: ProcessId = `${Number(entry)}:${stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]}`;
-      if (!before.has(id)) found.push({ pid: Number(entry), id });
-    } catch {
-      // gone, or not ours to read
-    }
-  }
-  return found;
+export function fullChromiumProcesses(before: ReadonlySet<ProcessId> = new Set()): ProcInfo[] {
+  return allProcesses().filter((p) => !before.has(idOf(p)) && runsFullChromium(p.pid));
 }
 
 /** Where its playwright-core looks for Chromium under `browsersPath` (the revision is playwright-core's). */
@@ -138,7 +136,7 @@ export async function startBrowserless(): Promise<BrowserlessHandle> {
   for (const name of ['chromium', 'management']) await linkTo(join(packageDir, 'build', 'routes', name), join(routes, name));
 
   const profilesBefore = new Set(profiles());
-  const chromiumBefore = new Set(fullChromiumProcesses().map((p) => p.id));
+  const chromiumBefore = new Set(fullChromiumProcesses().map(idOf));
   const port = await freePort();
   const child = spawn(process.execPath, [join(packageDir, 'build', 'index.js')], {
     cwd: workDir,
@@ -168,13 +166,7 @@ export async function startBrowserless(): Promise<BrowserlessHandle> {
   const stop = async () => {
     await stopChildTree(child, child.pid);
     // Helpers of its browsers that init adopted are out of its tree: they go too.
-    for (const { pid } of fullChromiumProcesses(chromiumBefore)) {
-      try {
-        process.kill(pid, 'SIGKILL');
-      } catch {
-        // gone meanwhile
-      }
-    }
+    killAll(fullChromiumProcesses(chromiumBefore));
   };
   try {
     const start = nowMs();

@@ -69,6 +69,11 @@ class Tally {
 
 type Name = Contender['name'];
 
+/** Adds `x` to `name`'s sum in `sums`. */
+function addTo(sums: Map<Name, number>, name: Name, x: number): void {
+  sums.set(name, (sums.get(name) ?? 0) + x);
+}
+
 /** A tally for each contender, closed whatever happens in `run`. */
 async function withTallies<T>(contenders: readonly Contender[], run: (t: Map<Name, Tally>) => Promise<T>): Promise<T> {
   const tallies = new Map(contenders.map((c) => [c.name, new Tally(c)] as const));
@@ -193,7 +198,7 @@ export async function sequentialPairs(
         const busy = machineBusySeconds();
         const shot = await contender.shot(page, 'png');
         await settled(contender, notes);
-        machine.set(contender.name, (machine.get(contender.name) ?? 0) + machineBusySeconds() - busy);
+        addTo(machine, contender.name, machineBusySeconds() - busy);
         tallies.get(contender.name)!.add(shot);
         if (contender === service && shot.ok && shot.serverTiming) timings.push(shot.serverTiming);
       }
@@ -283,15 +288,14 @@ export async function concurrentRounds(
     // The machine's busy CPU during each contender's own rounds: both are CPU-bound on two cores,
     // and this also counts their clients, the fixture server and the kernel's part.
     const machine = new Map<Name, number>();
-    const add = (m: Map<Name, number>, name: Name, x: number) => m.set(name, (m.get(name) ?? 0) + x);
     return await withTallies(contenders, async (tallies) => {
       for (let r = 0; r < rounds; r++)
         for (const contender of orderOfRound(contenders, r)) {
           const busy = machineBusySeconds();
-          add(wall, contender.name, await burst(page, contender, perRound, (shot) => tallies.get(contender.name)!.add(shot)));
+          addTo(wall, contender.name, await burst(page, contender, perRound, (shot) => tallies.get(contender.name)!.add(shot)));
           // Inside its machine CPU, outside its wall time: the service's resets after its last answers are its own.
           await settled(contender, notes);
-          add(machine, contender.name, machineBusySeconds() - busy);
+          addTo(machine, contender.name, machineBusySeconds() - busy);
         }
       await sleep(200);
       const summary = (name: Name): SetConcurrent => {
@@ -324,11 +328,11 @@ export async function lossyBytes(
 ): Promise<Record<'jpeg' | 'webp', SetBytes>> {
   const out = {} as Record<'jpeg' | 'webp', SetBytes>;
   for (const format of ['jpeg', 'webp'] as const satisfies readonly ShotFormat[]) {
-    const sizes: Record<Name, number[]> = { service: [], floor: [], browserless: [] };
+    const sizes = { service: [] as number[], floor: [] as number[] };
     for (let i = 0; i < PAGE_SET_SETTINGS.bytesN; i++)
-      for (const contender of [service, floor]) {
+      for (const [side, contender] of [['service', service], ['floor', floor]] as const) {
         const shot = await contender.shot(page, format);
-        if (shot.ok) sizes[contender.name].push(shot.bytes.length);
+        if (shot.ok) sizes[side].push(shot.bytes.length);
         else notes.push(`${format}, ${contender.name}: ${shot.error ?? 'failed'}`);
       }
     const s = percentile(sizes.service, 50);

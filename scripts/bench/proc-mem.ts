@@ -34,14 +34,20 @@ export function readProc(pid: number): ProcInfo | undefined {
   return { pid, ppid, startTime, state: rest[0] ?? '?', comm: stat.slice(open + 1, close) };
 }
 
-/** The root (if alive) and all its descendants, found by walking the ppid links of /proc/*\/stat. */
-export function processTree(rootPid: number): ProcInfo[] {
+/** Every process on the machine (those that exit while /proc is read are left out). */
+export function allProcesses(): ProcInfo[] {
   const all: ProcInfo[] = [];
   for (const name of readdirSync('/proc')) {
     if (!/^\d+$/.test(name)) continue;
     const info = readProc(Number(name));
     if (info) all.push(info);
   }
+  return all;
+}
+
+/** The root (if alive) and all its descendants, found by walking the ppid links of /proc/*\/stat. */
+export function processTree(rootPid: number): ProcInfo[] {
+  const all = allProcesses();
   const children = new Map<number, ProcInfo[]>();
   for (const p of all) {
     const list = children.get(p.ppid);

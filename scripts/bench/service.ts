@@ -171,14 +171,19 @@ export async function stopChildTree(child: ChildProcess, pid: number | undefined
     await sleep(100);
     leftovers = leftovers.filter(stillRunning);
   }
-  for (const p of leftovers) {
+  killAll(leftovers);
+  return { exitedGracefully, leftovers };
+}
+
+/** SIGKILL to each of `processes` (one already gone is skipped). */
+export function killAll(processes: readonly ProcInfo[]): void {
+  for (const p of processes) {
     try {
       process.kill(p.pid, 'SIGKILL');
     } catch {
       // already gone
     }
   }
-  return { exitedGracefully, leftovers };
 }
 
 export async function startService(options: ServiceOptions): Promise<ServiceHandle> {
