@@ -15,5 +15,5 @@ export default tseslint.config(
   { files: ['**/*.cjs'], languageOptions: { globals: globals.node } },
   { files: ['server/bin/**/*.js'], languageOptions: { globals: globals.node } },
   // Scripts that run in the browser: the dashboard's own JS and the pages the tests serve.
-  { files: ['server/src/dashboard/public/**/*.js', 'tests/fixtures/**/*.js'], languageOptions: { globals: { ...globals.browser, ...globals.serviceworker } } },
+  { files: ['server/public/**/*.js', 'tests/fixtures/**/*.js'], languageOptions: { globals: { ...globals.browser, ...globals.serviceworker } } },
 );

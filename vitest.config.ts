@@ -23,7 +23,12 @@ const ALONE = [
   'tests/integration/renderer-memory-limit.test.ts',
 ];
 
+/** In the checkout, @daguerre/client resolves to its sources (client/package.json "exports"), as for tsc and bin/daguerre.js. */
+const CONDITIONS = ['daguerre-source', 'module', 'node', 'development|production'];
+
 export default defineConfig({
+  resolve: { conditions: CONDITIONS },
+  ssr: { resolve: { conditions: CONDITIONS } },
   test: {
     testTimeout: 60_000,
     hookTimeout: 120_000,

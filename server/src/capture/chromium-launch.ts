@@ -1,15 +1,15 @@
 import { execFileSync } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { packageFile } from '../package-files.js';
 import { ownerTag, removeDeadOwnersProfiles } from './profile-owner.js';
 
 /** The unprivileged system user Chromium runs as when the service runs as root (scripts/setup.sh). */
 export const CHROMIUM_USER = 'daguerre-chromium';
 
 /** Wrapper that drops privileges, empties the environment and sets a parent-death signal. */
-export const CHROMIUM_WRAPPER = resolve(dirname(fileURLToPath(import.meta.url)), '../../bin/chromium-sandboxed.sh');
+export const CHROMIUM_WRAPPER = packageFile('bin', 'chromium-sandboxed.sh');
 
 /** Debian's full browser (package chromium): what a raw puppeteer script drives, and the fallback. */
 export const FULL_CHROMIUM = '/usr/bin/chromium';

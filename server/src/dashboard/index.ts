@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import express, { type ErrorRequestHandler, type Express, type RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
@@ -15,6 +14,7 @@ import { mountUsageRoutes } from './usage-routes.js';
 import { mountBatchRoutes } from './batches-routes.js';
 import { inactiveMembershipPage, messagePage, noOrganizationPage } from './views/auth-pages.js';
 import type { Assets } from './views/layout.js';
+import { packageFile } from '../package-files.js';
 
 export interface DashboardDependencies {
   data: DashboardData;
@@ -27,7 +27,7 @@ export interface DashboardDependencies {
 
 export const DEFAULT_SESSION_TIMES: SessionTimes = { idleMs: 12 * 60 * 60_000, absoluteMs: 7 * 24 * 60 * 60_000 };
 
-const PUBLIC_DIR = fileURLToPath(new URL('./public/', import.meta.url));
+const PUBLIC_DIR = `${packageFile('public', 'dashboard')}/`;
 
 /** Asset URLs carry a hash of the file, so a new release is never served from an old cache. */
 function assetUrls(): Assets {

@@ -24,6 +24,7 @@ import { jobHandlers, type JobRouteDependencies } from './job-routes.js';
 import type { InlineBudget } from '../mcp/delivery.js';
 import { mcpEndpoint } from '../mcp/http-endpoint.js';
 import { bulkHandlers, type BulkRouteDependencies } from './bulk-routes.js';
+import { openApiDocumentPath } from '../package-files.js';
 
 export interface AppDependencies {
   metrics: Metrics;
@@ -46,8 +47,6 @@ export interface AppDependencies {
   extraRoutes?: (app: Express) => void;
 }
 
-const OPENAPI_PATH = new URL('../../../openapi.json', import.meta.url);
-
 /** Composes the Express app: the contract's routes plus docs, and one error responder. */
 export function createApp(deps: AppDependencies): Express {
   const app = express();
@@ -66,7 +65,7 @@ export function createApp(deps: AppDependencies): Express {
   // Size and nesting limits before anything parses or walks the body (issue #28).
   app.use(jsonBody());
 
-  const openapi = JSON.parse(readFileSync(OPENAPI_PATH, 'utf8')) as object;
+  const openapi = JSON.parse(readFileSync(openApiDocumentPath(), 'utf8')) as object;
   app.get('/openapi.json', (_req, res) => res.json(openapi));
   app.use('/docs', swaggerUi.serve, swaggerUi.setup(openapi, docsPageOptions()));
   deps.extraRoutes?.(app);

@@ -1,7 +1,7 @@
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import type { Logger } from 'pino';
-import { createClient } from '../../../client/src/index.js';
+import { createClient } from '@daguerre/client';
 import { ApiError } from '../errors.js';
 import type { ApiKeyService } from '../services/api-keys.js';
 import type { InlineBudget } from './delivery.js';

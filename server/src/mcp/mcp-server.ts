@@ -1,8 +1,9 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { readFileSync } from 'node:fs';
+import { packageFile } from '../package-files.js';
 import { registerDaguerreTools, type ToolDependencies } from './tools.js';
 
-const serverPackage = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+const serverPackage = JSON.parse(readFileSync(packageFile('package.json'), 'utf8')) as { version: string };
 
 /** One MCP server with Daguerre's tools, for one connection (stdio) or one request (stateless HTTP). */
 export function createDaguerreMcpServer(deps: ToolDependencies): McpServer {

@@ -1,5 +1,5 @@
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { createClient } from '../../../client/src/index.js';
+import { createClient } from '@daguerre/client';
 import type { InlineBudget } from './delivery.js';
 import { createDaguerreMcpServer } from './mcp-server.js';
 

@@ -3,7 +3,7 @@ import type { CallToolResult, ServerNotification, ServerRequest } from '@modelco
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { z } from 'zod';
 // The MCP face talks to the service through the published SDK, as any agent's client would.
-import { DaguerreError, type CaptureInput, type CaptureJobData, type DaguerreClient } from '../../../client/src/index.js';
+import { DaguerreError, type CaptureInput, type CaptureJobData, type DaguerreClient } from '@daguerre/client';
 import { errorResult, imageSize, inlineRefusal, inlineResult, linkResult, wantsInline, type CaptureSummary, type InlineBudget } from './delivery.js';
 import { captureAsyncToolInput, captureToolInput, describeOptions, describeOptionsToolInput, getCaptureToolInput, type Delivery } from './tool-inputs.js';
 

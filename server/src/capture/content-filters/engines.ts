@@ -3,15 +3,15 @@ import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promise
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { ENGINE_VERSION, FiltersEngine } from '@ghostery/adblocker';
+import { packageFile } from '../../package-files.js';
 
 /** ads: removeAds (network + cosmetic filters). cookies: removeCookieBanners (cosmetic cookie-notice filters). */
 export type EngineName = 'ads' | 'cookies';
 
 /** server/filter-lists: the bundled lists and their manifest (written by `npm run filters:update`). */
-export const FILTER_LIST_DIR = fileURLToPath(new URL('../../../filter-lists/', import.meta.url));
+export const FILTER_LIST_DIR = packageFile('filter-lists');
 /** Where parsed engines are kept between starts: parsing the ad lists takes seconds, loading the cache milliseconds. */
 export const DEFAULT_ENGINE_CACHE_DIR = join(tmpdir(), 'daguerre-filter-engines');
 
