@@ -30,4 +30,6 @@ export type {
   ErrorCode,
   UsageReport,
   ValidationIssue,
+  WebhookEvent,
+  WebhookEventType,
 } from '@daguerre/contract';

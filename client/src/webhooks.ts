@@ -1,4 +1,4 @@
-import type { CaptureWebhookEvent } from '@daguerre/contract';
+import type { WebhookEvent } from '@daguerre/contract';
 import { Webhook, WebhookVerificationError as LibraryVerificationError } from 'standardwebhooks';
 
 /** Headers as Node (`req.headers`), fetch (`Headers`) or a plain object give them. */
@@ -18,16 +18,18 @@ function headerRecord(headers: WebhookHeaders): Record<string, string> {
 
 /**
  * Verifies a Daguerre webhook (Standard Webhooks: `webhook-id`, `webhook-timestamp`,
- * `webhook-signature`) with the signing secret of the API key that queued the job, and returns the
- * event. Throws when the signature is wrong or the timestamp is more than 5 minutes away (replays).
+ * `webhook-signature`) with the signing secret of the API key that queued the job or the batch, and
+ * returns the event: `capture.succeeded` / `capture.failed` (an async job, `data` its state) or
+ * `batch.completed` / `batch.cancelled` (a batch, `data` the batch); narrow on `event.type`.
+ * Throws when the signature is wrong or the timestamp is more than 5 minutes away (replays).
  * Pass the body exactly as received (the raw text), not a re-serialized object.
  */
-export function verifyWebhook(signingSecret: string, body: string | Uint8Array, headers: WebhookHeaders): CaptureWebhookEvent {
+export function verifyWebhook(signingSecret: string, body: string | Uint8Array, headers: WebhookHeaders): WebhookEvent {
   const payload = typeof body === 'string' ? body : new TextDecoder().decode(body);
   // `whsec_…` secrets are Standard Webhooks secrets; older `rss_…` ones are keyed by their text.
   const webhook = signingSecret.startsWith('whsec_') ? new Webhook(signingSecret) : new Webhook(signingSecret, { format: 'raw' });
   try {
-    return webhook.verify(payload, headerRecord(headers)) as CaptureWebhookEvent;
+    return webhook.verify(payload, headerRecord(headers)) as WebhookEvent;
   } catch (error) {
     if (error instanceof LibraryVerificationError) throw new WebhookVerificationError(error.message, { cause: error });
     throw error;

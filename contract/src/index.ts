@@ -17,3 +17,4 @@ export { QUERY_BOOLEAN_WORDS } from './params.js';
 export * from './page-insight.js';
 export * from './video-options.js';
 export * from './bulk.js';
+export * from './webhook-events.js';

@@ -24,12 +24,14 @@ export const webhookUrlField = (description: string) =>
     .describe(description);
 
 const webhookUrl = webhookUrlField(
-  'Called with POST when the job ends (capture.succeeded or capture.failed), signed with the Standard Webhooks scheme using the API key\'s signing secret. Retried with exponential backoff on a non-2xx answer or a timeout.',
+  "Called with POST when the job ends (capture.succeeded or capture.failed), signed with the Standard Webhooks scheme using the API key's signing secret. Retried with exponential backoff on a non-2xx answer or a timeout.",
 );
 
 // Every capture parameter except returnFile (an async result is always a file), plus webhookUrl.
-const { returnFile: _returnFile, ...asyncFields } = captureFields;
-const asyncCaptureObject = z.object({ ...asyncFields, webhookUrl }).strict();
+const { returnFile: _returnFile, ...captureFieldsButReturnFile } = captureFields;
+/** The fields of `POST /captures`; a bulk item takes the same (contract/src/bulk.ts). */
+export const asyncCaptureFields = { ...captureFieldsButReturnFile, webhookUrl };
+const asyncCaptureObject = z.object(asyncCaptureFields).strict();
 
 /** The JSON body of `POST /captures`: the same rules as `/capture`, checked before the job is queued. */
 export const AsyncCaptureBodySchema = withOpenApi(
@@ -62,7 +64,9 @@ export const CaptureJobResultSchema = withOpenApi(
     mime: z.string().describe('Content type of the file, e.g. image/png'),
     fileUrl: z.string().describe('Where to download the file: GET /captures/{jobId}/file (same key)'),
     url: z.string().optional().describe('Storage URL; present when storage was used'),
-    aiResult: AiResultOrObjectSchema.optional().describe('Present when openaiPrompt was given ({text, model}; with openaiSchema, the parsed answer)'),
+    aiResult: AiResultOrObjectSchema.optional().describe(
+      'Present when openaiPrompt was given ({text, model}; with openaiSchema, the parsed answer)',
+    ),
     page: PageReportSchema.optional().describe('What the capture saw: target status, final URL, title, captured size, truncation'),
     metadata: PageMetadataSchema.optional().describe('Present when metadata=true'),
     quality: CaptureQualitySchema.optional().describe('The capture quality report'),
@@ -82,7 +86,9 @@ export const CaptureJobSchema = withOpenApi(
       creditsCharged: z
         .number()
         .int()
-        .describe('Credits this job has been charged: set once, when it succeeds with a file you can fetch; 0 while it runs and for a failed job (a failed job is never charged)'),
+        .describe(
+          'Credits this job has been charged: set once, when it succeeds with a file you can fetch; 0 while it runs and for a failed job (a failed job is never charged)',
+        ),
       result: CaptureJobResultSchema.optional().describe('Present when status is succeeded'),
       error: z
         .object({ code: z.string().describe('The error code a synchronous capture would have answered'), message: z.string() })
@@ -94,9 +100,3 @@ export const CaptureJobSchema = withOpenApi(
 );
 export type CaptureJob = z.infer<typeof CaptureJobSchema>;
 export type CaptureJobData = CaptureJob['data'];
-
-/** Body of a webhook delivery. */
-export interface CaptureWebhookEvent {
-  type: 'capture.succeeded' | 'capture.failed';
-  data: CaptureJobData;
-}

@@ -10,6 +10,11 @@ import type { ErrorCode } from './errors.js';
 export const REQUEST_BODY_EXAMPLES: Record<string, Record<string, unknown>> = {
   captureWithBody: { url: 'https://example.com', format: 'png' },
   createCaptureJob: { url: 'https://example.com', format: 'png', fullPage: true },
+  // Two items over shared defaults: one of each mode (url, html).
+  createCaptureBatch: {
+    defaults: { format: 'png', viewportWidth: 1280, viewportHeight: 800 },
+    requests: [{ url: 'https://example.com' }, { html: '<h1>Hello</h1>' }],
+  },
 };
 
 /** The error code an error status most often carries; an operation may name another below. */

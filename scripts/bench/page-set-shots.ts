@@ -8,7 +8,7 @@
  *     paint).
  */
 import { existsSync } from 'node:fs';
-import type { BrowserContext, Page } from 'puppeteer';
+import type { BrowserContext, Page } from 'puppeteer-core';
 import { HEADLESS_SHELL } from '../../server/src/capture/chromium-launch.js';
 import { launchRaw, VIEWPORT, type RawBrowser } from './baselines.js';
 import { timedGet, type ServiceHandle } from './service.js';

@@ -89,8 +89,10 @@ function bodyTable(document: OpenAPIObject, schemaRef: SchemaObject | ReferenceO
   const lines = ['| Field | Type | Default | Rules | Example | Description |', '|---|---|---|---|---|---|'];
   for (const [name, property] of Object.entries(schema.properties ?? {})) {
     const field = property as SchemaObject;
+    // A field that is a component (`defaults`: BulkCaptureItem) is described by the component.
+    const description = field.description ?? resolve<SchemaObject>(document, property).description;
     lines.push(
-      `| ${code(name)}${required.has(name) ? ' (required)' : ''} | ${cell(typeOf(document, field))} | ${cell(code(field.default))} | ${cell(rulesOf(field))} | ${cell(exampleOf(name, field, field.description, field.example))} | ${cell(field.description)} |`,
+      `| ${code(name)}${required.has(name) ? ' (required)' : ''} | ${cell(typeOf(document, field))} | ${cell(code(field.default))} | ${cell(rulesOf(field))} | ${cell(exampleOf(name, field, description, field.example))} | ${cell(description)} |`,
     );
   }
   return lines;

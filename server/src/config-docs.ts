@@ -80,8 +80,15 @@ export const CONFIG_DOCS: Record<keyof Config, { meaning: string; default?: stri
   RESULTS_S3_PREFIX: { meaning: 'Key prefix of result files in the bucket (give it a lifecycle rule as a second sweeper).' },
   RESULTS_S3_PATH_STYLE: { meaning: 'Path-style bucket addressing (most S3-compatible servers want it).' },
   RESULT_SWEEP_INTERVAL_MS: { meaning: 'How often each process deletes job records and files past `JOB_RESULT_TTL_SECONDS`.' },
-  MCP_INLINE_MAX_BYTES: { meaning: 'Largest image the MCP `capture` tool returns inline; a larger one (and every PDF) comes back as a link.' },
+  MCP_INLINE_MAX_BYTES: {
+    meaning:
+      'Bytes of a tool result the MCP `capture` and `get_capture` tools return inline: an image (png, jpeg, webp) up to this size as image content, an html, markdown or text capture up to half of it as text (it also travels in `structuredContent`); anything larger, and every pdf, mhtml and video, comes back as a link.',
+  },
   MCP_INLINE_MAX_SIDE_PX: { meaning: 'Longest side of an image the MCP `capture` tool returns inline.' },
+  MCP_ALLOWED_ORIGINS: {
+    meaning:
+      'Comma-separated browser origins (`https://app.example.com`) allowed to call `/mcp` besides the service\'s own; a request with any other `Origin` gets 403 (DNS-rebinding protection the MCP transport asks for). Requests without `Origin` (MCP hosts, SDKs) are not affected.',
+  },
   DAGUERRE_URL: { meaning: 'Address of the service that `daguerre mcp` (stdio) talks to; `--url` wins.' },
   DAGUERRE_API_KEY: { meaning: 'API key `daguerre mcp` (stdio) sends; `--api-key` wins. Never printed.' },
   FFMPEG_PATH: { meaning: 'The ffmpeg binary that encodes scrolling videos (Debian\'s `ffmpeg`, installed by the setup).' },

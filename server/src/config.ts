@@ -12,6 +12,16 @@ const booleanFlag = (name: string) =>
     .default('false')
     .transform((value) => value === 'true' || value === '1');
 
+/** An origin exactly as a browser sends it in `Origin`: scheme://host[:port], nothing more. */
+function isOrigin(entry: string): boolean {
+  try {
+    const url = new URL(entry);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.origin === entry;
+  } catch {
+    return false;
+  }
+}
+
 const wholeNumber = (name: string, min: number, max: number) =>
   z.coerce
     .number({ errorMap: () => ({ message: `${name} must be a whole number from ${min} to ${max}` }) })
@@ -155,6 +165,15 @@ export const ConfigSchema = z.object({
   MCP_INLINE_MAX_BYTES: integer('MCP_INLINE_MAX_BYTES', 1_024, 7 * 1_024 * 1_024, 1_000_000),
   /** MCP `capture`: the longest side, in pixels, of an image that goes back inline (the Claude API refuses more than 8000). */
   MCP_INLINE_MAX_SIDE_PX: integer('MCP_INLINE_MAX_SIDE_PX', 16, 16_384, 8_000),
+  /** /mcp: browser origins allowed besides the service's own (the MCP transport rules ask servers to check Origin; docs/mcp.md). */
+  MCP_ALLOWED_ORIGINS: z
+    .string()
+    .default('')
+    .transform((value) => value.split(',').map((entry) => entry.trim()).filter(Boolean))
+    .refine(
+      (entries) => entries.every(isOrigin),
+      'MCP_ALLOWED_ORIGINS must be comma-separated origins such as https://app.example.com (scheme, host and port only: no path, no trailing slash, no *)',
+    ),
   /** `daguerre mcp`: the service to talk to and the API key (or --url and --api-key). */
   DAGUERRE_URL: z.string().url('DAGUERRE_URL must be the service address, e.g. https://capture.example.com').optional(),
   DAGUERRE_API_KEY: z.string().min(1).optional(),

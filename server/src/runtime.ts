@@ -8,6 +8,7 @@ import { configNotices, type Config } from './config.js';
 import { BrowserManager } from './capture/browser-manager.js';
 import { MemoryCgroups } from './capture/renderer-memory-cgroup.js';
 import { pageMemoryLimit, RendererMemoryWatchdog } from './capture/renderer-memory-watchdog.js';
+import { ensureChromiumUser } from './capture/chromium-user.js';
 import { checkSandbox, sandboxFlags } from './capture/sandbox-check.js';
 import { ContentFilters } from './capture/content-filters/index.js';
 import { ContextPool } from './capture/context-pool.js';
@@ -109,7 +110,9 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
   await sweeper.sweep();
   sweeper.start();
 
-  // Before anything of Chromium starts: refuse to run it unsandboxed unless the operator said so.
+  // Before anything of Chromium starts: the user it runs as exists, and it refuses to run
+  // unsandboxed unless the operator said so.
+  ensureChromiumUser(logger);
   const sandbox = checkSandbox({ allowUnsandboxed: config.ALLOW_UNSANDBOXED_CHROMIUM });
   if (sandbox.mode === 'off') logger.warn({ sandbox }, 'Chromium runs WITHOUT its sandbox (ALLOW_UNSANDBOXED_CHROMIUM=true)');
   else if (config.ALLOW_UNSANDBOXED_CHROMIUM) logger.info('ALLOW_UNSANDBOXED_CHROMIUM is set, but user namespaces work here: Chromium runs sandboxed');
@@ -217,6 +220,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
     trustProxy: config.TRUST_PROXY,
     requireHttps: config.REQUIRE_HTTPS,
     mcpBudget: { maxBytes: config.MCP_INLINE_MAX_BYTES, maxSidePx: config.MCP_INLINE_MAX_SIDE_PX },
+    mcpAllowedOrigins: config.MCP_ALLOWED_ORIGINS,
   });
   const server = createHttpServer(app);
   await new Promise<void>((resolve, reject) => {

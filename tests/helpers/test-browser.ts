@@ -1,6 +1,6 @@
 import { chownSync, statSync } from 'node:fs';
 import pino, { type Logger } from 'pino';
-import puppeteer, { type Browser } from 'puppeteer';
+import puppeteer, { type Browser } from 'puppeteer-core';
 import { BrowserManager, CHROMIUM_BASE_FLAGS } from '../../server/src/capture/browser-manager.js';
 import { defaultChromiumPath, FULL_CHROMIUM, makeChromiumProfile, sandboxedLaunchOptions } from '../../server/src/capture/chromium-launch.js';
 

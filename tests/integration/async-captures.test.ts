@@ -118,7 +118,8 @@ describe('async captures (POST /captures) with an in-process worker', () => {
       expect(event.type).toBe('capture.succeeded');
       expect(event.data).toMatchObject({ jobId, status: 'succeeded', result: { fileName: done.result!.fileName, fileSize: done.result!.fileSize } });
       // The client's verifier agrees with the independent one, and refuses a tampered body.
-      expect(verifyWebhook(signingSecret, delivery.body, delivery.headers as Record<string, string>).data.jobId).toBe(jobId);
+      const verified = verifyWebhook(signingSecret, delivery.body, delivery.headers as Record<string, string>);
+      expect(verified.type === 'capture.succeeded' && verified.data.jobId).toBe(jobId);
       expect(() => verifyWebhook(signingSecret, delivery.body.replace('succeeded', 'failed'), delivery.headers as Record<string, string>)).toThrow();
 
       // Charged once, as an async row of the ledger.

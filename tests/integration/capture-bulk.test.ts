@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, DaguerreError, verifyWebhook, type BatchData, type DaguerreClient } from '../../client/src/index.js';
@@ -12,6 +13,7 @@ import { hashPassword } from '../../server/src/services/passwords.js';
 import { type Delivery, independentlyVerified } from '../helpers/webhooks.js';
 import { until } from '../helpers/until.js';
 import { deleteKeysWithPrefix } from '../helpers/redis-keys.js';
+import { systemResolver } from '../../server/src/security/resolver.js';
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const TINY = (i: number) => `<body style="margin:0;background:rgb(${i % 200},90,160)"><p>${i}</p></body>`;
@@ -132,8 +134,9 @@ describe('bulk captures: POST/GET/DELETE /captures/bulk (issue #34)', () => {
 
     const delivery = await until(async () => deliveries.find((d) => JSON.parse(d.body).data?.batchId === accepted.batchId), 30_000, 'the batch webhook');
     expect(independentlyVerified(signingSecret, delivery)).toBe(true);
-    const event = verifyWebhook(signingSecret, delivery.body, delivery.headers as Record<string, string>) as unknown as { type: string; data: BatchData };
-    expect(event.type).toBe('batch.completed');
+    const event = verifyWebhook(signingSecret, delivery.body, delivery.headers as Record<string, string>);
+    // The verifier's type names batch events too: narrowing on type types data as the batch.
+    if (event.type !== 'batch.completed') throw new Error(`expected batch.completed, got ${event.type}`);
     expect(event.data.counts).toEqual(done.counts);
     expect(delivery.headers['webhook-id']).toBe(`msg_batch_${accepted.batchId}`);
     expect(deliveries.filter((d) => d.headers['webhook-id'] === `msg_batch_${accepted.batchId}`)).toHaveLength(1);
@@ -201,6 +204,42 @@ describe('bulk captures: POST/GET/DELETE /captures/bulk (issue #34)', () => {
     const row = page.slice(page.indexOf(`data-batch-id="${accepted.batchId}"`));
     expect(row.slice(0, row.indexOf('</tr>'))).toMatch(new RegExp(`>completed<[\\s\\S]*<td class="num">2</td>\\s*<td class="num">${done.counts.succeeded}</td>`));
     expect(page).toContain('href="/dashboard/batches"');
+  });
+});
+
+describe('the POST /captures/bulk example of openapi.json (what Swagger UI pre-fills)', () => {
+  let service: TestService;
+  const prefix = `rs-test-bulk-example-${randomBytes(4).toString('hex')}`;
+
+  beforeAll(async () => {
+    service = await startTestService({
+      env: { REDIS_URL, JOB_QUEUE_PREFIX: prefix, CAPTURE_WORKERS: '0', RATE_LIMIT_MAX: '1000' },
+      // The example names example.com, which this closed network cannot resolve; a public address
+      // lets it be queued (no worker here renders it).
+      resolver: async (host) => (host === 'example.com' ? ['93.184.215.14'] : systemResolver(host)),
+    });
+  });
+  afterAll(async () => {
+    await service?.stop();
+    await deleteKeysWithPrefix(REDIS_URL, prefix);
+  });
+
+  it('is accepted as sent: 202, one job per item', async () => {
+    const document = JSON.parse(readFileSync(new URL('../../openapi.json', import.meta.url), 'utf8')) as {
+      paths: Record<string, Record<string, { requestBody: { content: Record<string, { example: { requests: unknown[] } }> } }>>;
+    };
+    const example = document.paths['/captures/bulk']!.post!.requestBody.content['application/json']!.example;
+    const response = await fetch(`${service.url}/captures/bulk`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': service.apiKey },
+      body: JSON.stringify(example),
+    });
+    const body = (await response.json()) as { data: BatchData };
+    expect(response.status, JSON.stringify(body)).toBe(202);
+    expect(body.data.total).toBe(example.requests.length);
+    expect(body.data.items.map((item) => item.status)).toEqual(example.requests.map(() => 'queued'));
+    // Nothing is left to run.
+    expect((await service.client.cancelBatch(body.data.batchId)).status).toBe('cancelled');
   });
 });
 

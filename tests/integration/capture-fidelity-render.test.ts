@@ -1,6 +1,6 @@
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser } from 'puppeteer';
+import type { Browser } from 'puppeteer-core';
 import type { CaptureResult } from '@daguerre/contract';
 import { makeChromiumProfile } from '../../server/src/capture/chromium-launch.js';
 import { FixtureServer } from '../helpers/fixture-server.js';

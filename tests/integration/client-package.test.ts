@@ -9,7 +9,11 @@ import { startTestService, type TestService } from '../helpers/test-service.js';
  * The published @daguerre/client, as a user gets it: `npm pack`, installed from the tarball into a
  * CommonJS and an ESM project, type-checked under strict, and run against the live service.
  */
-const PROGRAM = `import { createClient, DaguerreError, verifyWebhook, WaitTimeoutError, WebhookVerificationError, type CaptureInput, type DaguerreClient } from '@daguerre/client';
+const PROGRAM = `import { createHmac } from 'node:crypto';
+import {
+  createClient, DaguerreError, verifyWebhook, WaitTimeoutError, WebhookVerificationError,
+  type BatchWebhookEvent, type BulkCaptureRequest, type CaptureInput, type CaptureWebhookEvent, type DaguerreClient, type WebhookEvent,
+} from '@daguerre/client';
 
 const input: CaptureInput = {
   html: '<body style="margin:0;background:rgb(10,120,220)">x</body>',
@@ -28,9 +32,51 @@ const badQuality: CaptureInput = { html: 'x', imageQuality: 'x' };
 const badDevice: CaptureInput = { html: 'x', device: 'nokia-3310' };
 // @ts-expect-error fullPage is a boolean
 const badBoolean: CaptureInput = { html: 'x', fullPage: 'yes' };
+// A bulk item and the defaults take the same typed fields.
+// @ts-expect-error a misspelt field
+const badBulkField: BulkCaptureRequest = { requests: [{ ulr: 'https://example.com' }] };
+// @ts-expect-error viewportWidth is a number
+const badBulkWidth: BulkCaptureRequest = { requests: [{ html: 'x', viewportWidth: 'wide' }] };
+// @ts-expect-error format is one of the formats
+const badBulkFormat: BulkCaptureRequest = { defaults: { format: 'bmp' }, requests: [{ html: 'x' }] };
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 const takesExactly: Same<Parameters<DaguerreClient['capture']>[0], CaptureInput> = true;
-void [badQuality, badDevice, badBoolean, takesExactly];
+const everyEvent: Same<WebhookEvent, CaptureWebhookEvent | BatchWebhookEvent> = true;
+void [badQuality, badDevice, badBoolean, badBulkField, badBulkWidth, badBulkFormat, takesExactly, everyEvent];
+
+// Each event the service sends, told apart by its type: data is typed in each branch.
+function describeEvent(event: WebhookEvent): string {
+  switch (event.type) {
+    case 'capture.succeeded':
+      return 'capture.succeeded ' + event.data.jobId + ' ' + (event.data.result?.mime ?? '');
+    case 'capture.failed':
+      return 'capture.failed ' + event.data.jobId + ' ' + (event.data.error?.code ?? '');
+    case 'batch.completed':
+      return 'batch.completed ' + event.data.batchId + ' ' + event.data.counts.succeeded + '/' + event.data.total;
+    case 'batch.cancelled':
+      return 'batch.cancelled ' + event.data.batchId + ' ' + event.data.counts.cancelled + '/' + event.data.total;
+    default: {
+      const unknownEvent: never = event;
+      return unknownEvent;
+    }
+  }
+}
+
+// Signed as the service signs (Standard Webhooks: HMAC-SHA256 of id.timestamp.body, the secret's bytes as key).
+const secretBytes = Buffer.alloc(32, 7);
+const secret = 'whsec_' + secretBytes.toString('base64');
+function signed(id: string, body: string): Record<string, string> {
+  const timestamp = String(Math.floor(Date.now() / 1000));
+  const signature = createHmac('sha256', secretBytes).update(id + '.' + timestamp + '.' + body).digest('base64');
+  return { 'webhook-id': id, 'webhook-timestamp': timestamp, 'webhook-signature': 'v1,' + signature };
+}
+const batch = { batchId: 'b1', status: 'completed', createdAt: '2026-01-01T00:00:00Z', total: 2, counts: { succeeded: 2, failed: 0, queued: 0, running: 0, cancelled: 0 }, creditsCharged: 2, statusUrl: '/captures/bulk/b1', items: [] };
+const job = { jobId: 'j1', status: 'failed', createdAt: '2026-01-01T00:00:00Z', creditsCharged: 0, error: { code: 'CAPTURE_TIMEOUT', message: 'late' } };
+const events = [
+  JSON.stringify({ type: 'batch.completed', data: batch }),
+  JSON.stringify({ type: 'batch.cancelled', data: { ...batch, status: 'cancelled', counts: { ...batch.counts, succeeded: 1, cancelled: 1 } } }),
+  JSON.stringify({ type: 'capture.failed', data: job }),
+].map((body, index) => describeEvent(verifyWebhook(secret, body, signed('msg_' + index, body))));
 
 async function main(): Promise<void> {
   const client = createClient({ baseUrl: process.env.DAGUERRE_URL!, apiKey: process.env.DAGUERRE_KEY! });
@@ -43,14 +89,13 @@ async function main(): Promise<void> {
   });
   let verification = 'none';
   try {
-    const secret = 'whsec_' + Buffer.alloc(32, 7).toString('base64');
     verifyWebhook(secret, '{}', { 'webhook-id': 'msg_1', 'webhook-timestamp': String(Math.floor(Date.now() / 1000)), 'webhook-signature': 'v1,AAAA' });
   } catch (error) {
     verification = error instanceof WebhookVerificationError ? 'WebhookVerificationError' : String(error);
   }
   console.log(JSON.stringify({
     contentType: file.contentType, head: Array.from(file.bytes.subarray(0, 3)), used: usage.credits.usedThisPeriod,
-    refusal, verification, waitTimeoutError: new WaitTimeoutError('j', 'active') instanceof Error,
+    refusal, verification, waitTimeoutError: new WaitTimeoutError('j', 'active') instanceof Error, events,
   }));
 }
 main().catch((error: unknown) => {
@@ -91,8 +136,17 @@ describe('@daguerre/client packed and installed into CommonJS and ESM projects',
         expect(probe.stdout.trim()).toBe('function');
       }
       const { stdout } = await exec('node', [compiled], { cwd: dir, timeout: 60_000, env: { ...process.env, DAGUERRE_URL: service.url, DAGUERRE_KEY: service.apiKey } });
-      const result = JSON.parse(stdout.trim()) as { contentType: string; head: number[]; used: number; refusal: string; verification: string; waitTimeoutError: boolean };
+      const result = JSON.parse(stdout.trim()) as {
+        contentType: string;
+        head: number[];
+        used: number;
+        refusal: string;
+        verification: string;
+        waitTimeoutError: boolean;
+        events: string[];
+      };
       expect(result).toMatchObject({ refusal: 'INVALID_API_KEY', verification: 'WebhookVerificationError', waitTimeoutError: true });
+      expect(result.events).toEqual(['batch.completed b1 2/2', 'batch.cancelled b1 1/2', 'capture.failed j1 CAPTURE_TIMEOUT']);
       expect(result.contentType).toBe('image/jpeg');
       expect(result.head).toEqual([0xff, 0xd8, 0xff]);
       expect(result.used).toBeGreaterThanOrEqual(1);

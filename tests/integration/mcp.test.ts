@@ -140,10 +140,11 @@ describe('the MCP server over streamable HTTP at /mcp (stateless, async jobs on 
     expect(options[1]!.description).toMatch(/Default: false/);
   });
 
-  it('refuses a missing or wrong key before any tool runs (401), and GET is not allowed (stateless)', async () => {
-    await expect(httpClient(service, 'rs_not-a-key')).rejects.toThrow(/Invalid API key|401/);
-    const bare = await fetch(`${service.url}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{}' });
-    expect(bare.status).toBe(401);
+  it('refuses a missing or wrong key before any tool runs (403, see mcp-http-guards.test.ts), and GET is not allowed (stateless)', async () => {
+    await expect(httpClient(service, 'rs_not-a-key')).rejects.toThrow(/Invalid API key/);
+    const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } };
+    const bare = await fetch(`${service.url}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify(initialize) });
+    expect(bare.status).toBe(403);
     expect(await bare.json()).toMatchObject({ jsonrpc: '2.0', error: { data: { code: 'API_KEY_REQUIRED' } } });
     const get = await fetch(`${service.url}/mcp`, { headers: { 'X-API-Key': service.apiKey } });
     expect(get.status).toBe(405);

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import pino from 'pino';
-import type { Page } from 'puppeteer';
+import type { Page } from 'puppeteer-core';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ContextPool, type Slot } from '../../server/src/capture/context-pool.js';
 import { FixtureServer } from '../helpers/fixture-server.js';

@@ -1,6 +1,6 @@
 import { rm } from 'node:fs/promises';
 import { PNG } from 'pngjs';
-import puppeteer, { type Browser } from 'puppeteer';
+import puppeteer, { type Browser } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHROMIUM_BASE_FLAGS } from '../../server/src/capture/browser-manager.js';
 import { makeChromiumProfile, sandboxedLaunchOptions } from '../../server/src/capture/chromium-launch.js';

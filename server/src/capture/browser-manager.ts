@@ -1,5 +1,5 @@
 import { rmSync } from 'node:fs';
-import puppeteer, { type Browser } from 'puppeteer';
+import puppeteer, { type Browser } from 'puppeteer-core';
 import type { Logger } from 'pino';
 import { makeChromiumProfile, removeDeadInstancesProfiles, sandboxedLaunchOptions } from './chromium-launch.js';
 import { coalescePipeWrites } from './devtools-pipe-writes.js';

@@ -1,5 +1,5 @@
 import { MIME_TYPES, type CaptureOptions, type ImageFormat } from '@daguerre/contract';
-import type { ElementHandle, Page } from 'puppeteer';
+import type { ElementHandle, Page } from 'puppeteer-core';
 import { ApiError } from '../errors.js';
 import type { Slot } from './context-pool.js';
 import { captureTiles, webpTooLarge, type StitchFormat } from './full-page.js';

@@ -1,5 +1,5 @@
 import { MIME_TYPES, paginatedPdfSettings, type CaptureOptions } from '@daguerre/contract';
-import type { PDFOptions } from 'puppeteer';
+import type { PDFOptions } from 'puppeteer-core';
 import { ApiError } from '../errors.js';
 import type { Slot } from './context-pool.js';
 import { documentSize } from './page-actions.js';

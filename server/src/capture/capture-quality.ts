@@ -1,5 +1,5 @@
 import { INSIGHT_LIMITS, isContentFormat, type CaptureOptions, type CaptureQuality, type QualityFinding } from '@daguerre/contract';
-import type { Page } from 'puppeteer';
+import type { Page } from 'puppeteer-core';
 import { isOneColour } from './blank-image.js';
 import { inspectPage, type PageCheckArgs, type PageFindings } from './quality-page-scan.js';
 import { ApiError } from '../errors.js';

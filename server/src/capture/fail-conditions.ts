@@ -1,5 +1,5 @@
 import type { CaptureOptions } from '@daguerre/contract';
-import type { HTTPResponse } from 'puppeteer';
+import type { HTTPResponse } from 'puppeteer-core';
 import { ApiError } from '../errors.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { Page } from 'puppeteer';
+import type { Page } from 'puppeteer-core';
 
 export interface ScrollOutcome {
   /** The page grew while it was scrolled and had not stopped growing when the scroll ended (duration or height budget). */

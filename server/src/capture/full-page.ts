@@ -1,4 +1,4 @@
-import type { Page } from 'puppeteer';
+import type { Page } from 'puppeteer-core';
 import sharp from 'sharp';
 import { ApiError } from '../errors.js';
 import { FRAME_LIMIT_PX, type FullPagePlan, type Tile } from './full-page-plan.js';

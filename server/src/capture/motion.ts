@@ -1,4 +1,4 @@
-import type { Frame, Page } from 'puppeteer';
+import type { Frame, Page } from 'puppeteer-core';
 
 /**
  * reducedMotion's second half (page-control.ts adds the CSS that makes new transitions and

@@ -1,4 +1,4 @@
-import type { CDPSession, Frame, HTTPRequest, HTTPResponse, Page } from 'puppeteer';
+import type { CDPSession, Frame, HTTPRequest, HTTPResponse, Page } from 'puppeteer-core';
 
 /** How long a navigation a script asked for may take to send its request before it no longer counts. */
 const ASKED_EXPIRY_MS = 1_000;

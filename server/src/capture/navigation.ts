@@ -1,5 +1,5 @@
 import { requestedWaitMs, type CaptureOptions } from '@daguerre/contract';
-import type { HTTPResponse, Page } from 'puppeteer';
+import type { HTTPResponse, Page } from 'puppeteer-core';
 import { ApiError } from '../errors.js';
 import { isContextLost, type NavigationWatch } from './navigation-watch.js';
 import { CaptureTimeoutError, guard, type GuardedRequest } from './stage-guard.js';

@@ -1,4 +1,4 @@
-import type { Page } from 'puppeteer';
+import type { Page } from 'puppeteer-core';
 
 /** The selectors that are not valid CSS (querySelector throws a SyntaxError for them). */
 export async function invalidSelectors(page: Page, selectors: string[]): Promise<string[]> {

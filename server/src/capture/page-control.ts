@@ -1,5 +1,5 @@
 import type { CaptureOptions } from '@daguerre/contract';
-import type { Page } from 'puppeteer';
+import type { Page } from 'puppeteer-core';
 
 type ControlOptions = Pick<CaptureOptions, 'hideSelectors' | 'styles'> & Partial<Pick<CaptureOptions, 'reducedMotion'>>;
 

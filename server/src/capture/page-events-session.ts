@@ -1,4 +1,4 @@
-import type { CDPSession, Page } from 'puppeteer';
+import type { CDPSession, Page } from 'puppeteer-core';
 
 /**
  * The DevTools session whose Page events the pool listens to (commits, navigations asked for):

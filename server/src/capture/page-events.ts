@@ -1,5 +1,5 @@
 import { INSIGHT_LIMITS } from '@daguerre/contract';
-import type { ConsoleMessage, HTTPRequest, HTTPResponse, Page } from 'puppeteer';
+import type { ConsoleMessage, HTTPRequest, HTTPResponse, Page } from 'puppeteer-core';
 
 /**
  * What the page said while it loaded (issue #33, metadata): console errors and uncaught exceptions,

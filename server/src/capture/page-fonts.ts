@@ -1,4 +1,4 @@
-import type { CDPSession } from 'puppeteer';
+import type { CDPSession } from 'puppeteer-core';
 
 /**
  * The generic font families as full Chromium sets them on Linux from its locale settings:

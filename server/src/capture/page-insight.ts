@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { CaptureOptions, CaptureQuality, PageMetadata } from '@daguerre/contract';
-import type { HTTPResponse } from 'puppeteer';
+import type { HTTPResponse } from 'puppeteer-core';
 import { assertNotBlank, readCaptureQuality, type CapturedFile, type QualityProbe } from './capture-quality.js';
 import type { Slot } from './context-pool.js';
 import type { PageEventLog } from './page-events.js';

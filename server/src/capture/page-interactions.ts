@@ -1,4 +1,4 @@
-import type { Page } from 'puppeteer';
+import type { Page } from 'puppeteer-core';
 import { ApiError } from '../errors.js';
 
 /** Signals that a caller's script was still running when its time ran out: the page is busy, do not reuse it. */

@@ -1,5 +1,5 @@
 import { INSIGHT_LIMITS, type PageMetadata } from '@daguerre/contract';
-import type { CDPSession, HTTPResponse, Page } from 'puppeteer';
+import type { CDPSession, HTTPResponse, Page } from 'puppeteer-core';
 import type { PageEventLog } from './page-events.js';
 import { withoutCredentials } from './page-report.js';
 

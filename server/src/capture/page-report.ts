@@ -1,5 +1,5 @@
 import type { CaptureOptions, PageReport } from '@daguerre/contract';
-import type { HTTPResponse, Page } from 'puppeteer';
+import type { HTTPResponse, Page } from 'puppeteer-core';
 import { documentSize } from './page-actions.js';
 import { effectiveViewport } from './page-setup.js';
 

@@ -1,5 +1,5 @@
 import { resolveDevice, type CaptureOptions, type DevicePreset } from '@daguerre/contract';
-import type { HTTPRequest, ResourceType } from 'puppeteer';
+import type { HTTPRequest, ResourceType } from 'puppeteer-core';
 import type { Slot } from './context-pool.js';
 import { acceptLanguage, applyLocale, requestHeaders } from './page-locale.js';
 import { applyFontFamilies } from './page-fonts.js';

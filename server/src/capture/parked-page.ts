@@ -1,4 +1,4 @@
-import type { CDPSession, Page } from 'puppeteer';
+import type { CDPSession, Page } from 'puppeteer-core';
 
 /**
  * Parking: how a kept page ends one capture and starts the next without an about:blank document

@@ -1,4 +1,4 @@
-import type { Browser, BrowserContext, CDPSession, HTTPRequest, Page } from 'puppeteer';
+import type { Browser, BrowserContext, CDPSession, HTTPRequest, Page } from 'puppeteer-core';
 import type { BrowserManager } from './browser-manager.js';
 import { pageEventsSession } from './page-events-session.js';
 import { BLANK, park } from './parked-page.js';

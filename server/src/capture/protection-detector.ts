@@ -1,4 +1,4 @@
-import type { HTTPResponse, Page } from 'puppeteer';
+import type { HTTPResponse, Page } from 'puppeteer-core';
 
 /**
  * Recognizes anti-bot interstitials (spec rule 2: fail at once with TARGET_PROTECTED). A page that

@@ -1,4 +1,4 @@
-import type { CDPSession, HTTPRequest, HTTPResponse, Page } from 'puppeteer';
+import type { CDPSession, HTTPRequest, HTTPResponse, Page } from 'puppeteer-core';
 import { ApiError } from '../errors.js';
 
 /**

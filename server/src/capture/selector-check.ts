@@ -1,5 +1,5 @@
 import type { CaptureOptions } from '@daguerre/contract';
-import type { Page } from 'puppeteer';
+import type { Page } from 'puppeteer-core';
 import { ApiError } from '../errors.js';
 import { invalidSelectors } from './page-actions.js';
 

@@ -1,4 +1,4 @@
-import type { Page } from 'puppeteer';
+import type { Page } from 'puppeteer-core';
 import { ApiError } from '../errors.js';
 import { PageUnresponsiveError, pageUnresponsive } from './responsiveness-watchdog.js';
 

@@ -1,4 +1,4 @@
-import type { CDPSession, Frame, Page } from 'puppeteer';
+import type { CDPSession, Frame, Page } from 'puppeteer-core';
 
 /**
  * The storage keys of the third-party iframes a kept page loaded, for the reset (pool-slot.ts).

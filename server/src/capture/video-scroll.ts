@@ -1,5 +1,5 @@
 import type { ScrollEasing } from '@daguerre/contract';
-import type { Page } from 'puppeteer';
+import type { Page } from 'puppeteer-core';
 import { ApiError } from '../errors.js';
 
 /** Progress 0..1 of the scroll at time 0..1 (cubic curves, as CSS's ease-in/out family). */

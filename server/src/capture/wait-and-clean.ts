@@ -1,5 +1,5 @@
 import type { CaptureOptions } from '@daguerre/contract';
-import type { Page } from 'puppeteer';
+import type { Page } from 'puppeteer-core';
 import { ApiError } from '../errors.js';
 import { scrollThrough, type ScrollOutcome } from './full-page-scroll.js';
 import { finishMotion } from './motion.js';

@@ -1,7 +1,9 @@
+import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
 import { loadConfig, ConfigError } from '../config.js';
 import { maskUserinfo } from '../http/redact-query.js';
 import type { Runtime } from '../runtime.js';
+import { packageFile } from '../package-files.js';
 import { hashPassword } from '../services/passwords.js';
 import { bootstrapDemo, defaultPlan, requireOrganization, requirePlan, requireUser } from './admin.js';
 import { iso, jsonOption, print, withData } from './cli-output.js';
@@ -21,7 +23,8 @@ function stopOnSignals(runtime: Runtime) {
   process.once('SIGINT', () => shutdown('SIGINT'));
 }
 
-const program = new Command('daguerre').description('Daguerre: screenshot and PDF capture API').showHelpAfterError();
+const { version } = JSON.parse(readFileSync(packageFile('package.json'), 'utf8')) as { version: string };
+const program = new Command('daguerre').description('Daguerre: screenshot and PDF capture API').version(version).showHelpAfterError();
 
 program
   .command('serve')

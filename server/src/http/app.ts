@@ -43,6 +43,8 @@ export interface AppDependencies {
   jobRoutes: Omit<JobRouteDependencies, 'captures' | 'creditsPerCapture'> & Pick<BulkRouteDependencies, 'batches'>;
   /** The MCP face at /mcp (docs/mcp.md): what an inline image may weigh. */
   mcpBudget: InlineBudget;
+  /** Browser origins allowed on /mcp besides the service's own (MCP_ALLOWED_ORIGINS). */
+  mcpAllowedOrigins?: readonly string[];
   /** Extra routes (health, metrics, dashboard) mounted before the API. */
   extraRoutes?: (app: Express) => void;
 }
@@ -62,6 +64,18 @@ export function createApp(deps: AppDependencies): Express {
     next();
   });
   app.use(requestLogger(deps.logger));
+  // Before the JSON parser: /mcp reads its own body, so that every refusal there is JSON-RPC (docs/mcp.md).
+  app.use(
+    '/mcp',
+    mcpEndpoint({
+      apiKeys: deps.apiKeys,
+      requireHttps: deps.requireHttps,
+      trustProxy: deps.trustProxy,
+      allowedOrigins: deps.mcpAllowedOrigins ?? [],
+      budget: deps.mcpBudget,
+      logger: deps.logger,
+    }),
+  );
   // Size and nesting limits before anything parses or walks the body (issue #28).
   app.use(jsonBody());
 
@@ -86,7 +100,6 @@ export function createApp(deps: AppDependencies): Express {
   app.use('/capture', captureMetrics(deps.metrics, deps.creditsPerCapture), rejectRepeatedParameters(), captureAuth, throttle);
   app.use('/usage', rejectRepeatedParameters(), auth);
   app.use('/captures', rejectRepeatedParameters(), auth);
-  app.use('/mcp', mcpEndpoint({ apiKeys: deps.apiKeys, requireHttps: deps.requireHttps, budget: deps.mcpBudget, logger: deps.logger }));
   // Queuing a job counts against the organization's capture rate limit; polling does not.
   app.post('/captures', throttle);
   // A batch counts as one request against the rate limit (its items are checked for credits).

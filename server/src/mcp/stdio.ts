@@ -2,6 +2,7 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { createClient } from '@daguerre/client';
 import type { InlineBudget } from './delivery.js';
 import { createDaguerreMcpServer } from './mcp-server.js';
+import { normalizedBaseUrl } from './resources.js';
 
 export interface StdioOptions {
   url: string;
@@ -15,7 +16,7 @@ export interface StdioOptions {
  * be printed there.
  */
 export async function serveMcpOverStdio(options: StdioOptions): Promise<void> {
-  const publicBaseUrl = options.url.replace(/\/+$/, '');
+  const publicBaseUrl = normalizedBaseUrl(options.url);
   const client = createClient({ baseUrl: publicBaseUrl, apiKey: options.apiKey });
   const server = createDaguerreMcpServer({ client, publicBaseUrl, budget: options.budget });
   const transport = new StdioServerTransport();

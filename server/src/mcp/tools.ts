@@ -4,7 +4,11 @@ import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/proto
 import type { z } from 'zod';
 // The MCP face talks to the service through the published SDK, as any agent's client would.
 import { DaguerreError, type CaptureInput, type CaptureJobData, type DaguerreClient } from '@daguerre/client';
-import { errorResult, imageSize, inlineRefusal, inlineResult, linkResult, wantsInline, type CaptureSummary, type InlineBudget } from './delivery.js';
+import { captureOutputSchema } from './capture-output.js';
+import { captureNow, deliverJob, type ResultDependencies } from './capture-results.js';
+import { errorResult, type InlineBudget } from './delivery.js';
+import { captureFileUrl } from './resources.js';
+import { captureDescription, getCaptureDescription } from './tool-descriptions.js';
 import { captureAsyncToolInput, captureToolInput, describeOptions, describeOptionsToolInput, getCaptureToolInput, type Delivery } from './tool-inputs.js';
 
 export interface ToolDependencies {
@@ -27,6 +31,7 @@ function serviceError(error: unknown): CallToolResult {
   if (error instanceof DaguerreError) {
     const details = error.details === undefined ? '' : ` Details: ${JSON.stringify(error.details)}`;
     return errorResult(`${error.code} (HTTP ${error.status}): ${error.message}.${details}`, {
+      status: 'failed',
       error: { status: error.status, code: error.code, message: error.message, ...(error.details !== undefined ? { details: error.details } : {}) },
     });
   }
@@ -47,7 +52,7 @@ export function registerDaguerreTools(server: McpServer, deps: ToolDependencies)
   const { client, budget } = deps;
   const waitMs = deps.waitMs ?? 50_000;
   const pollMs = deps.pollMs ?? 500;
-  const fileUrl = (jobId: string) => `${deps.publicBaseUrl}/captures/${jobId}/file`;
+  const results: ResultDependencies = { client, budget, fileUrl: (jobId) => captureFileUrl(deps.publicBaseUrl, jobId) };
 
   async function progress(extra: Extra, step: number, message: string) {
     const token = extra._meta?.progressToken;
@@ -67,68 +72,13 @@ export function registerDaguerreTools(server: McpServer, deps: ToolDependencies)
     }
   }
 
-  /** A finished job as the agent asked for it: the image inline, or a link to its file. */
-  async function deliverJob(job: CaptureJobData, delivery: Delivery): Promise<CallToolResult> {
-    if (job.status === 'failed') {
-      return errorResult(`Capture ${job.jobId} failed: ${job.error?.code ?? 'OPERATION_FAILED'}: ${job.error?.message ?? 'no reason given'}. Nothing was charged.`, {
-        id: job.jobId,
-        status: job.status,
-        error: job.error,
-      });
-    }
-    if (job.status !== 'succeeded' || !job.result) {
-      return { content: [{ type: 'text', text: `Capture ${job.jobId} is ${job.status}; call get_capture with this jobId again shortly.` }], structuredContent: { id: job.jobId, status: job.status } };
-    }
-    const { result } = job;
-    const summary: CaptureSummary = { id: job.jobId, status: 'succeeded', url: fileUrl(job.jobId), contentType: result.mime, bytes: result.fileSize, width: null, height: null, delivery: 'link', ...(result.page ? { page: result.page } : {}) };
-    // Decided before downloading where possible: a pdf or an oversized file is a link without a transfer.
-    const early = inlineRefusal(summary, budget);
-    if (delivery === 'link' || (delivery === 'auto' && early !== undefined)) return linkResult(summary, delivery === 'link' ? undefined : early);
-    if (delivery === 'inline' && early !== undefined) return errorResult(`Cannot return capture ${job.jobId} inline: ${early}. Use delivery "link".`, summary);
-    const file = await client.getCaptureFile(job.jobId);
-    Object.assign(summary, await imageSize(file.bytes));
-    const refusal = inlineRefusal(summary, budget);
-    if (refusal !== undefined) {
-      if (delivery === 'inline') return errorResult(`Cannot return capture ${job.jobId} inline: ${refusal}. Use delivery "link".`, summary);
-      return linkResult(summary, refusal);
-    }
-    return inlineResult({ ...summary, delivery: 'inline' }, file.bytes);
-  }
-
-  /** Without async jobs on the service (no Redis: 503), a synchronous capture, inline when it fits. */
-  async function captureNow(options: CaptureInput, delivery: Delivery): Promise<CallToolResult> {
-    const file = await client.capture(options);
-    const requestId = file.headers['x-request-id'] ?? 'capture';
-    const storageUrl = file.headers['x-storage-url'];
-    const summary: CaptureSummary = { id: requestId, status: 'succeeded', url: storageUrl ?? '', contentType: file.contentType, bytes: file.bytes.length, ...(await imageSize(file.bytes)), delivery: 'inline' };
-    const refusal = inlineRefusal(summary, budget);
-    if (wantsInline(delivery, refusal) && refusal === undefined) return inlineResult(summary, file.bytes);
-    if (storageUrl) return linkResult({ ...summary, delivery: 'link' }, refusal);
-    if (!summary.contentType.startsWith('image/') && summary.bytes <= budget.maxBytes && delivery !== 'link') {
-      // A pdf has no image form; it travels as an embedded resource (a blob, never base64 in text).
-      return {
-        content: [
-          { type: 'resource', resource: { uri: `daguerre://captures/${requestId}`, mimeType: summary.contentType.split(';')[0]!, blob: Buffer.from(file.bytes).toString('base64') } },
-          { type: 'text', text: `Capture ${requestId}: ${summary.contentType}, ${summary.bytes} bytes.` },
-        ],
-        structuredContent: summary,
-      };
-    }
-    return errorResult(
-      `Capture ${requestId} worked (${summary.bytes} bytes, ${summary.contentType}) but cannot be returned: ${refusal ?? 'a link was asked for'}, and this service makes no links (it runs without async jobs, REDIS_URL). Capture a smaller area (no fullPage, a smaller viewport), use jpeg or webp with a lower imageQuality, or requestStorage* options for a storage URL.`,
-      summary,
-    );
-  }
-
   server.registerTool(
     'capture',
     {
       title: 'Capture a web page or HTML',
-      description:
-        `Screenshot (png, jpeg, webp) or PDF of a web page (url) or inline HTML (html) in headless Chromium; exactly one of url or html. ` +
-        `Images up to ${budget.maxBytes} bytes and ${budget.maxSidePx} px on a side come back inline as image content; larger images and every pdf come back as a resource_link to GET /captures/{id}/file (download it with the same API key). ` +
-        `Waits up to ${Math.round(waitMs / 1000)} s; a longer capture answers with its jobId for get_capture. Costs 1 credit when it succeeds, nothing when it fails. Call describe_options for every option with its default.`,
+      description: captureDescription(budget, Math.round(waitMs / 1000)),
       inputSchema: captureToolInput,
+      outputSchema: captureOutputSchema,
       annotations: CAPTURE_ANNOTATIONS,
     },
     guarded(async (args: z.output<typeof captureToolInput>, extra) => {
@@ -137,7 +87,7 @@ export function registerDaguerreTools(server: McpServer, deps: ToolDependencies)
       try {
         accepted = await client.captureAsync(options as CaptureInput);
       } catch (error) {
-        if (error instanceof DaguerreError && error.status === 503) return captureNow(options as CaptureInput, delivery as Delivery);
+        if (error instanceof DaguerreError && error.status === 503) return captureNow(results, options as CaptureInput, delivery as Delivery);
         throw error;
       }
       await progress(extra, 0, `job ${accepted.jobId} queued`);
@@ -148,7 +98,7 @@ export function registerDaguerreTools(server: McpServer, deps: ToolDependencies)
           structuredContent: { id: accepted.jobId, status: 'active' },
         };
       }
-      return deliverJob(job, delivery as Delivery);
+      return deliverJob(results, job, delivery as Delivery);
     }),
   );
 
@@ -172,12 +122,12 @@ export function registerDaguerreTools(server: McpServer, deps: ToolDependencies)
     'get_capture',
     {
       title: 'State and result of a queued capture',
-      description:
-        'The state of a capture queued by capture_async (or by capture when it ran long): queued, active, failed (with the error) or succeeded, then the file the same way capture returns it (inline image within the budget, else a resource_link). Costs nothing.',
+      description: getCaptureDescription(budget),
       inputSchema: getCaptureToolInput,
+      outputSchema: captureOutputSchema,
       annotations: { readOnlyHint: true, openWorldHint: false, destructiveHint: false, idempotentHint: true },
     },
-    guarded(async (args: z.output<typeof getCaptureToolInput>) => deliverJob(await client.getCapture(args.jobId), args.delivery as Delivery)),
+    guarded(async (args: z.output<typeof getCaptureToolInput>) => deliverJob(results, await client.getCapture(args.jobId), args.delivery as Delivery)),
   );
 
   server.registerTool(

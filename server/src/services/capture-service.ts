@@ -1,6 +1,6 @@
 import { captureBudgetMs, captureCredits, isContentFormat, type CaptureOptions } from '@daguerre/contract';
 import type { Logger } from 'pino';
-import type { Page } from 'puppeteer';
+import type { Page } from 'puppeteer-core';
 import { ApiError, errors } from '../errors.js';
 import type { ContentFilters } from '../capture/content-filters/index.js';
 import type { FairScheduler } from '../capture/fair-scheduler.js';

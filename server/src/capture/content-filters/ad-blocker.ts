@@ -1,5 +1,5 @@
 import { Request, type FiltersEngine, type RequestType } from '@ghostery/adblocker';
-import type { HTTPRequest, Page } from 'puppeteer';
+import type { HTTPRequest, Page } from 'puppeteer-core';
 import type { RequestFilter } from '../page-setup.js';
 import { documentStartStyles, type DocumentStartRegistry } from './document-start.js';
 import { applyCosmeticFilters, framesOf, topLevelUrl, type CosmeticResult } from './cosmetics.js';

@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { filterCompactRules, type IndexedCMPRuleset } from '@duckduckgo/autoconsent';
 import type { FiltersEngine } from '@ghostery/adblocker';
-import type { Frame, Page } from 'puppeteer';
+import type { Frame, Page } from 'puppeteer-core';
 import { applyCosmeticFilters, framesOf, pageInfo, type CosmeticResult } from './cosmetics.js';
 import { documentStartStyles, type DocumentStartRegistry } from './document-start.js';
 import { cleanupOverlays, type OverlayCleanupResult } from './overlay-cleanup.js';

@@ -1,5 +1,5 @@
 import { Request, type FiltersEngine } from '@ghostery/adblocker';
-import type { Frame, Page } from 'puppeteer';
+import type { Frame, Page } from 'puppeteer-core';
 
 /*
  * Page-side code is kept as plain JavaScript source: functions handed to page.evaluate are

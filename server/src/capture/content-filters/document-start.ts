@@ -1,5 +1,5 @@
 import type { FiltersEngine } from '@ghostery/adblocker';
-import type { Page } from 'puppeteer';
+import type { Page } from 'puppeteer-core';
 import { pageInfo, splitStylesheet } from './cosmetics.js';
 
 /**

@@ -1,6 +1,6 @@
 import type { FiltersEngine } from '@ghostery/adblocker';
 import type { Logger } from 'pino';
-import type { Page } from 'puppeteer';
+import type { Page } from 'puppeteer-core';
 import { ApiError } from '../../errors.js';
 import type { RequestFilter } from '../page-setup.js';
 import { CaptureTimeoutError } from '../renderer.js';

@@ -1,4 +1,4 @@
-import type { Page } from 'puppeteer';
+import type { Page } from 'puppeteer-core';
 
 export interface OverlayCleanupResult {
   /** Full-screen overlays hidden. */

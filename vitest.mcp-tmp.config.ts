@@ -1,0 +1,49 @@
+import { defineConfig } from 'vitest/config';
+
+/**
+ * Tests that kill processes, race workers or hold captures to their deadlines: they run one at a
+ * time, after the rest, because a second file beside them shifts their timing (seen in CI: a worker
+ * finished its job before it could be killed).
+ */
+const ALONE = [
+  'tests/integration/async-captures.test.ts',
+  'tests/integration/faults.test.ts',
+  'tests/integration/fault-recovery.test.ts',
+  'tests/integration/exactly-once.test.ts',
+  'tests/integration/exactly-once-database.test.ts',
+  'tests/integration/fair-async.test.ts',
+  'tests/integration/capture-crash.test.ts',
+  'tests/integration/fair-share.test.ts',
+  'tests/integration/plan-share.test.ts',
+  // Its omitBackground case saw a transparent background carried over twice with another file beside it.
+  'tests/integration/capture-page-control.test.ts',
+  // Five services and a data host in network namespaces; kills a worker and an API instance.
+  'tests/integration/multi-host.test.ts',
+  // Memory bombs: ~0.5 GB each, ended by the watchdog; its margin assertion wants the cores to itself.
+  'tests/integration/renderer-memory-limit.test.ts',
+];
+
+/** In the checkout, @daguerre/client resolves to its sources (client/package.json "exports"), as for tsc and bin/daguerre.js. */
+const CONDITIONS = ['daguerre-source', 'node', 'development|production'];
+
+export default defineConfig({
+  resolve: { conditions: CONDITIONS },
+  ssr: { resolve: { conditions: CONDITIONS } },
+  test: {
+    testTimeout: 60_000,
+    hookTimeout: 120_000,
+    reporters: ['default'],
+    projects: [
+      {
+        extends: true,
+        // Two files at a time: most integration time is spent waiting (page loads, timers, child
+        // processes), so two overlap well on 2 cores; more would thrash Chromium.
+        test: { name: 'paired', include: ['tests/**/*.test.ts'], exclude: ALONE, fileParallelism: true, maxWorkers: 2, sequence: { groupOrder: 0 } },
+      },
+      {
+        extends: true,
+        test: { name: 'alone', include: ALONE, fileParallelism: false, maxWorkers: 1, sequence: { groupOrder: 1 } },
+      },
+    ],
+  },
+});
