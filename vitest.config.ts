@@ -24,7 +24,7 @@ const ALONE = [
 ];
 
 /** In the checkout, @daguerre/client resolves to its sources (client/package.json "exports"), as for tsc and bin/daguerre.js. */
-const CONDITIONS = ['daguerre-source', 'module', 'node', 'development|production'];
+const CONDITIONS = ['daguerre-source', 'node', 'development|production'];
 
 export default defineConfig({
   resolve: { conditions: CONDITIONS },

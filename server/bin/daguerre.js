@@ -18,7 +18,9 @@ if (existsSync(sources)) {
   // condition (client/package.json), as it does for tsc and vitest.
   register(
     'data:text/javascript,' +
-      encodeURIComponent('export function resolve(s, c, next) { return next(s, { ...c, conditions: [...c.conditions, "daguerre-source"] }); }'),
+      encodeURIComponent(
+        'export function resolve(s, c, next) { return next(s, { ...c, conditions: [...c.conditions, "daguerre-source"] }); }',
+      ),
   );
   const { register: registerTsx } = await import('tsx/esm/api');
   registerTsx();

@@ -8,7 +8,7 @@ import { configNotices, type Config } from './config.js';
 import { BrowserManager } from './capture/browser-manager.js';
 import { MemoryCgroups } from './capture/renderer-memory-cgroup.js';
 import { pageMemoryLimit, RendererMemoryWatchdog } from './capture/renderer-memory-watchdog.js';
-import { ensureChromiumUser } from './capture/chromium-user.js';
+import { ensureChromiumBinary, ensureChromiumUser } from './capture/chromium-prerequisites.js';
 import { checkSandbox, sandboxFlags } from './capture/sandbox-check.js';
 import { ContentFilters } from './capture/content-filters/index.js';
 import { ContextPool } from './capture/context-pool.js';
@@ -112,6 +112,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
 
   // Before anything of Chromium starts: the user it runs as exists, and it refuses to run
   // unsandboxed unless the operator said so.
+  ensureChromiumBinary(config.CHROME_PATH);
   ensureChromiumUser(logger);
   const sandbox = checkSandbox({ allowUnsandboxed: config.ALLOW_UNSANDBOXED_CHROMIUM });
   if (sandbox.mode === 'off') logger.warn({ sandbox }, 'Chromium runs WITHOUT its sandbox (ALLOW_UNSANDBOXED_CHROMIUM=true)');

@@ -15,7 +15,8 @@ export type NodeLine = 20 | 22 | 24;
 /** The line the suite installs on; .ci/run repeats the package tests on the others (DAGUERRE_TEST_NODE_LINE). */
 export function testedNodeLine(): NodeLine {
   const line = Number(process.env.DAGUERRE_TEST_NODE_LINE ?? 24);
-  if (line !== 20 && line !== 22 && line !== 24) throw new Error(`DAGUERRE_TEST_NODE_LINE must be 20, 22 or 24, not ${process.env.DAGUERRE_TEST_NODE_LINE}`);
+  if (line !== 20 && line !== 22 && line !== 24)
+    throw new Error(`DAGUERRE_TEST_NODE_LINE must be 20, 22 or 24, not ${process.env.DAGUERRE_TEST_NODE_LINE}`);
   return line;
 }
 
@@ -76,7 +77,10 @@ export async function installPackedDaguerre(line: NodeLine = testedNodeLine()): 
   const { server } = await packedTarballs();
   const node = await nodeOfLine(line);
   const nodeDir = dirname(node);
-  const hash = createHash('sha256').update(await readFile(server)).digest('hex').slice(0, 16);
+  const hash = createHash('sha256')
+    .update(await readFile(server))
+    .digest('hex')
+    .slice(0, 16);
   const prefix = join(CACHE, `node${line}-${hash}`);
   const binDir = join(prefix, 'bin');
   // Nothing of the checkout (its node_modules/.bin holds a `daguerre` too) on the user's PATH.

@@ -8,13 +8,20 @@ import { promisify } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { installPackedDaguerre, packedTarballs, testedNodeLine, type InstalledDaguerre, type Tarballs } from '../helpers/installed-package.js';
+import {
+  installPackedDaguerre,
+  packedTarballs,
+  testedNodeLine,
+  type InstalledDaguerre,
+  type Tarballs,
+} from '../helpers/installed-package.js';
 
 const run = promisify(execFile);
 const line = testedNodeLine();
 
 /** Entries a tarball may hold: the bundle, the command, its data files and the package's own papers. */
-const SHIPPED = /^package\/(bin\/[^/]+|dist\/.+|filter-lists\/[^/]+|public\/dashboard\/[^/]+|package\.json|openapi\.json|README\.md|LICENSE|CHANGELOG\.md)$/;
+const SHIPPED =
+  /^package\/(bin\/[^/]+|dist\/.+|filter-lists\/[^/]+|public\/dashboard\/[^/]+|package\.json|openapi\.json|README\.md|LICENSE|CHANGELOG\.md)$/;
 const CLIENT_SHIPPED = /^package\/(dist\/[^/]+|package\.json|README\.md|LICENSE|CHANGELOG\.md)$/;
 
 async function tarballEntries(tarball: string): Promise<string[]> {
@@ -31,7 +38,11 @@ function importsOf(code: string): string[] {
   return [...found];
 }
 
-const packageName = (specifier: string) => specifier.split('/').slice(0, specifier.startsWith('@') ? 2 : 1).join('/');
+const packageName = (specifier: string) =>
+  specifier
+    .split('/')
+    .slice(0, specifier.startsWith('@') ? 2 : 1)
+    .join('/');
 
 describe(`the packed packages installed from their tarballs alone on Node ${line}`, () => {
   let installed: InstalledDaguerre;
@@ -54,8 +65,14 @@ describe(`the packed packages installed from their tarballs alone on Node ${line
     work = await mkdtemp(join(tmpdir(), 'daguerre-installed-'));
     await mkdir(join(work, 'home'));
     // A user's shell: the installed bin first, none of the test runner's settings (DATABASE_URL, REDIS_URL, …).
-    env = { PATH: installed.path, HOME: join(work, 'home'), LANG: 'C.UTF-8', LOG_LEVEL: 'warn' };
-    if (installed.installSeconds > 0) console.log(`npm install -g of the server tarball on Node ${line}: ${installed.installSeconds.toFixed(1)} s`);
+    const trust = Object.fromEntries(
+      Object.entries(process.env).filter(([name]) =>
+        /^(NODE_EXTRA_CA_CERTS|SSL_CERT_FILE|SSL_CERT_DIR|https?_proxy|HTTPS?_PROXY|NO_PROXY|no_proxy)$/.test(name),
+      ),
+    );
+    env = { ...trust, PATH: installed.path, HOME: join(work, 'home'), LANG: 'C.UTF-8', LOG_LEVEL: 'warn' };
+    if (installed.installSeconds > 0)
+      console.log(`npm install -g of the server tarball on Node ${line}: ${installed.installSeconds.toFixed(1)} s`);
   }, 900_000);
 
   afterAll(async () => {
@@ -95,7 +112,11 @@ describe(`the packed packages installed from their tarballs alone on Node ${line
         if (specifier.startsWith('.')) {
           const target = resolve(dist, specifier);
           if (!target.startsWith(`${dist}/`) || !existsSync(target)) outside.push(`${file}: ${specifier}`);
-        } else if (!specifier.startsWith('node:') && !builtinModules.includes(specifier) && !(packageName(specifier) in manifest.dependencies)) {
+        } else if (
+          !specifier.startsWith('node:') &&
+          !builtinModules.includes(specifier) &&
+          !(packageName(specifier) in manifest.dependencies)
+        ) {
           outside.push(`${file}: ${specifier}`);
         }
       }
@@ -107,7 +128,9 @@ describe(`the packed packages installed from their tarballs alone on Node ${line
   });
 
   it('runs the CLI from an empty folder: migrate, org create, key create, serve on the embedded database, a PNG and a PDF', async () => {
-    expect((await daguerre(['--version'])).trim()).toBe(JSON.parse(await readFile(join(installed.packageDir, 'package.json'), 'utf8')).version);
+    expect((await daguerre(['--version'])).trim()).toBe(
+      JSON.parse(await readFile(join(installed.packageDir, 'package.json'), 'utf8')).version,
+    );
     expect(JSON.parse(await daguerre(['migrate', '--json']))).toEqual({ migrated: true });
     const org = JSON.parse(await daguerre(['org', 'create', '--name', 'Acme', '--json'])) as { id: string };
     const key = JSON.parse(await daguerre(['key', 'create', '--org', org.id, '--name', 'installed', '--json'])) as { key: string };
@@ -115,7 +138,11 @@ describe(`the packed packages installed from their tarballs alone on Node ${line
     expect(existsSync(join(work, 'data'))).toBe(true);
 
     const started = Date.now();
-    service = spawn(join(installed.binDir, 'daguerre'), ['serve'], { cwd: work, env: { ...env, PORT: '0', HOST: '127.0.0.1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    service = spawn(join(installed.binDir, 'daguerre'), ['serve'], {
+      cwd: work,
+      env: { ...env, PORT: '0', HOST: '127.0.0.1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let output = '';
     service.stderr!.on('data', (chunk: Buffer) => (output += String(chunk)));
     serviceUrl = await new Promise<string>((found, fail) => {
@@ -131,7 +158,9 @@ describe(`the packed packages installed from their tarballs alone on Node ${line
     expect(((await ready.json()) as { checks: { sandbox: { mode: string } } }).checks.sandbox.mode).toBe('on');
     const listeningMs = Date.now() - started;
 
-    const png = await fetch(`${serviceUrl}/capture?html=${encodeURIComponent('<h1>Installed</h1>')}&viewportWidth=400&viewportHeight=300`, { headers: { 'X-API-Key': apiKey } });
+    const png = await fetch(`${serviceUrl}/capture?html=${encodeURIComponent('<h1>Installed</h1>')}&viewportWidth=400&viewportHeight=300`, {
+      headers: { 'X-API-Key': apiKey },
+    });
     expect(png.status).toBe(200);
     const pngBytes = Buffer.from(await png.arrayBuffer());
     expect(pngBytes.subarray(1, 4).toString()).toBe('PNG');
@@ -143,7 +172,11 @@ describe(`the packed packages installed from their tarballs alone on Node ${line
       body: JSON.stringify({ html: '<h1>Invoice</h1>', format: 'pdf' }),
     });
     expect(pdf.status).toBe(200);
-    expect(Buffer.from(await pdf.arrayBuffer()).subarray(0, 5).toString()).toBe('%PDF-');
+    expect(
+      Buffer.from(await pdf.arrayBuffer())
+        .subarray(0, 5)
+        .toString(),
+    ).toBe('%PDF-');
 
     // The faces that read files of the package: the OpenAPI document, Swagger UI, the dashboard's assets.
     const openapi = (await (await fetch(`${serviceUrl}/openapi.json`)).json()) as { info: { version: string } };
@@ -171,7 +204,10 @@ const shot = await client.capture({ html: '<p>client</p>', viewportWidth: 300, v
 const usage = await client.usage();
 console.log(JSON.stringify({ type: shot.contentType, bytes: shot.bytes.length, used: usage.credits.usedThisPeriod }));`,
     );
-    await writeFile(join(project, 'cjs.cjs'), `const { createClient, DaguerreError } = require('@daguerre/client');\nconsole.log(typeof createClient, typeof DaguerreError);`);
+    await writeFile(
+      join(project, 'cjs.cjs'),
+      `const { createClient, DaguerreError } = require('@daguerre/client');\nconsole.log(typeof createClient, typeof DaguerreError);`,
+    );
     const { stdout } = await run(installed.node, ['esm.js'], { cwd: project, env: { ...env, URL: serviceUrl, KEY: apiKey } });
     const result = JSON.parse(stdout) as { type: string; bytes: number; used: number };
     expect(result.type).toBe('image/jpeg');
@@ -195,7 +231,10 @@ console.log(JSON.stringify({ type: shot.contentType, bytes: shot.bytes.length, u
       await client.connect(transport);
       const { tools } = await client.listTools();
       expect(tools.map((tool) => tool.name)).toEqual(expect.arrayContaining(['capture', 'usage']));
-      const result = (await client.callTool({ name: 'capture', arguments: { html: '<h1>From an MCP host</h1>', viewportWidth: 320, viewportHeight: 200 } })) as {
+      const result = (await client.callTool({
+        name: 'capture',
+        arguments: { html: '<h1>From an MCP host</h1>', viewportWidth: 320, viewportHeight: 200 },
+      })) as {
         isError?: boolean;
         content: Array<{ type: string; mimeType?: string; data?: string }>;
       };
