@@ -161,7 +161,7 @@ export const ConfigSchema = z.object({
   /** Largest video file; a video that passes it fails uncharged. At most the documented maximum, 64 MiB. */
   VIDEO_MAX_BYTES: integer('VIDEO_MAX_BYTES', 1_024, VIDEO_LIMITS.maxOutputBytes, VIDEO_LIMITS.maxOutputBytes),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  /** MCP `capture`: images up to this many bytes go back inline (MCP image content), larger ones as a link (docs/mcp.md). */
+  /** MCP `capture`: images up to this many bytes go back inline (MCP image content), text up to half of it, larger files as a link (docs/mcp.md). */
   MCP_INLINE_MAX_BYTES: integer('MCP_INLINE_MAX_BYTES', 1_024, 7 * 1_024 * 1_024, 1_000_000),
   /** MCP `capture`: the longest side, in pixels, of an image that goes back inline (the Claude API refuses more than 8000). */
   MCP_INLINE_MAX_SIDE_PX: integer('MCP_INLINE_MAX_SIDE_PX', 16, 16_384, 8_000),

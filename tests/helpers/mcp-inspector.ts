@@ -26,13 +26,21 @@ export interface InspectorRun {
   json: unknown;
 }
 
-export function runInspector(args: string[], options: { env?: NodeJS.ProcessEnv; cwd?: string; timeoutMs?: number } = {}): Promise<InspectorRun> {
+export function runInspector(
+  args: string[],
+  options: { env?: NodeJS.ProcessEnv; cwd?: string; timeoutMs?: number } = {},
+): Promise<InspectorRun> {
   const home = mkdtempSync(join(tmpdir(), 'daguerre-inspector-'));
   return new Promise((resolve) => {
     execFile(
       inspectorNode(),
       [LAUNCHER, '--cli', ...args],
-      { env: { ...process.env, ...options.env, HOME: home, MCP_INSPECTOR_SECRET_STORE: 'memory' }, ...(options.cwd ? { cwd: options.cwd } : {}), timeout: options.timeoutMs ?? 90_000, maxBuffer: 64 * 1024 * 1024 },
+      {
+        env: { ...process.env, ...options.env, HOME: home, MCP_INSPECTOR_SECRET_STORE: 'memory' },
+        ...(options.cwd ? { cwd: options.cwd } : {}),
+        timeout: options.timeoutMs ?? 90_000,
+        maxBuffer: 64 * 1024 * 1024,
+      },
       (error, stdout, stderr) => {
         let json: unknown;
         try {

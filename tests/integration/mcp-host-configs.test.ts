@@ -25,27 +25,39 @@ const PLACEHOLDER_URL = 'https://capture.example.com';
 const PLACEHOLDER_KEY = 'rs_your_key';
 const GREEN = '<body style="margin:0;background:rgb(0,160,60)"><h1>host</h1></body>';
 
-type Entry = { type: 'stdio'; command: string; args: string[]; env: Record<string, string> } | { type: 'http'; url: string; headers: Record<string, string> };
+type Entry =
+  | { type: 'stdio'; command: string; args: string[]; env: Record<string, string> }
+  | { type: 'http'; url: string; headers: Record<string, string> };
 
 function markedBlocks(kind: 'mcp-config' | 'mcp-command'): Map<string, string> {
   const blocks = new Map<string, string>();
-  for (const match of DOC.matchAll(new RegExp(`<!-- ${kind}: ([a-z0-9-]+) -->\\n\`\`\`(?:json|sh)\\n([\\s\\S]*?)\\n\`\`\``, 'g'))) blocks.set(match[1]!, match[2]!);
+  for (const match of DOC.matchAll(new RegExp(`<!-- ${kind}: ([a-z0-9-]+) -->\\n\`\`\`(?:json|sh)\\n([\\s\\S]*?)\\n\`\`\``, 'g')))
+    blocks.set(match[1]!, match[2]!);
   return blocks;
 }
 
-const asUser = (text: string, service: TestService) => text.replaceAll(PLACEHOLDER_URL, service.url).replaceAll(PLACEHOLDER_KEY, service.apiKey);
+const asUser = (text: string, service: TestService) =>
+  text.replaceAll(PLACEHOLDER_URL, service.url).replaceAll(PLACEHOLDER_KEY, service.apiKey);
 
 /** What a host makes of one entry of its JSON: `type` as written, or inferred from url/command as Cursor and Claude Desktop do. */
 function entryOf(raw: Record<string, unknown>): Entry {
   const type = raw.type ?? (raw.url ? 'http' : 'stdio');
   if (type === 'http') return { type: 'http', url: String(raw.url), headers: (raw.headers ?? {}) as Record<string, string> };
   expect(type).toBe('stdio');
-  return { type: 'stdio', command: String(raw.command), args: (raw.args ?? []) as string[], env: (raw.env ?? {}) as Record<string, string> };
+  return {
+    type: 'stdio',
+    command: String(raw.command),
+    args: (raw.args ?? []) as string[],
+    env: (raw.env ?? {}) as Record<string, string>,
+  };
 }
 
 /** Claude Code's expansion in .mcp.json: ${VAR} and ${VAR:-default}. */
 function expandLikeClaudeCode(text: string, env: Record<string, string>): string {
-  return text.replace(/\$\{([A-Z_][A-Z0-9_]*)(?::-([^}]*))?\}/g, (_all, name: string, fallback?: string) => env[name] ?? fallback ?? `\${${name}}`);
+  return text.replace(
+    /\$\{([A-Z_][A-Z0-9_]*)(?::-([^}]*))?\}/g,
+    (_all, name: string, fallback?: string) => env[name] ?? fallback ?? `\${${name}}`,
+  );
 }
 
 /** `claude mcp add [--transport t] [--env K=V]… [--header "H: V"]… <name> <url> | <name> -- <command> [args…]`. */
@@ -86,17 +98,39 @@ function hostEntries(service: TestService): Array<{ host: string; name: string; 
   const servers = (host: string, map: Record<string, Record<string, unknown>>) => {
     for (const [name, raw] of Object.entries(map)) entries.push({ host, name, entry: entryOf(raw) });
   };
-  servers('claude-desktop', (JSON.parse(asUser(configs.get('claude-desktop')!, service)) as { mcpServers: Record<string, Record<string, unknown>> }).mcpServers);
+  servers(
+    'claude-desktop',
+    (JSON.parse(asUser(configs.get('claude-desktop')!, service)) as { mcpServers: Record<string, Record<string, unknown>> }).mcpServers,
+  );
   for (const [host, line] of commands) entries.push({ host, ...parseClaudeMcpAdd(asUser(line, service)) });
   // .mcp.json holds no key: the user exports the variables and Claude Code expands them.
   const project = configs.get('claude-code-project')!;
   expect(project).not.toContain(PLACEHOLDER_KEY);
-  servers('claude-code-project', (JSON.parse(expandLikeClaudeCode(project, { DAGUERRE_URL: service.url, DAGUERRE_API_KEY: service.apiKey })) as { mcpServers: Record<string, Record<string, unknown>> }).mcpServers);
-  servers('cursor', (JSON.parse(asUser(configs.get('cursor')!, service)) as { mcpServers: Record<string, Record<string, unknown>> }).mcpServers);
+  servers(
+    'claude-code-project',
+    (
+      JSON.parse(expandLikeClaudeCode(project, { DAGUERRE_URL: service.url, DAGUERRE_API_KEY: service.apiKey })) as {
+        mcpServers: Record<string, Record<string, unknown>>;
+      }
+    ).mcpServers,
+  );
+  servers(
+    'cursor',
+    (JSON.parse(asUser(configs.get('cursor')!, service)) as { mcpServers: Record<string, Record<string, unknown>> }).mcpServers,
+  );
   // VS Code asks for each ${input:id} declared in inputs (a password prompt for the key).
-  const vscode = JSON.parse(asUser(configs.get('vscode')!, service)) as { inputs: Array<{ id: string; type: string; password?: boolean }>; servers: Record<string, Record<string, unknown>> };
+  const vscode = JSON.parse(asUser(configs.get('vscode')!, service)) as {
+    inputs: Array<{ id: string; type: string; password?: boolean }>;
+    servers: Record<string, Record<string, unknown>>;
+  };
   expect(vscode.inputs).toEqual([expect.objectContaining({ id: 'daguerre-api-key', type: 'promptString', password: true })]);
-  servers('vscode', JSON.parse(JSON.stringify(vscode.servers).replaceAll('${input:daguerre-api-key}', service.apiKey)) as Record<string, Record<string, unknown>>);
+  servers(
+    'vscode',
+    JSON.parse(JSON.stringify(vscode.servers).replaceAll('${input:daguerre-api-key}', service.apiKey)) as Record<
+      string,
+      Record<string, unknown>
+    >,
+  );
   // Claude Desktop's file starts local servers only.
   expect(entries.filter((e) => e.host === 'claude-desktop').map((e) => e.entry.type)).toEqual(['stdio']);
   return entries;
@@ -145,11 +179,26 @@ describe('the host configurations of docs/mcp.md, as written', () => {
         entry.type === 'http'
           ? new StreamableHTTPClientTransport(new URL(entry.url), { requestInit: { headers: entry.headers } })
           : // A host passes the entry's env over a few variables of its own; PATH finds the installed `daguerre`.
-            new StdioClientTransport({ command: entry.command, args: entry.args, env: { ...getDefaultEnvironment(), PATH: installed.path, ...entry.env }, cwd: emptyFolder, stderr: 'pipe' });
+            new StdioClientTransport({
+              command: entry.command,
+              args: entry.args,
+              env: { ...getDefaultEnvironment(), PATH: installed.path, ...entry.env },
+              cwd: emptyFolder,
+              stderr: 'pipe',
+            });
       await client.connect(transport);
       try {
-        expect((await client.listTools()).tools.map((t) => t.name), label).toContain('capture');
-        expectGreenPng((await client.callTool({ name: 'capture', arguments: { html: GREEN, viewportWidth: 200, viewportHeight: 120 } })) as CallToolResult, label);
+        expect(
+          (await client.listTools()).tools.map((t) => t.name),
+          label,
+        ).toContain('capture');
+        expectGreenPng(
+          (await client.callTool({
+            name: 'capture',
+            arguments: { html: GREEN, viewportWidth: 200, viewportHeight: 120 },
+          })) as CallToolResult,
+          label,
+        );
       } finally {
         await client.close();
       }
@@ -166,8 +215,24 @@ describe('the host configurations of docs/mcp.md, as written', () => {
       const base = ['--config', file, '--server', name];
       const list = await runInspector([...base, '--method', 'tools/list'], { env, cwd: emptyFolder });
       expect(list.code, `${label}: ${list.stderr}`).toBe(0);
-      expect((list.json as { tools: Array<{ name: string }> }).tools.map((t) => t.name), label).toContain('capture');
-      const call = await runInspector([...base, '--method', 'tools/call', '--tool-name', 'capture', '--tool-arg', `html=${GREEN}`, 'viewportWidth=200', 'viewportHeight=120'], { env, cwd: emptyFolder });
+      expect(
+        (list.json as { tools: Array<{ name: string }> }).tools.map((t) => t.name),
+        label,
+      ).toContain('capture');
+      const call = await runInspector(
+        [
+          ...base,
+          '--method',
+          'tools/call',
+          '--tool-name',
+          'capture',
+          '--tool-arg',
+          `html=${GREEN}`,
+          'viewportWidth=200',
+          'viewportHeight=120',
+        ],
+        { env, cwd: emptyFolder },
+      );
       expect(call.code, `${label}: ${call.stderr}`).toBe(0);
       expectGreenPng(call.json as CallToolResult, label);
     }

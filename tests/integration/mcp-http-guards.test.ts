@@ -55,10 +55,14 @@ describe('/mcp before any tool runs', () => {
       ['params not an object', '{"jsonrpc": "2.0", "method": "tools/call", "params": "capture", "id": 2}', 400, -32600],
       ['a batch with one bad message', `[${INITIALIZE}, {"id": 3}]`, 400, -32600],
     ];
-    for (const headers of [{ 'X-API-Key': service.apiKey }, {}]) {
+    for (const headers of [{ 'X-API-Key': service.apiKey }, {}] as Array<Record<string, string>>) {
       for (const [name, body, status, code] of cases) {
         const raw = name === 'not UTF-8' ? Buffer.from([0xff, 0xfe, 0x7b]) : body;
-        const response = await fetch(`${service.url}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers }, body: raw });
+        const response = await fetch(`${service.url}/mcp`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+          body: raw,
+        });
         expect(response.status, name).toBe(status);
         const answer = (await response.json()) as { jsonrpc: string; error: { code: number; message: string }; success?: unknown };
         expect(answer, name).toMatchObject({ jsonrpc: '2.0', error: { code } });
@@ -66,10 +70,16 @@ describe('/mcp before any tool runs', () => {
       }
     }
     // The id of a refused request is answered when it can be read.
-    expect(await (await postMcp(service.url, '{"jsonrpc": "2.0", "method": 5, "id": 77}', { 'X-API-Key': service.apiKey })).json()).toMatchObject({ id: 77, error: { code: -32600 } });
+    expect(
+      await (await postMcp(service.url, '{"jsonrpc": "2.0", "method": 5, "id": 77}', { 'X-API-Key': service.apiKey })).json(),
+    ).toMatchObject({ id: 77, error: { code: -32600 } });
     const wrongType = await postMcp(service.url, INITIALIZE, { 'X-API-Key': service.apiKey, 'content-type': 'text/plain' });
     expect([wrongType.status, ((await wrongType.json()) as { error: { code: number } }).error.code]).toEqual([415, -32600]);
-    const tooLarge = await postMcp(service.url, JSON.stringify({ jsonrpc: '2.0', method: 'ping', id: 1, params: { pad: 'x'.repeat(1_100_000) } }), { 'X-API-Key': service.apiKey });
+    const tooLarge = await postMcp(
+      service.url,
+      JSON.stringify({ jsonrpc: '2.0', method: 'ping', id: 1, params: { pad: 'x'.repeat(1_100_000) } }),
+      { 'X-API-Key': service.apiKey },
+    );
     expect([tooLarge.status, ((await tooLarge.json()) as { jsonrpc: string }).jsonrpc]).toEqual([413, '2.0']);
     for (const method of ['GET', 'DELETE']) {
       const response = await fetch(`${service.url}/mcp`, { method, headers: { 'X-API-Key': service.apiKey } });
@@ -80,12 +90,16 @@ describe('/mcp before any tool runs', () => {
   });
 
   it('checks Origin: none, its own and MCP_ALLOWED_ORIGINS pass; any other (null included) is 403 even with a valid key', async () => {
-    const withOrigin = (origin?: string) => postMcp(service.url, INITIALIZE, { 'X-API-Key': service.apiKey, ...(origin ? { Origin: origin } : {}) });
+    const withOrigin = (origin?: string) =>
+      postMcp(service.url, INITIALIZE, { 'X-API-Key': service.apiKey, ...(origin ? { Origin: origin } : {}) });
     for (const origin of [undefined, service.url, ALLOWED]) expect((await withOrigin(origin)).status, String(origin)).toBe(200);
     for (const origin of ['http://evil.example', 'null', `${service.url}.evil.example`, 'https://app.example.com:8443']) {
       const response = await withOrigin(origin);
       expect(response.status, origin).toBe(403);
-      expect(await response.json(), origin).toMatchObject({ jsonrpc: '2.0', error: { code: -32000, data: { code: 'ORIGIN_NOT_ALLOWED' } } });
+      expect(await response.json(), origin).toMatchObject({
+        jsonrpc: '2.0',
+        error: { code: -32000, data: { code: 'ORIGIN_NOT_ALLOWED' } },
+      });
     }
     // The SDK's client sends no Origin: it passes, and so does one that names the allowed origin.
     const client = await connectHttp(service.url, service.apiKey, { Origin: ALLOWED });
@@ -108,7 +122,11 @@ describe('/mcp before any tool runs', () => {
     }
     // Authorization: Bearer <key> works as well as X-API-Key.
     const bearer = new Client({ name: 't', version: '1' });
-    await bearer.connect(new StreamableHTTPClientTransport(new URL(`${service.url}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${service.apiKey}` } } }));
+    await bearer.connect(
+      new StreamableHTTPClientTransport(new URL(`${service.url}/mcp`), {
+        requestInit: { headers: { Authorization: `Bearer ${service.apiKey}` } },
+      }),
+    );
     expect((await bearer.listTools()).tools.length).toBe(5);
     await bearer.close();
   });
@@ -117,8 +135,16 @@ describe('/mcp before any tool runs', () => {
     const calls: string[] = [];
     const client = new Client({ name: 't', version: '1' });
     const refused = await client
-      .connect(new StreamableHTTPClientTransport(new URL(`${service.url}/mcp`), { authProvider: recordingProvider(calls), requestInit: { headers: { 'X-API-Key': 'rs_wrong' } } }))
-      .then(() => undefined, (error: unknown) => error);
+      .connect(
+        new StreamableHTTPClientTransport(new URL(`${service.url}/mcp`), {
+          authProvider: recordingProvider(calls),
+          requestInit: { headers: { 'X-API-Key': 'rs_wrong' } },
+        }),
+      )
+      .then(
+        () => undefined,
+        (error: unknown) => error,
+      );
     expect(refused).toBeInstanceOf(StreamableHTTPError);
     expect((refused as StreamableHTTPError).code).toBe(403);
     expect(String(refused)).toMatch(/Invalid API key \(INVALID_API_KEY\)/);
@@ -128,28 +154,55 @@ describe('/mcp before any tool runs', () => {
     const seen: string[] = [];
     const stub: Server = createServer((req, res) => {
       seen.push(`${req.method} ${req.url}`);
-      res.writeHead(req.url === '/mcp' ? 401 : 404, { 'content-type': 'application/json', 'www-authenticate': 'ApiKey realm="daguerre", header="X-API-Key"' });
+      res.writeHead(req.url === '/mcp' ? 401 : 404, {
+        'content-type': 'application/json',
+        'www-authenticate': 'ApiKey realm="daguerre", header="X-API-Key"',
+      });
       res.end('{}');
     });
     await new Promise<void>((resolve) => stub.listen(0, '127.0.0.1', resolve));
     try {
       const url = `http://127.0.0.1:${(stub.address() as AddressInfo).port}/mcp`;
-      await expect(new Client({ name: 't', version: '1' }).connect(new StreamableHTTPClientTransport(new URL(url), { authProvider: recordingProvider([]) }))).rejects.toThrow();
+      await expect(
+        new Client({ name: 't', version: '1' }).connect(
+          new StreamableHTTPClientTransport(new URL(url), { authProvider: recordingProvider([]) }),
+        ),
+      ).rejects.toThrow();
       expect(seen.some((line) => line.startsWith('GET /.well-known/oauth'))).toBe(true);
     } finally {
       stub.close();
     }
   });
 
-  it("the MCP Inspector's CLI prints the key error for a wrong key (no OAuth sign-in), and lists the tools with the right one", { timeout: 120_000 }, async () => {
-    const wrong = await runInspector([`${service.url}/mcp`, '--transport', 'http', '--header', 'X-API-Key: rs_wrong', '--method', 'tools/list']);
-    expect(wrong.code).not.toBe(0);
-    // The CLI prints its error as JSON on stderr.
-    expect(wrong.stderr).toMatch(/"status":403/);
-    expect(wrong.stderr).toMatch(/Invalid API key \(INVALID_API_KEY\)/);
-    expect(`${wrong.stdout}${wrong.stderr}`).not.toMatch(/OAuth requires|Dynamic Client Registration|authorization server/i);
-    const right = await runInspector([`${service.url}/mcp`, '--transport', 'http', '--header', `X-API-Key: ${service.apiKey}`, '--method', 'tools/list']);
-    expect(right.code, right.stderr).toBe(0);
-    expect((right.json as { tools: Array<{ name: string }> }).tools.map((t) => t.name)).toContain('capture');
-  });
+  it(
+    "the MCP Inspector's CLI prints the key error for a wrong key (no OAuth sign-in), and lists the tools with the right one",
+    { timeout: 120_000 },
+    async () => {
+      const wrong = await runInspector([
+        `${service.url}/mcp`,
+        '--transport',
+        'http',
+        '--header',
+        'X-API-Key: rs_wrong',
+        '--method',
+        'tools/list',
+      ]);
+      expect(wrong.code).not.toBe(0);
+      // The CLI prints its error as JSON on stderr.
+      expect(wrong.stderr).toMatch(/"status":403/);
+      expect(wrong.stderr).toMatch(/Invalid API key \(INVALID_API_KEY\)/);
+      expect(`${wrong.stdout}${wrong.stderr}`).not.toMatch(/OAuth requires|Dynamic Client Registration|authorization server/i);
+      const right = await runInspector([
+        `${service.url}/mcp`,
+        '--transport',
+        'http',
+        '--header',
+        `X-API-Key: ${service.apiKey}`,
+        '--method',
+        'tools/list',
+      ]);
+      expect(right.code, right.stderr).toBe(0);
+      expect((right.json as { tools: Array<{ name: string }> }).tools.map((t) => t.name)).toContain('capture');
+    },
+  );
 });

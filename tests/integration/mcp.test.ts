@@ -22,12 +22,19 @@ const TOOL_NAMES = ['capture', 'capture_async', 'describe_options', 'get_capture
 
 async function httpClient(service: TestService, apiKey: string): Promise<Client> {
   const client = new Client({ name: 'daguerre-test', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${service.url}/mcp`), { requestInit: { headers: { 'X-API-Key': apiKey } } }));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${service.url}/mcp`), { requestInit: { headers: { 'X-API-Key': apiKey } } }),
+  );
   return client;
 }
 
-const call = (client: Client, name: string, args: Record<string, unknown>) => client.callTool({ name, arguments: args }) as Promise<CallToolResult>;
-const textOf = (result: CallToolResult) => result.content.filter((c) => c.type === 'text').map((c) => (c as { text: string }).text).join('\n');
+const call = (client: Client, name: string, args: Record<string, unknown>) =>
+  client.callTool({ name, arguments: args }) as Promise<CallToolResult>;
+const textOf = (result: CallToolResult) =>
+  result.content
+    .filter((c) => c.type === 'text')
+    .map((c) => (c as { text: string }).text)
+    .join('\n');
 
 describe('the MCP server over streamable HTTP at /mcp (stateless, async jobs on Redis)', () => {
   let service: TestService;
@@ -35,7 +42,10 @@ describe('the MCP server over streamable HTTP at /mcp (stateless, async jobs on 
   const prefix = `rs-test-mcp-${randomBytes(4).toString('hex')}`;
 
   beforeAll(async () => {
-    service = await startTestService({ credits: 50, env: { REDIS_URL, JOB_QUEUE_PREFIX: prefix, CAPTURE_WORKERS: '1', RATE_LIMIT_MAX: '1000', MCP_INLINE_MAX_BYTES: '200000' } });
+    service = await startTestService({
+      credits: 50,
+      env: { REDIS_URL, JOB_QUEUE_PREFIX: prefix, CAPTURE_WORKERS: '1', RATE_LIMIT_MAX: '1000', MCP_INLINE_MAX_BYTES: '200000' },
+    });
     client = await httpClient(service, service.apiKey);
   });
   afterAll(async () => {
@@ -50,7 +60,9 @@ describe('the MCP server over streamable HTTP at /mcp (stateless, async jobs on 
     const capture = tools.find((t) => t.name === 'capture')!;
     const properties = capture.inputSchema.properties as Record<string, { type?: string; enum?: string[]; default?: unknown }>;
     // Every body field of the contract but the key and returnFile, plus delivery: a new contract field shows up here by itself.
-    expect(Object.keys(properties).sort()).toEqual([...captureBodyFieldNames().filter((n) => n !== 'apiKey' && n !== 'returnFile'), 'delivery'].sort());
+    expect(Object.keys(properties).sort()).toEqual(
+      [...captureBodyFieldNames().filter((n) => n !== 'apiKey' && n !== 'returnFile'), 'delivery'].sort(),
+    );
     expect(properties.fullPage).toMatchObject({ type: 'boolean', default: false });
     // Every output format of the contract, the image formats first.
     expect(properties.format).toMatchObject({ enum: [...FORMATS], default: 'png' });
@@ -71,7 +83,13 @@ describe('the MCP server over streamable HTTP at /mcp (stateless, async jobs on 
     const png = decodePng(Buffer.from(image.data, 'base64'));
     expect([png.width, png.height]).toEqual([320, 200]);
     expect(near(png.pixel(5, 150), [0, 160, 60])).toBe(true);
-    expect(result.structuredContent).toMatchObject({ status: 'succeeded', contentType: 'image/png', width: 320, height: 200, delivery: 'inline' });
+    expect(result.structuredContent).toMatchObject({
+      status: 'succeeded',
+      contentType: 'image/png',
+      width: 320,
+      height: 200,
+      delivery: 'inline',
+    });
     // Base64 only in the image block, never in text.
     expect(textOf(result)).not.toContain(image.data.slice(0, 40));
   });
@@ -84,7 +102,11 @@ describe('the MCP server over streamable HTTP at /mcp (stateless, async jobs on 
     expect(link.uri).toMatch(new RegExp(`^${service.url}/captures/[0-9a-f-]{36}/file$`));
     const file = await fetch(link.uri, { headers: { 'X-API-Key': service.apiKey } });
     expect(file.status).toBe(200);
-    expect(Buffer.from(await file.arrayBuffer()).subarray(0, 5).toString()).toBe('%PDF-');
+    expect(
+      Buffer.from(await file.arrayBuffer())
+        .subarray(0, 5)
+        .toString(),
+    ).toBe('%PDF-');
 
     // Noise does not compress: 1000×1000 of it is far over the 200000-byte budget of this service.
     const noisy = `<canvas id=c width=1000 height=1000></canvas><script>const x=c.getContext('2d');const d=x.createImageData(1000,1000);let s=1;for(let i=0;i<d.data.length;i++){s^=s<<13;s^=s>>>17;s^=s<<5;d.data[i]=i%4===3?255:s&255}x.putImageData(d,0,0)</script><style>body{margin:0}</style>`;
@@ -133,7 +155,9 @@ describe('the MCP server over streamable HTTP at /mcp (stateless, async jobs on 
     expect(credits.remaining).toBe(46);
 
     const described = await call(client, 'describe_options', { names: ['fullPage', 'device'] });
-    const options = (described.structuredContent as { options: Array<{ name: string; type: string; values?: string[]; description: string }> }).options;
+    const options = (
+      described.structuredContent as { options: Array<{ name: string; type: string; values?: string[]; description: string }> }
+    ).options;
     expect(options.map((o) => o.name)).toEqual(['device', 'fullPage']);
     expect(options[0]!.values).toContain('iphone-15');
     expect(options[1]).toMatchObject({ type: 'boolean' });
@@ -142,8 +166,17 @@ describe('the MCP server over streamable HTTP at /mcp (stateless, async jobs on 
 
   it('refuses a missing or wrong key before any tool runs (403, see mcp-http-guards.test.ts), and GET is not allowed (stateless)', async () => {
     await expect(httpClient(service, 'rs_not-a-key')).rejects.toThrow(/Invalid API key/);
-    const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } };
-    const bare = await fetch(`${service.url}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify(initialize) });
+    const initialize = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+    };
+    const bare = await fetch(`${service.url}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify(initialize),
+    });
     expect(bare.status).toBe(403);
     expect(await bare.json()).toMatchObject({ jsonrpc: '2.0', error: { data: { code: 'API_KEY_REQUIRED' } } });
     const get = await fetch(`${service.url}/mcp`, { headers: { 'X-API-Key': service.apiKey } });
@@ -165,7 +198,12 @@ describe('`daguerre mcp` over stdio, and /mcp on a service without async jobs', 
     const client = new Client({ name: 'daguerre-stdio-test', version: '1.0.0' });
     // A child of StdioClientTransport inherits only a few variables: the two settings are passed on purpose.
     await client.connect(
-      new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp'], env: { ...getDefaultEnvironment(), DAGUERRE_URL: service.url, DAGUERRE_API_KEY: service.apiKey }, stderr: 'pipe' }),
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [CLI, 'mcp'],
+        env: { ...getDefaultEnvironment(), DAGUERRE_URL: service.url, DAGUERRE_API_KEY: service.apiKey },
+        stderr: 'pipe',
+      }),
     );
     try {
       expect((await client.listTools()).tools.map((t) => t.name).sort()).toEqual(TOOL_NAMES);
@@ -186,7 +224,14 @@ describe('`daguerre mcp` over stdio, and /mcp on a service without async jobs', 
 
   it('takes --url and --api-key instead, and a pdf without async jobs comes back as an embedded resource', async () => {
     const client = new Client({ name: 'daguerre-stdio-args', version: '1.0.0' });
-    await client.connect(new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp', '--url', service.url, '--api-key', service.apiKey], env: getDefaultEnvironment(), stderr: 'pipe' }));
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [CLI, 'mcp', '--url', service.url, '--api-key', service.apiKey],
+        env: getDefaultEnvironment(),
+        stderr: 'pipe',
+      }),
+    );
     try {
       const pdf = await call(client, 'capture', { html: GREEN, format: 'pdf' });
       expect(pdf.isError, textOf(pdf)).toBeFalsy();
@@ -199,7 +244,11 @@ describe('`daguerre mcp` over stdio, and /mcp on a service without async jobs', 
   });
 
   it('answers POST /captures on this service without Redis with 503 and a Retry-After', async () => {
-    const response = await service.get('/captures', { method: 'POST', headers: { 'X-API-Key': service.apiKey, 'content-type': 'application/json' }, body: JSON.stringify({ html: GREEN }) });
+    const response = await service.get('/captures', {
+      method: 'POST',
+      headers: { 'X-API-Key': service.apiKey, 'content-type': 'application/json' },
+      body: JSON.stringify({ html: GREEN }),
+    });
     expect(response.status).toBe(503);
     expect(response.headers.get('retry-after')).toBe('300');
     expect(((await response.json()) as { error: { code: string } }).error.code).toBe('SERVICE_UNAVAILABLE');
@@ -226,7 +275,11 @@ describe('/mcp behind a TLS proxy with REQUIRE_HTTPS', () => {
 
   const connect = async (headers: Record<string, string>) => {
     const client = new Client({ name: 'daguerre-https-test', version: '1.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${service.url}/mcp`), { requestInit: { headers: { 'X-API-Key': service.apiKey, ...headers } } }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${service.url}/mcp`), {
+        requestInit: { headers: { 'X-API-Key': service.apiKey, ...headers } },
+      }),
+    );
     return client;
   };
 

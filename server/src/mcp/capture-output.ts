@@ -1,4 +1,12 @@
-import { AiResultOrObjectSchema, CaptureQualitySchema, JOB_STATUSES, PageMetadataSchema, PageReportSchema, QUALITY_CHECKS, type QualityCheck } from '@daguerre/contract';
+import {
+  AiResultOrObjectSchema,
+  CaptureQualitySchema,
+  JOB_STATUSES,
+  PageMetadataSchema,
+  PageReportSchema,
+  QUALITY_CHECKS,
+  type QualityCheck,
+} from '@daguerre/contract';
 import type { CaptureFile } from '@daguerre/client';
 import { z } from 'zod';
 
@@ -12,19 +20,36 @@ import { z } from 'zod';
  */
 export const captureOutputSchema = z
   .object({
-    id: z.string().optional().describe('The jobId (for get_capture); for a capture made without async jobs, the request id; absent when the request was refused before any capture'),
-    status: z.enum(JOB_STATUSES).describe('succeeded; queued or active while the capture still runs (call get_capture with id); failed with error'),
-    url: z.string().optional().describe('Where the file is: <service>/captures/{jobId}/file (resources/read, or GET with the same key), a storage URL, or empty'),
+    id: z
+      .string()
+      .optional()
+      .describe(
+        'The jobId (for get_capture); for a capture made without async jobs, the request id; absent when the request was refused before any capture',
+      ),
+    status: z
+      .enum(JOB_STATUSES)
+      .describe('succeeded; queued or active while the capture still runs (call get_capture with id); failed with error'),
+    url: z
+      .string()
+      .optional()
+      .describe('Where the file is: <service>/captures/{jobId}/file (resources/read, or GET with the same key), a storage URL, or empty'),
     contentType: z.string().optional().describe('Media type of the file, e.g. image/png, text/markdown, application/pdf'),
     bytes: z.number().int().optional().describe('Size of the file in bytes'),
     width: z.number().int().nullable().optional().describe('Pixel width of an image that was measured (null otherwise)'),
     height: z.number().int().nullable().optional().describe('Pixel height of an image that was measured (null otherwise)'),
-    delivery: z.enum(['inline', 'link', 'embedded']).optional().describe('inline: in the content; link: a resource_link; embedded: an embedded resource'),
+    delivery: z
+      .enum(['inline', 'link', 'embedded'])
+      .optional()
+      .describe('inline: in the content; link: a resource_link; embedded: an embedded resource'),
     text: z.string().optional().describe('The file as text, when a text format (html, markdown, text) came back inline'),
     processingTime: z.number().int().optional().describe('Milliseconds the render took'),
-    page: PageReportSchema.partial().optional().describe('What the capture saw: target status, final URL, title, captured size, truncation'),
+    page: PageReportSchema.partial()
+      .optional()
+      .describe('What the capture saw: target status, final URL, title, captured size, truncation'),
     quality: CaptureQualitySchema.optional().describe('The capture quality report'),
-    metadata: PageMetadataSchema.partial().optional().describe('The page metadata, with metadata=true (a pdf captured without async jobs has the compact form: sha256, title, language)'),
+    metadata: PageMetadataSchema.partial()
+      .optional()
+      .describe('The page metadata, with metadata=true (a pdf captured without async jobs has the compact form: sha256, title, language)'),
     aiResult: AiResultOrObjectSchema.optional().describe('The AI answer, with openaiPrompt'),
     error: z
       .object({ status: z.number().int().optional(), code: z.string(), message: z.string(), details: z.unknown().optional() })
@@ -36,7 +61,13 @@ export const captureOutputSchema = z
 export type CaptureInsight = Pick<z.infer<typeof captureOutputSchema>, 'page' | 'quality' | 'metadata' | 'aiResult' | 'processingTime'>;
 
 /** What a job result or a JSON capture says about the capture, without the fields left out. */
-export function insightOf(result: { page?: unknown; quality?: unknown; metadata?: unknown; aiResult?: unknown; processingTime?: number }): CaptureInsight {
+export function insightOf(result: {
+  page?: unknown;
+  quality?: unknown;
+  metadata?: unknown;
+  aiResult?: unknown;
+  processingTime?: number;
+}): CaptureInsight {
   const insight: Record<string, unknown> = {};
   for (const key of ['page', 'quality', 'metadata', 'aiResult', 'processingTime'] as const) {
     if (result[key] !== undefined) insight[key] = result[key];
@@ -61,7 +92,13 @@ function decodedHeader(value: string | undefined): string | undefined {
 export function insightFromHeaders(file: CaptureFile): CaptureInsight {
   const { headers } = file;
   const title = decodedHeader(headers['x-page-title']);
-  const page = { status: file.targetStatus, finalUrl: file.finalUrl, truncated: file.truncated, waitTimedOut: file.waitTimedOut, stillGrowing: file.stillGrowing };
+  const page = {
+    status: file.targetStatus,
+    finalUrl: file.finalUrl,
+    truncated: file.truncated,
+    waitTimedOut: file.waitTimedOut,
+    stillGrowing: file.stillGrowing,
+  };
   const checks = (headers['x-capture-quality-findings'] ?? '')
     .split(',')
     .map((check) => check.trim())
@@ -70,12 +107,19 @@ export function insightFromHeaders(file: CaptureFile): CaptureInsight {
   if (headers['x-capture-quality']) {
     insight.quality = {
       ok: headers['x-capture-quality'] === 'ok',
-      findings: checks.map((check) => ({ check, message: `${check} (reported by X-Capture-Quality-Findings; an async capture has the details)` })),
+      findings: checks.map((check) => ({
+        check,
+        message: `${check} (reported by X-Capture-Quality-Findings; an async capture has the details)`,
+      })),
     };
   }
   if (headers['x-capture-sha256']) {
     const language = headers['x-page-language'];
-    insight.metadata = { sha256: headers['x-capture-sha256'], ...(title !== undefined ? { title } : {}), ...(language ? { language } : {}) };
+    insight.metadata = {
+      sha256: headers['x-capture-sha256'],
+      ...(title !== undefined ? { title } : {}),
+      ...(language ? { language } : {}),
+    };
   }
   return insight;
 }

@@ -2,7 +2,18 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { MIME_TYPES, type CaptureFormat } from '@daguerre/contract';
 import type { CaptureInput, CaptureJobData, DaguerreClient } from '@daguerre/client';
 import { insightFromHeaders, insightOf, type CaptureInsight } from './capture-output.js';
-import { embeddedResult, errorResult, imageSize, inlineRefusal, inlineResult, kindOf, linkResult, mediaTypeOf, type CaptureSummary, type InlineBudget } from './delivery.js';
+import {
+  embeddedResult,
+  errorResult,
+  imageSize,
+  inlineRefusal,
+  inlineResult,
+  kindOf,
+  linkResult,
+  mediaTypeOf,
+  type CaptureSummary,
+  type InlineBudget,
+} from './delivery.js';
 import type { Delivery } from './tool-inputs.js';
 
 /**
@@ -22,14 +33,20 @@ const notInline = (id: string, reason: string) => `Cannot return capture ${id} i
 /** An async job: the state while it runs, the error when it failed, else its file. */
 export async function deliverJob(deps: ResultDependencies, job: CaptureJobData, delivery: Delivery): Promise<CallToolResult> {
   if (job.status === 'failed') {
-    return errorResult(`Capture ${job.jobId} failed: ${job.error?.code ?? 'OPERATION_FAILED'}: ${job.error?.message ?? 'no reason given'}. Nothing was charged.`, {
-      id: job.jobId,
-      status: job.status,
-      error: job.error,
-    });
+    return errorResult(
+      `Capture ${job.jobId} failed: ${job.error?.code ?? 'OPERATION_FAILED'}: ${job.error?.message ?? 'no reason given'}. Nothing was charged.`,
+      {
+        id: job.jobId,
+        status: job.status,
+        error: job.error,
+      },
+    );
   }
   if (job.status !== 'succeeded' || !job.result) {
-    return { content: [{ type: 'text', text: `Capture ${job.jobId} is ${job.status}; call get_capture with this jobId again shortly.` }], structuredContent: { id: job.jobId, status: job.status } };
+    return {
+      content: [{ type: 'text', text: `Capture ${job.jobId} is ${job.status}; call get_capture with this jobId again shortly.` }],
+      structuredContent: { id: job.jobId, status: job.status },
+    };
   }
   const { result } = job;
   const summary: CaptureSummary = {
@@ -45,7 +62,8 @@ export async function deliverJob(deps: ResultDependencies, job: CaptureJobData, 
   };
   // Decided before downloading where possible: a pdf or an oversized file is a link without a transfer.
   const early = inlineRefusal(summary, deps.budget);
-  if (delivery === 'link' || (delivery === 'auto' && early !== undefined)) return linkResult(summary, delivery === 'link' ? undefined : early);
+  if (delivery === 'link' || (delivery === 'auto' && early !== undefined))
+    return linkResult(summary, delivery === 'link' ? undefined : early);
   if (delivery === 'inline' && early !== undefined) return errorResult(notInline(job.jobId, early), summary);
   const file = await deps.client.getCaptureFile(job.jobId);
   if (kindOf(summary.contentType) === 'image') Object.assign(summary, await imageSize(file.bytes));
@@ -79,10 +97,21 @@ async function captureSync(client: DaguerreClient, options: CaptureInput): Promi
   const format: CaptureFormat = options.format ?? 'png';
   if (format === 'pdf') {
     const file = await client.capture(options);
-    return { requestId: file.headers['x-request-id'] ?? 'capture', storageUrl: file.headers['x-storage-url'], contentType: mediaTypeOf(file.contentType), bytes: file.bytes, insight: insightFromHeaders(file) };
+    return {
+      requestId: file.headers['x-request-id'] ?? 'capture',
+      storageUrl: file.headers['x-storage-url'],
+      contentType: mediaTypeOf(file.contentType),
+      bytes: file.bytes,
+      insight: insightFromHeaders(file),
+    };
   }
   const { data } = await client.captureJson(options);
-  const bytes = data.content !== undefined ? Buffer.from(data.content, 'utf8') : data.imageData !== undefined ? decodeDataUri(data.imageData) : new Uint8Array();
+  const bytes =
+    data.content !== undefined
+      ? Buffer.from(data.content, 'utf8')
+      : data.imageData !== undefined
+        ? decodeDataUri(data.imageData)
+        : new Uint8Array();
   return { requestId: data.requestId, storageUrl: data.url, contentType: MIME_TYPES[format], bytes, insight: insightOf(data) };
 }
 

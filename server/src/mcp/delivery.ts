@@ -60,12 +60,17 @@ export async function imageSize(bytes: Uint8Array): Promise<{ width: number | nu
  * content and again in structuredContent.text, because some hosts (Claude Code among them) hand the
  * model only structuredContent when a result has it (docs/mcp.md, "What an agent sees").
  */
-export function inlineRefusal(file: { contentType: string; bytes: number; width: number | null; height: number | null }, budget: InlineBudget): string | undefined {
+export function inlineRefusal(
+  file: { contentType: string; bytes: number; width: number | null; height: number | null },
+  budget: InlineBudget,
+): string | undefined {
   const kind = kindOf(file.contentType);
   if (kind === 'binary') return `${mediaTypeOf(file.contentType)} is neither an image an agent can view inline (png, jpeg, webp) nor text`;
   if (kind === 'text') {
     const textBudget = Math.floor(budget.maxBytes / 2);
-    return file.bytes > textBudget ? `${file.bytes} bytes of text is over the inline budget of ${textBudget} bytes for text (half of ${budget.maxBytes}: it is sent twice)` : undefined;
+    return file.bytes > textBudget
+      ? `${file.bytes} bytes of text is over the inline budget of ${textBudget} bytes for text (half of ${budget.maxBytes}: it is sent twice)`
+      : undefined;
   }
   if (file.bytes > budget.maxBytes) return `${file.bytes} bytes is over the inline budget of ${budget.maxBytes} bytes`;
   const side = Math.max(file.width ?? 0, file.height ?? 0);
@@ -80,7 +85,8 @@ export function wantsInline(delivery: Delivery, refusal: string | undefined): bo
 function describe(summary: CaptureSummary): string {
   const size = summary.width && summary.height ? `, ${summary.width}×${summary.height} px` : '';
   const quality = summary.quality as { ok: boolean; findings: Array<{ check: string }> } | undefined;
-  const warn = quality && !quality.ok ? ` Quality warnings: ${quality.findings.map((f) => f.check).join(', ')} (see structuredContent.quality).` : '';
+  const warn =
+    quality && !quality.ok ? ` Quality warnings: ${quality.findings.map((f) => f.check).join(', ')} (see structuredContent.quality).` : '';
   return `Capture ${summary.id}: ${mediaTypeOf(summary.contentType)}, ${summary.bytes} bytes${size}.${warn}`;
 }
 
@@ -89,7 +95,13 @@ export function inlineResult(summary: CaptureSummary, data: Uint8Array): CallToo
   const mimeType = mediaTypeOf(summary.contentType);
   if (kindOf(mimeType) === 'text') {
     const text = Buffer.from(data).toString('utf8');
-    return { content: [{ type: 'text', text }, { type: 'text', text: describe(summary) }], structuredContent: { ...summary, delivery: 'inline', text } };
+    return {
+      content: [
+        { type: 'text', text },
+        { type: 'text', text: describe(summary) },
+      ],
+      structuredContent: { ...summary, delivery: 'inline', text },
+    };
   }
   return {
     content: [
@@ -105,13 +117,23 @@ export function inlineResult(summary: CaptureSummary, data: Uint8Array): CallToo
  * as a blob) and an HTTP client downloads with the same API key (header X-API-Key), while the job's
  * result is kept.
  */
-export function linkResult(summary: CaptureSummary, reason: string | undefined, options: { readable: boolean } = { readable: true }): CallToolResult {
+export function linkResult(
+  summary: CaptureSummary,
+  reason: string | undefined,
+  options: { readable: boolean } = { readable: true },
+): CallToolResult {
   const how = options.readable
     ? `Read it with resources/read on ${summary.url}, or download it with GET and the same API key (header X-API-Key).`
     : `Download it from ${summary.url} (the storage you asked for).`;
   return {
     content: [
-      { type: 'resource_link', uri: summary.url, name: `capture-${summary.id}`, mimeType: mediaTypeOf(summary.contentType), description: describe(summary) },
+      {
+        type: 'resource_link',
+        uri: summary.url,
+        name: `capture-${summary.id}`,
+        mimeType: mediaTypeOf(summary.contentType),
+        description: describe(summary),
+      },
       { type: 'text', text: `${describe(summary)} ${reason ? `Returned as a link (${reason}). ` : ''}${how}` },
     ],
     structuredContent: { ...summary, delivery: 'link' },
@@ -122,7 +144,10 @@ export function linkResult(summary: CaptureSummary, reason: string | undefined, 
 export function embeddedResult(summary: CaptureSummary, data: Uint8Array): CallToolResult {
   const uri = `daguerre://captures/${summary.id}`;
   const mimeType = mediaTypeOf(summary.contentType);
-  const resource = kindOf(mimeType) === 'text' ? { uri, mimeType, text: Buffer.from(data).toString('utf8') } : { uri, mimeType, blob: Buffer.from(data).toString('base64') };
+  const resource =
+    kindOf(mimeType) === 'text'
+      ? { uri, mimeType, text: Buffer.from(data).toString('utf8') }
+      : { uri, mimeType, blob: Buffer.from(data).toString('base64') };
   return {
     content: [
       { type: 'resource', resource },

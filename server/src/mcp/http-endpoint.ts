@@ -60,7 +60,9 @@ export function mcpEndpoint(deps: McpEndpointDependencies): Router {
 
   const authenticate = (req: Request, res: Response, next: NextFunction) => {
     if (deps.requireHttps && !req.secure) {
-      sendJsonRpcError(res, 400, JSON_RPC.serverError, 'API keys must be sent over HTTPS; use the https:// address', { code: 'HTTPS_REQUIRED' });
+      sendJsonRpcError(res, 400, JSON_RPC.serverError, 'API keys must be sent over HTTPS; use the https:// address', {
+        code: 'HTTPS_REQUIRED',
+      });
       return;
     }
     const key = presentedKey(req);
@@ -105,8 +107,12 @@ export function mcpEndpoint(deps: McpEndpointDependencies): Router {
   // Stateless: no server-to-client stream to open, no session to end.
   router.all('/', (_req, res) => {
     res.setHeader('Allow', 'POST');
-    sendJsonRpcError(res, 405, JSON_RPC.serverError, 'Method not allowed: this MCP endpoint is stateless; send JSON-RPC with POST', { code: 'METHOD_NOT_ALLOWED' });
+    sendJsonRpcError(res, 405, JSON_RPC.serverError, 'Method not allowed: this MCP endpoint is stateless; send JSON-RPC with POST', {
+      code: 'METHOD_NOT_ALLOWED',
+    });
   });
-  router.use(jsonRpcErrors((error, req) => deps.logger.error({ err: error, requestId: req.res?.locals.daguerre?.requestId }, 'mcp request failed')));
+  router.use(
+    jsonRpcErrors((error, req) => deps.logger.error({ err: error, requestId: req.res?.locals.daguerre?.requestId }, 'mcp request failed')),
+  );
   return router;
 }

@@ -1,6 +1,6 @@
 import { JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
 import express, { type ErrorRequestHandler, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
-import { JSON_BODY_LIMIT, jsonDepth, MAX_JSON_DEPTH } from '../http/json-body.js';
+import { JSON_BODY_LIMIT, jsonDepth, MAX_JSON_DEPTH } from '../json-limits.js';
 
 /**
  * What /mcp checks before the MCP SDK sees a request, each refusal as a JSON-RPC error (what an
@@ -10,7 +10,13 @@ import { JSON_BODY_LIMIT, jsonDepth, MAX_JSON_DEPTH } from '../http/json-body.js
  */
 
 /** JSON-RPC 2.0's codes, and -32001 for the key (the MCP SDK's servers use it for "unauthorized" too). */
-export const JSON_RPC = { parseError: -32700, invalidRequest: -32600, internalError: -32603, serverError: -32000, unauthorized: -32001 } as const;
+export const JSON_RPC = {
+  parseError: -32700,
+  invalidRequest: -32600,
+  internalError: -32603,
+  serverError: -32000,
+  unauthorized: -32001,
+} as const;
 
 /** The id of the request a refusal answers, when the body had a usable one (JSON-RPC: null otherwise). */
 function requestIdOf(body: unknown): string | number | null {
@@ -21,7 +27,14 @@ function requestIdOf(body: unknown): string | number | null {
   return null;
 }
 
-export function sendJsonRpcError(res: Response, status: number, code: number, message: string, data?: Record<string, unknown>, id: string | number | null = null): void {
+export function sendJsonRpcError(
+  res: Response,
+  status: number,
+  code: number,
+  message: string,
+  data?: Record<string, unknown>,
+  id: string | number | null = null,
+): void {
   res.status(status).json({ jsonrpc: '2.0', error: { code, message, ...(data ? { data } : {}) }, id });
 }
 
@@ -51,9 +64,15 @@ export function checkOrigin(options: { allowedOrigins: readonly string[]; trustP
       next();
       return;
     }
-    sendJsonRpcError(res, 403, JSON_RPC.serverError, `Forbidden: Origin ${JSON.stringify(origin.slice(0, 200))} may not call this MCP endpoint; the operator lists browser origins allowed besides the service's own in MCP_ALLOWED_ORIGINS`, {
-      code: 'ORIGIN_NOT_ALLOWED',
-    });
+    sendJsonRpcError(
+      res,
+      403,
+      JSON_RPC.serverError,
+      `Forbidden: Origin ${JSON.stringify(origin.slice(0, 200))} may not call this MCP endpoint; the operator lists browser origins allowed besides the service's own in MCP_ALLOWED_ORIGINS`,
+      {
+        code: 'ORIGIN_NOT_ALLOWED',
+      },
+    );
   };
 }
 
@@ -73,19 +92,35 @@ const readRaw = express.raw({ type: () => true, limit: JSON_BODY_LIMIT });
 export function jsonRpcBody(): RequestHandler[] {
   const contentType: RequestHandler = (req, res, next) => {
     if (isJsonContentType(req)) next();
-    else sendJsonRpcError(res, 415, JSON_RPC.invalidRequest, 'Unsupported Media Type: send the JSON-RPC message with Content-Type: application/json');
+    else
+      sendJsonRpcError(
+        res,
+        415,
+        JSON_RPC.invalidRequest,
+        'Unsupported Media Type: send the JSON-RPC message with Content-Type: application/json',
+      );
   };
   const parse = (req: Request, res: Response, next: NextFunction) => {
     const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
     if (jsonDepth(raw, MAX_JSON_DEPTH) > MAX_JSON_DEPTH) {
-      sendJsonRpcError(res, 400, JSON_RPC.parseError, `Parse error: the body is nested deeper than ${MAX_JSON_DEPTH} levels and was not parsed`);
+      sendJsonRpcError(
+        res,
+        400,
+        JSON_RPC.parseError,
+        `Parse error: the body is nested deeper than ${MAX_JSON_DEPTH} levels and was not parsed`,
+      );
       return;
     }
     let body: unknown;
     try {
       body = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(raw));
     } catch {
-      sendJsonRpcError(res, 400, JSON_RPC.parseError, raw.length === 0 ? 'Parse error: the body is empty; send one JSON-RPC message' : 'Parse error: the body is not valid JSON (UTF-8)');
+      sendJsonRpcError(
+        res,
+        400,
+        JSON_RPC.parseError,
+        raw.length === 0 ? 'Parse error: the body is empty; send one JSON-RPC message' : 'Parse error: the body is not valid JSON (UTF-8)',
+      );
       return;
     }
     const messages = Array.isArray(body) ? body : [body];
@@ -116,12 +151,30 @@ export function jsonRpcErrors(onUnexpected: (error: unknown, req: Request) => vo
       return;
     }
     const { status, type } = (error ?? {}) as { status?: number; type?: string };
-    if (type === 'entity.too.large') sendJsonRpcError(res, 413, JSON_RPC.invalidRequest, `Payload Too Large: the body may be at most ${JSON_BODY_LIMIT.replace('mb', ' MiB')}`);
-    else if (type === 'encoding.unsupported') sendJsonRpcError(res, 415, JSON_RPC.invalidRequest, 'Unsupported Content-Encoding: send identity, gzip, deflate or br');
-    else if (typeof status === 'number' && status >= 400 && status < 500) sendJsonRpcError(res, 400, JSON_RPC.parseError, 'Parse error: the body could not be read (cut short, or not decodable with its Content-Encoding)');
+    if (type === 'entity.too.large')
+      sendJsonRpcError(
+        res,
+        413,
+        JSON_RPC.invalidRequest,
+        `Payload Too Large: the body may be at most ${JSON_BODY_LIMIT.replace('mb', ' MiB')}`,
+      );
+    else if (type === 'encoding.unsupported')
+      sendJsonRpcError(res, 415, JSON_RPC.invalidRequest, 'Unsupported Content-Encoding: send identity, gzip, deflate or br');
+    else if (typeof status === 'number' && status >= 400 && status < 500)
+      sendJsonRpcError(
+        res,
+        400,
+        JSON_RPC.parseError,
+        'Parse error: the body could not be read (cut short, or not decodable with its Content-Encoding)',
+      );
     else {
       onUnexpected(error, req);
-      sendJsonRpcError(res, 500, JSON_RPC.internalError, 'Internal error: the request failed on the server; it was logged with its X-Request-Id');
+      sendJsonRpcError(
+        res,
+        500,
+        JSON_RPC.internalError,
+        'Internal error: the request failed on the server; it was logged with its X-Request-Id',
+      );
     }
   };
 }

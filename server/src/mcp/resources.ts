@@ -49,10 +49,13 @@ export function captureFileUrl(publicBaseUrl: string, jobId: string): string {
 
 /** A service refusal as the JSON-RPC error of resources/read. */
 function readError(error: unknown, jobId: string): ResourceReadError {
-  if (!(error instanceof DaguerreError)) return new ResourceReadError(ErrorCode.InternalError, `Reading capture ${jobId} failed: ${String(error)}`);
+  if (!(error instanceof DaguerreError))
+    return new ResourceReadError(ErrorCode.InternalError, `Reading capture ${jobId} failed: ${String(error)}`);
   const detail = `${error.code} (HTTP ${error.status}): ${error.message}`;
-  if (error.status === 404) return new ResourceReadError(RESOURCE_NOT_FOUND, `Resource not found: no capture job ${jobId} for this API key (${detail})`);
-  if (error.status === 409) return new ResourceReadError(RESOURCE_NOT_FOUND, `Resource not found: capture ${jobId} has no file (${detail})`);
+  if (error.status === 404)
+    return new ResourceReadError(RESOURCE_NOT_FOUND, `Resource not found: no capture job ${jobId} for this API key (${detail})`);
+  if (error.status === 409)
+    return new ResourceReadError(RESOURCE_NOT_FOUND, `Resource not found: capture ${jobId} has no file (${detail})`);
   if (error.status === 400) return new ResourceReadError(ErrorCode.InvalidParams, detail);
   return new ResourceReadError(ErrorCode.InternalError, detail);
 }
@@ -63,7 +66,10 @@ async function readCaptureFile(client: DaguerreClient, uri: string, jobId: strin
     throw readError(error, jobId);
   });
   if (job.status !== 'succeeded' || !job.result) {
-    const why = job.status === 'failed' ? `failed (${job.error?.code ?? 'OPERATION_FAILED'})` : `${job.status}; call get_capture until it has succeeded`;
+    const why =
+      job.status === 'failed'
+        ? `failed (${job.error?.code ?? 'OPERATION_FAILED'})`
+        : `${job.status}; call get_capture until it has succeeded`;
     throw new ResourceReadError(RESOURCE_NOT_FOUND, `Resource not found: capture ${jobId} has no file yet: it is ${why}`);
   }
   if (job.result.fileSize > RESOURCE_READ_MAX_BYTES) {
@@ -77,7 +83,8 @@ async function readCaptureFile(client: DaguerreClient, uri: string, jobId: strin
   });
   const mimeType = mediaTypeOf(file.contentType);
   const body = Buffer.from(file.bytes);
-  const content = kindOf(mimeType) === 'text' ? { uri, mimeType, text: body.toString('utf8') } : { uri, mimeType, blob: body.toString('base64') };
+  const content =
+    kindOf(mimeType) === 'text' ? { uri, mimeType, text: body.toString('utf8') } : { uri, mimeType, blob: body.toString('base64') };
   return { contents: [content] };
 }
 
@@ -103,10 +110,17 @@ export function registerCaptureResources(server: McpServer, deps: { client: Dagu
       if (request.params.uri.length > MAX_URI_LENGTH) throw new RangeError('too long');
       uri = new URL(request.params.uri);
     } catch {
-      throw new ResourceReadError(ErrorCode.InvalidParams, `uri ${JSON.stringify(request.params.uri.slice(0, 200))} is not an absolute URI; read the links capture and get_capture return (${pattern})`);
+      throw new ResourceReadError(
+        ErrorCode.InvalidParams,
+        `uri ${JSON.stringify(request.params.uri.slice(0, 200))} is not an absolute URI; read the links capture and get_capture return (${pattern})`,
+      );
     }
     const variables = template.uriTemplate.match(uri.href);
-    if (!variables) throw new ResourceReadError(RESOURCE_NOT_FOUND, `Resource not found: ${uri.href}. This server reads the links capture and get_capture return: ${pattern}`);
+    if (!variables)
+      throw new ResourceReadError(
+        RESOURCE_NOT_FOUND,
+        `Resource not found: ${uri.href}. This server reads the links capture and get_capture return: ${pattern}`,
+      );
     return readCaptureFile(deps.client, uri.href, String(variables.jobId));
   });
 }

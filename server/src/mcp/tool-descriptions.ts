@@ -1,4 +1,13 @@
-import { FORMATS, MIME_TYPES, pageActionFields, pageInsightFields, pdfFields, VIDEO_LIMITS, videoFields, type CaptureFormat } from '@daguerre/contract';
+import {
+  FORMATS,
+  MIME_TYPES,
+  pageActionFields,
+  pageInsightFields,
+  pdfFields,
+  VIDEO_LIMITS,
+  videoFields,
+  type CaptureFormat,
+} from '@daguerre/contract';
 import { kindOf, type FileKind, type InlineBudget } from './delivery.js';
 import { captureToolInput } from './tool-inputs.js';
 

@@ -26,7 +26,7 @@ const delivery = z
   .enum(DELIVERIES)
   .default('auto')
   .describe(
-    'How the capture comes back. auto: an image small enough (see the tool description) inline as MCP image content, anything else (pdf, large images) as a resource_link to GET /captures/{id}/file. inline: always inline (an error when too large). link: always a link.',
+    'How the capture comes back. auto: a small enough image (png, jpeg, webp) inline as image content and small enough text (html, markdown, text) inline as text (see the tool description), anything else (pdf, mhtml, videos, large files) as a resource_link to <service>/captures/{id}/file that resources/read serves. inline: always inline (an error when it cannot be). link: always a link.',
   );
 
 const captureBody = objectOf(CaptureBodySchema).omit(NOT_TOOL_ARGUMENTS);
@@ -36,16 +36,16 @@ export const captureToolInput = captureBody.extend({ delivery }).strict();
 export const captureAsyncToolInput = asyncBody.strict();
 export const getCaptureToolInput = z
   .object({
-    jobId: z.string().uuid('jobId must be the UUID answered by capture_async').describe('The jobId answered by capture_async (or by capture when it ran out of time).'),
+    jobId: z
+      .string()
+      .uuid('jobId must be the UUID answered by capture_async')
+      .describe('The jobId answered by capture_async (or by capture when it ran out of time).'),
     delivery,
   })
   .strict();
 export const describeOptionsToolInput = z
   .object({
-    names: z
-      .array(z.string())
-      .optional()
-      .describe('Only these options (e.g. ["fullPage", "device"]); all of them when left out.'),
+    names: z.array(z.string()).optional().describe('Only these options (e.g. ["fullPage", "device"]); all of them when left out.'),
   })
   .strict();
 
@@ -57,7 +57,8 @@ export interface OptionDescription {
 }
 
 function typeOf(schema: z.ZodTypeAny): { type: string; values?: readonly string[] } {
-  if (schema instanceof z.ZodOptional || schema instanceof z.ZodDefault || schema instanceof z.ZodNullable) return typeOf(schema._def.innerType);
+  if (schema instanceof z.ZodOptional || schema instanceof z.ZodDefault || schema instanceof z.ZodNullable)
+    return typeOf(schema._def.innerType);
   if (schema instanceof z.ZodEffects) return typeOf(schema.innerType());
   if (schema instanceof z.ZodEnum) return { type: 'string', values: schema.options as string[] };
   if (schema instanceof z.ZodArray) {

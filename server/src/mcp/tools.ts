@@ -9,7 +9,14 @@ import { captureNow, deliverJob, type ResultDependencies } from './capture-resul
 import { errorResult, type InlineBudget } from './delivery.js';
 import { captureFileUrl } from './resources.js';
 import { captureDescription, getCaptureDescription } from './tool-descriptions.js';
-import { captureAsyncToolInput, captureToolInput, describeOptions, describeOptionsToolInput, getCaptureToolInput, type Delivery } from './tool-inputs.js';
+import {
+  captureAsyncToolInput,
+  captureToolInput,
+  describeOptions,
+  describeOptionsToolInput,
+  getCaptureToolInput,
+  type Delivery,
+} from './tool-inputs.js';
 
 export interface ToolDependencies {
   /** The SDK client, authenticated with the agent's API key. */
@@ -32,7 +39,12 @@ function serviceError(error: unknown): CallToolResult {
     const details = error.details === undefined ? '' : ` Details: ${JSON.stringify(error.details)}`;
     return errorResult(`${error.code} (HTTP ${error.status}): ${error.message}.${details}`, {
       status: 'failed',
-      error: { status: error.status, code: error.code, message: error.message, ...(error.details !== undefined ? { details: error.details } : {}) },
+      error: {
+        status: error.status,
+        code: error.code,
+        message: error.message,
+        ...(error.details !== undefined ? { details: error.details } : {}),
+      },
     });
   }
   throw error;
@@ -57,7 +69,9 @@ export function registerDaguerreTools(server: McpServer, deps: ToolDependencies)
   async function progress(extra: Extra, step: number, message: string) {
     const token = extra._meta?.progressToken;
     if (token === undefined) return;
-    await extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: step, message } }).catch(() => undefined);
+    await extra
+      .sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: step, message } })
+      .catch(() => undefined);
   }
 
   /** Polls the job until it ends or `waitMs` passes; undefined when it is still running. */
@@ -87,14 +101,20 @@ export function registerDaguerreTools(server: McpServer, deps: ToolDependencies)
       try {
         accepted = await client.captureAsync(options as CaptureInput);
       } catch (error) {
-        if (error instanceof DaguerreError && error.status === 503) return captureNow(results, options as CaptureInput, delivery as Delivery);
+        if (error instanceof DaguerreError && error.status === 503)
+          return captureNow(results, options as CaptureInput, delivery as Delivery);
         throw error;
       }
       await progress(extra, 0, `job ${accepted.jobId} queued`);
       const job = await waitFor(accepted.jobId, extra);
       if (!job) {
         return {
-          content: [{ type: 'text', text: `Capture ${accepted.jobId} is still running after ${Math.round(waitMs / 1000)} s; call get_capture with jobId "${accepted.jobId}".` }],
+          content: [
+            {
+              type: 'text',
+              text: `Capture ${accepted.jobId} is still running after ${Math.round(waitMs / 1000)} s; call get_capture with jobId "${accepted.jobId}".`,
+            },
+          ],
           structuredContent: { id: accepted.jobId, status: 'active' },
         };
       }
@@ -114,7 +134,12 @@ export function registerDaguerreTools(server: McpServer, deps: ToolDependencies)
     guarded(async (args: z.output<typeof captureAsyncToolInput>) => {
       const accepted = await client.captureAsync(args as CaptureInput);
       const data = { jobId: accepted.jobId, status: accepted.status, statusUrl: `${deps.publicBaseUrl}/captures/${accepted.jobId}` };
-      return { content: [{ type: 'text', text: `Queued capture ${accepted.jobId}; call get_capture with this jobId until it has succeeded or failed.` }], structuredContent: data };
+      return {
+        content: [
+          { type: 'text', text: `Queued capture ${accepted.jobId}; call get_capture with this jobId until it has succeeded or failed.` },
+        ],
+        structuredContent: data,
+      };
     }),
   );
 
@@ -127,14 +152,17 @@ export function registerDaguerreTools(server: McpServer, deps: ToolDependencies)
       outputSchema: captureOutputSchema,
       annotations: { readOnlyHint: true, openWorldHint: false, destructiveHint: false, idempotentHint: true },
     },
-    guarded(async (args: z.output<typeof getCaptureToolInput>) => deliverJob(results, await client.getCapture(args.jobId), args.delivery as Delivery)),
+    guarded(async (args: z.output<typeof getCaptureToolInput>) =>
+      deliverJob(results, await client.getCapture(args.jobId), args.delivery as Delivery),
+    ),
   );
 
   server.registerTool(
     'usage',
     {
       title: 'Credits and rate limit',
-      description: 'Credits left, used and allocated in the current billing period of the organization that owns the API key, and its capture rate limit. Costs nothing.',
+      description:
+        'Credits left, used and allocated in the current billing period of the organization that owns the API key, and its capture rate limit. Costs nothing.',
       inputSchema: {},
       annotations: { readOnlyHint: true, openWorldHint: false, destructiveHint: false, idempotentHint: true },
     },
@@ -150,14 +178,16 @@ export function registerDaguerreTools(server: McpServer, deps: ToolDependencies)
     'describe_options',
     {
       title: 'Capture options',
-      description: 'Every option of capture and capture_async with its type, allowed values, default and rules, from the service contract (the same source as its OpenAPI document).',
+      description:
+        'Every option of capture and capture_async with its type, allowed values, default and rules, from the service contract (the same source as its OpenAPI document).',
       inputSchema: describeOptionsToolInput,
       annotations: { readOnlyHint: true, openWorldHint: false, destructiveHint: false, idempotentHint: true },
     },
     async (args: z.output<typeof describeOptionsToolInput>) => {
       const options = describeOptions(args.names);
       const unknown = (args.names ?? []).filter((name) => !options.some((option) => option.name === name));
-      if (unknown.length > 0) return errorResult(`Unknown options: ${unknown.join(', ')}. Call describe_options without names for the full list.`);
+      if (unknown.length > 0)
+        return errorResult(`Unknown options: ${unknown.join(', ')}. Call describe_options without names for the full list.`);
       const text = options.map((o) => `- ${o.name} (${o.type}${o.values ? `: ${o.values.join(' | ')}` : ''}): ${o.description}`).join('\n');
       return { content: [{ type: 'text', text }], structuredContent: { options } };
     },
