@@ -116,7 +116,8 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
   ensureChromiumUser(logger);
   const sandbox = checkSandbox({ allowUnsandboxed: config.ALLOW_UNSANDBOXED_CHROMIUM });
   if (sandbox.mode === 'off') logger.warn({ sandbox }, 'Chromium runs WITHOUT its sandbox (ALLOW_UNSANDBOXED_CHROMIUM=true)');
-  else if (config.ALLOW_UNSANDBOXED_CHROMIUM) logger.info('ALLOW_UNSANDBOXED_CHROMIUM is set, but user namespaces work here: Chromium runs sandboxed');
+  else if (config.ALLOW_UNSANDBOXED_CHROMIUM) logger.info({ sandbox: sandbox.mode }, 'ALLOW_UNSANDBOXED_CHROMIUM is set, but user namespaces work here: Chromium runs sandboxed');
+  else logger.info({ sandbox: sandbox.mode }, "Chromium's sandbox is on (unprivileged user namespaces work here)");
   const browser = new BrowserManager({
     executablePath: config.CHROME_PATH,
     recycleAfter: config.BROWSER_RECYCLE_AFTER,

@@ -10,6 +10,13 @@ import { iso, jsonOption, print, withData } from './cli-output.js';
 import { registerPlanCommands } from './plan-commands.js';
 import { demoSecretFilePath, writeDemoKeyFile } from './demo-key-file.js';
 
+/** Where the server listens, as it binds: a wildcard address says so, with the address this machine reaches it at. */
+function listeningOn(host: string, localUrl: string): string {
+  if (host !== '0.0.0.0' && host !== '::') return localUrl;
+  const port = new URL(localUrl).port;
+  return `http://${host === '::' ? '[::]' : host}:${port}, every interface (on this machine ${localUrl})`;
+}
+
 /** SIGTERM/SIGINT: graceful shutdown (runtime.stop), then exit 0, or 1 when stopping failed. */
 function stopOnSignals(runtime: Runtime) {
   const shutdown = (signal: string) => {
@@ -35,7 +42,7 @@ program
     const { startRuntime } = await import('../runtime.js');
     const runtime = await startRuntime(config);
     const demo = config.DATABASE_URL.startsWith('sqlite:') ? await bootstrapDemo(runtime, config.DEMO_CREDITS) : undefined;
-    console.log(`Daguerre listening on ${runtime.url} (docs: ${runtime.url}/docs)`);
+    console.log(`Daguerre listening on ${listeningOn(config.HOST, runtime.url)} (docs: ${runtime.url}/docs)`);
     if (demo) {
       console.log(`Created demo organization "${demo.organization.name}" with ${config.DEMO_CREDITS} credits.`);
       const keyFile = await writeDemoKeyFile(config.DEMO_KEY_FILE, demo.key.key);
@@ -54,7 +61,7 @@ program
     const config = loadConfig();
     const { startRuntime } = await import('../runtime.js');
     const runtime = await startRuntime(config, { role: 'worker' });
-    console.log(`Daguerre worker rendering up to ${Math.max(1, config.CAPTURE_WORKERS)} jobs at once (health: ${runtime.url}/health)`);
+    console.log(`Daguerre worker rendering up to ${Math.max(1, config.CAPTURE_WORKERS)} jobs at once, listening on ${listeningOn(config.HOST, runtime.url)} (health: ${runtime.url}/health)`);
     stopOnSignals(runtime);
   });
 
