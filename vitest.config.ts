@@ -26,6 +26,12 @@ const ALONE = [
 /** In the checkout, @daguerre/client resolves to its sources (client/package.json "exports"), as for tsc and bin/daguerre.js. */
 const CONDITIONS = ['daguerre-source', 'node', 'development|production'];
 
+/**
+ * The image and the multi-container run (tests/container) need a container engine and minutes of
+ * their own: .ci/run runs them as a separate step (scripts/container/test.sh), never `npm test`.
+ */
+const CONTAINER_TESTS = process.env.DAGUERRE_CONTAINER_TESTS === '1';
+
 export default defineConfig({
   resolve: { conditions: CONDITIONS },
   ssr: { resolve: { conditions: CONDITIONS } },
@@ -38,12 +44,15 @@ export default defineConfig({
         extends: true,
         // Two files at a time: most integration time is spent waiting (page loads, timers, child
         // processes), so two overlap well on 2 cores; more would thrash Chromium.
-        test: { name: 'paired', include: ['tests/**/*.test.ts'], exclude: ALONE, fileParallelism: true, maxWorkers: 2, sequence: { groupOrder: 0 } },
+        test: { name: 'paired', include: ['tests/**/*.test.ts'], exclude: [...ALONE, 'tests/container/**'], fileParallelism: true, maxWorkers: 2, sequence: { groupOrder: 0 } },
       },
       {
         extends: true,
         test: { name: 'alone', include: ALONE, fileParallelism: false, maxWorkers: 1, sequence: { groupOrder: 1 } },
       },
+      ...(CONTAINER_TESTS
+        ? [{ extends: true as const, test: { name: 'container', include: ['tests/container/**/*.test.ts'], fileParallelism: false, maxWorkers: 1, sequence: { groupOrder: 2 } } }]
+        : []),
     ],
   },
 });

@@ -1,11 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import mysql from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../server/src/config.js';
 import { openDataLayer } from '../../server/src/runtime.js';
 import { startDataHost, startDaguerre, until, type DataHost, type RenderHost } from '../helpers/multi-host.js';
+import { HoldServer } from '../helpers/hold-server.js';
 import { HostNetwork } from '../helpers/netns.js';
 
 /**
@@ -33,46 +32,6 @@ const KILL_AFTER_MS = Number(process.env.MULTI_HOST_KILL_AFTER_MS ?? 0);
 const pngWidth = (bytes: Buffer) => (bytes.subarray(1, 4).toString() === 'PNG' ? bytes.readUInt32BE(16) : -1);
 const page = (tag: string) => `<body style="margin:0;background:#${randomBytes(3).toString('hex')}"><h1>${tag}</h1></body>`;
 
-/** Pages the test holds open until it says so; it learns from which address each was asked for. */
-class HoldServer {
-  private server: Server | undefined;
-  private readonly released = new Set<string>();
-  private readonly waiting = new Map<string, ServerResponse[]>();
-  readonly requests: { tag: string; from: string }[] = [];
-  url = '';
-
-  async start(address: string): Promise<void> {
-    this.server = createServer((req: IncomingMessage, res: ServerResponse) => {
-      const tag = (req.url ?? '').replace(/^\/hold\//, '');
-      this.requests.push({ tag, from: (req.socket.remoteAddress ?? '').replace(/^::ffff:/, '') });
-      if (this.released.has(tag)) return this.answer(res, tag);
-      this.waiting.set(tag, [...(this.waiting.get(tag) ?? []), res]);
-    });
-    await new Promise<void>((resolve) => this.server!.listen(0, address, resolve));
-    this.url = `http://${address}:${(this.server!.address() as AddressInfo).port}`;
-  }
-
-  private answer(res: ServerResponse, tag: string) {
-    res.writeHead(200, { 'content-type': 'text/html' }).end(page(tag));
-  }
-
-  /** The first address that asked for `tag`. */
-  asked(tag: string, timeoutMs = 90_000): Promise<string> {
-    return until(() => this.requests.find((r) => r.tag === tag)?.from, timeoutMs, `a request for /hold/${tag}`);
-  }
-
-  release(tag: string): void {
-    this.released.add(tag);
-    for (const res of this.waiting.get(tag) ?? []) if (!res.destroyed) this.answer(res, tag);
-    this.waiting.delete(tag);
-  }
-
-  async stop(): Promise<void> {
-    this.server?.closeAllConnections();
-    await new Promise((resolve) => this.server?.close(resolve));
-  }
-}
-
 /** A client with a home API instance and another to retry on when its home does not answer (refused, reset). */
 class FailoverClient {
   failovers = 0;
@@ -98,7 +57,7 @@ class FailoverClient {
 
 describe('API instances and workers on five hosts, sharing Redis, MariaDB and S3 on a sixth', () => {
   const net = new HostNetwork();
-  const holds = new HoldServer();
+  const holds = new HoldServer(page);
   let data: DataHost;
   let databaseUrl: string;
   let organizationId: string;

@@ -1,0 +1,190 @@
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { baseImage, buildServiceImage, containerProcesses, containerState, docker, logs, networkGateway, publishedPort, removeContainers, waitUntilReady } from '../helpers/container.js';
+import { HoldServer } from '../helpers/hold-server.js';
+import { REPO_ROOT } from '../helpers/temp-project.js';
+import { until } from '../helpers/until.js';
+
+const run = promisify(execFile);
+const TAG = 'daguerre:container-test';
+const id = randomBytes(3).toString('hex');
+
+/** The commands of docs/deploy.md's `docker run` block, continuation lines joined. */
+async function documentedCommands(): Promise<{ build: string[]; run: string[]; exec: string[] }> {
+  const doc = await readFile(join(REPO_ROOT, 'docs/deploy.md'), 'utf8');
+  const block = /<!-- docker-run[^>]*-->\s*```sh\n([\s\S]*?)```/.exec(doc)?.[1];
+  if (!block) throw new Error('docs/deploy.md has no <!-- docker-run --> block');
+  const lines = block.replace(/\\\n\s*/g, ' ').split('\n').filter(Boolean);
+  const command = (prefix: string) => {
+    const line = lines.find((candidate) => candidate.startsWith(prefix));
+    if (!line) throw new Error(`docs/deploy.md's docker-run block has no "${prefix}" line`);
+    return line.trim().split(/\s+/);
+  };
+  return { build: command('docker build'), run: command('docker run'), exec: command('docker exec') };
+}
+
+/**
+ * The documented `docker run` with only what a test must change: its own container and volume
+ * names, a loopback port of its own, this build's tag, and extra settings before the image name.
+ */
+function asTestRun(documented: string[], name: string, extra: string[] = [], drop: (arg: string) => boolean = () => false): string[] {
+  const args = documented.slice(1);
+  const out: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    const value = args[i + 1];
+    if (i === args.length - 1) {
+      out.push(...extra, TAG);
+    } else if (arg === '--name' || arg === '-p' || arg === '-v' || (arg === '--security-opt' && drop(value!))) {
+      if (arg === '--name') out.push('--name', name);
+      if (arg === '-p') out.push('-p', `127.0.0.1::${value!.split(':').at(-1)}`);
+      if (arg === '-v') out.push('-v', value!.replace(/^[^:/]+:/, `${name}-data:`));
+      i++;
+    } else {
+      out.push(arg);
+    }
+  }
+  return out;
+}
+
+describe('the image built from the checkout and run as docs/deploy.md says', () => {
+  let documented: Awaited<ReturnType<typeof documentedCommands>>;
+  const planted: string[] = [];
+  const canary = `daguerre-canary-${randomBytes(8).toString('hex')}`;
+  const holds = new HoldServer((tag) => `<body style="margin:0;background:#fff"><h1>${tag}</h1></body>`);
+  const name = `daguerre-it-${id}`;
+  let base: string;
+  let url = '';
+  let apiKey = '';
+
+  beforeAll(async () => {
+    documented = await documentedCommands();
+    expect(documented.build.slice(0, 6)).toEqual(['docker', 'build', '-f', 'deploy/Dockerfile', '-t', 'daguerre']);
+    base = await baseImage();
+    // Secrets a careless user keeps in the build context (docs/deploy.md tells them to create deploy/.env).
+    for (const [path, text] of [
+      ['deploy/.env', `MARIADB_PASSWORD=${canary}\n`],
+      [`data/${canary}.key`, canary],
+    ] as const) {
+      const file = join(REPO_ROOT, path);
+      if (existsSync(file)) continue;
+      await mkdir(join(file, '..'), { recursive: true });
+      await writeFile(file, text);
+      planted.push(file);
+    }
+    try {
+      const seconds = await buildServiceImage(TAG, base);
+      console.log(`docker build of deploy/Dockerfile from ${base}: ${seconds.toFixed(0)} s`);
+    } finally {
+      for (const file of planted) await rm(file, { force: true });
+    }
+    await holds.start(await networkGateway('bridge'));
+  }, 1_900_000);
+
+  afterAll(async () => {
+    await removeContainers([name, `${name}-default-seccomp`]);
+    await docker(['volume', 'rm', '-f', `${name}-data`, `${name}-default-seccomp-data`]).catch(() => undefined);
+    await holds.stop();
+  });
+
+  it('is at most 1.5 GB and no layer holds a secret, .git, tests or local node_modules of the build context', async () => {
+    const size = Number((await docker(['image', 'inspect', '-f', '{{.Size}}', TAG])).trim());
+    console.log(`image size: ${(size / 1e9).toFixed(2)} GB (${(size / 2 ** 30).toFixed(2)} GiB)`);
+    expect(size).toBeLessThanOrEqual(1.5e9);
+
+    const work = await mkdtemp(join(tmpdir(), 'daguerre-image-layers-'));
+    try {
+      await docker(['save', '-o', join(work, 'image.tar'), TAG], { timeoutMs: 600_000 });
+      await run('tar', ['-xf', join(work, 'image.tar'), '-C', work]);
+      const layers = (await readdir(work, { recursive: true })).filter((file) => file.endsWith('layer.tar'));
+      expect(layers.length).toBeGreaterThan(3);
+      const found: string[] = [];
+      for (const layer of layers) {
+        const { stdout } = await run('tar', ['-tf', join(work, layer)], { maxBuffer: 256 * 1024 * 1024 });
+        for (const entry of stdout.split('\n')) {
+          if (/(^|\/)\.git(\/|$)|(^|\/)\.env$|(^|\/)data\/.+|\/tests\/|^app\/(server\/)?src\//.test(entry) || entry.includes(canary)) found.push(`${layer}: ${entry}`);
+        }
+        // The canary's text in any file of the layer, whatever its name.
+        const grep = await run('grep', ['-a', '-c', canary, join(work, layer)]).catch(() => ({ stdout: '0' }));
+        if (Number(grep.stdout.trim()) > 0) found.push(`${layer}: contains ${canary}`);
+      }
+      expect(found).toEqual([]);
+    } finally {
+      await rm(work, { recursive: true, force: true });
+    }
+  }, 900_000);
+
+  it('starts with its sandbox on, takes a key from the CLI inside it, captures a PNG and a PDF, as a non-root user under seccomp without --no-sandbox', async () => {
+    const started = Date.now();
+    await docker(asTestRun(documented.run, name, ['-e', `EGRESS_ALLOW_LIST=${holds.url.replace('http://', '')}`]));
+    url = `http://127.0.0.1:${await publishedPort(name, 3000)}`;
+    await waitUntilReady(`${url}/ready`, name);
+    console.log(`docker run to /ready: ${Date.now() - started} ms`);
+    const ready = (await (await fetch(`${url}/ready`)).json()) as { checks: { sandbox: { mode: string } } };
+    expect(ready.checks.sandbox.mode).toBe('on');
+    const startLog = await logs(name);
+    expect(startLog).toContain("Chromium's sandbox is on");
+    expect(startLog).toMatch(/listening on http:\/\/0\.0\.0\.0:3000, every interface/);
+    expect(startLog).not.toMatch(/Tini is not running as PID 1/);
+
+    const exec = documented.exec.slice(1).map((arg, index) => (index === 1 ? name : arg));
+    const key = JSON.parse(await docker(exec)) as { key: string };
+    apiKey = key.key;
+
+    const png = await fetch(`${url}/capture?html=${encodeURIComponent('<h1>In a container</h1>')}&viewportWidth=500&viewportHeight=300`, { headers: { 'X-API-Key': apiKey } });
+    expect(png.status).toBe(200);
+    const pngBytes = Buffer.from(await png.arrayBuffer());
+    expect(pngBytes.subarray(1, 4).toString()).toBe('PNG');
+    expect(pngBytes.readUInt32BE(16)).toBe(500);
+    const pdf = await fetch(`${url}/capture`, { method: 'POST', headers: { 'X-API-Key': apiKey, 'content-type': 'application/json' }, body: JSON.stringify({ html: '<h1>PDF</h1>', format: 'pdf' }) });
+    expect(pdf.status).toBe(200);
+    expect(Buffer.from(await pdf.arrayBuffer()).subarray(0, 5).toString()).toBe('%PDF-');
+
+    const processes = await containerProcesses(name);
+    expect(processes.some((p) => p.args.includes('chromium-headless-shell'))).toBe(true);
+    expect(processes.filter((p) => p.uid === 0)).toEqual([]);
+    expect(processes.filter((p) => p.args.includes('--no-sandbox'))).toEqual([]);
+    for (const { pid } of processes) {
+      const status = await readFile(`/proc/${pid}/status`, 'utf8').catch(() => '');
+      if (!status) continue; // exited between the two looks
+      expect(status, `pid ${pid}`).toMatch(/^Seccomp:\s+2$/m);
+      expect(status, `pid ${pid}`).toMatch(/^NoNewPrivs:\s+1$/m);
+    }
+    // The root file system is read-only: only the volume and the tmpfs mounts take writes.
+    await expect(docker(['exec', name, 'sh', '-c', 'touch /app/server/x'])).rejects.toThrow(/Read-only file system/);
+  }, 240_000);
+
+  it('docker stop lets a capture in flight finish and exits 0 within the documented grace', async () => {
+    expect(apiKey).not.toBe('');
+    const capture = fetch(`${url}/capture?url=${encodeURIComponent(`${holds.url}/hold/drain`)}`, { headers: { 'X-API-Key': apiKey } });
+    await holds.asked('drain');
+    const stopStarted = Date.now();
+    const stopping = docker(['stop', name], { timeoutMs: 120_000 });
+    // The hold is released once the service has begun to drain: the capture ends during the shutdown.
+    await until(async () => ((await logs(name)).includes('shutting down') ? true : undefined), 30_000, 'the service to begin its shutdown');
+    holds.release('drain');
+    const answer = await capture;
+    expect(answer.status).toBe(200);
+    expect(Buffer.from(await answer.arrayBuffer()).subarray(1, 4).toString()).toBe('PNG');
+    await stopping;
+    const stopSeconds = (Date.now() - stopStarted) / 1000;
+    const stopTimeout = Number(documented.run[documented.run.indexOf('--stop-timeout') + 1]);
+    expect(stopSeconds).toBeLessThan(stopTimeout);
+    expect(await containerState(name)).toEqual({ running: false, exitCode: 0 });
+    console.log(`docker stop with a capture in flight: ${stopSeconds.toFixed(1)} s`);
+  }, 180_000);
+
+  it("refuses to start under Docker's default seccomp profile and says why", async () => {
+    const refused = `${name}-default-seccomp`;
+    await docker(asTestRun(documented.run, refused, [], (value) => value.startsWith('seccomp=')));
+    await until(async () => ((await containerState(refused)).running ? undefined : true), 60_000, 'the container to stop');
+    expect((await containerState(refused)).exitCode).not.toBe(0);
+    expect(await logs(refused)).toMatch(/Chromium's sandbox needs unprivileged user namespaces/);
+  }, 120_000);
+});

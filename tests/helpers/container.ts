@@ -1,0 +1,120 @@
+import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { REPO_ROOT } from './temp-project.js';
+import { until } from './until.js';
+
+const run = promisify(execFile);
+
+/**
+ * The docker CLI. The classic builder (DOCKER_BUILDKIT=0): Debian's docker.io 20.10 has no buildx,
+ * and the Dockerfile needs nothing BuildKit alone offers.
+ */
+export async function docker(args: string[], options: { timeoutMs?: number; cwd?: string } = {}): Promise<string> {
+  const { stdout } = await run('docker', args, {
+    cwd: options.cwd ?? REPO_ROOT,
+    timeout: options.timeoutMs ?? 120_000,
+    maxBuffer: 64 * 1024 * 1024,
+    env: { ...process.env, DOCKER_BUILDKIT: '0' },
+  }).catch((error: { stderr?: string; stdout?: string; message: string }) => {
+    throw new Error(`docker ${args.slice(0, 3).join(' ')} failed: ${error.stderr || error.stdout || error.message}`);
+  });
+  return stdout;
+}
+
+/** node:24-bookworm-slim, or the local stand-in where no registry is reachable (scripts/container/local-base-image.sh). */
+export async function baseImage(): Promise<string> {
+  const { stdout } = await run('bash', [join(REPO_ROOT, 'scripts/container/local-base-image.sh')], { timeout: 900_000 });
+  return stdout.trim();
+}
+
+/** `docker build` of deploy/Dockerfile from the checkout, as docs/deploy.md gives it; its duration in seconds. */
+export async function buildServiceImage(tag: string, base: string): Promise<number> {
+  const started = Date.now();
+  await docker(['build', '--build-arg', `BASE_IMAGE=${base}`, '-f', 'deploy/Dockerfile', '-t', tag, '.'], { timeoutMs: 1_800_000 });
+  return (Date.now() - started) / 1000;
+}
+
+/** One of tests/container/images/*, built once per content of its folder and base. */
+export async function testImage(name: 'mariadb' | 'redis' | 's3rver', base: string): Promise<string> {
+  const folder = join(REPO_ROOT, 'tests/container/images', name);
+  const hash = createHash('sha256').update(base);
+  for (const file of (await readdir(folder)).sort()) hash.update(file).update(await readFile(join(folder, file)));
+  const tag = `daguerre-test/${name}:${hash.digest('hex').slice(0, 12)}`;
+  const present = await docker(['image', 'inspect', tag]).then(
+    () => true,
+    () => false,
+  );
+  if (!present) await docker(['build', '--build-arg', `BASE_IMAGE=${base}`, '-t', tag, folder], { timeoutMs: 900_000 });
+  return tag;
+}
+
+export interface ContainerProcess {
+  /** The process id on the host. */
+  pid: number;
+  uid: number;
+  args: string;
+}
+
+/** Every process of a container, seen from the host (`docker top` runs ps here). */
+export async function containerProcesses(name: string): Promise<ContainerProcess[]> {
+  const out = await docker(['top', name, '-eo', 'pid,uid,args']);
+  return out
+    .trim()
+    .split('\n')
+    .slice(1)
+    .map((line) => {
+      const [pid, uid, ...args] = line.trim().split(/\s+/);
+      return { pid: Number(pid), uid: Number(uid), args: args.join(' ') };
+    });
+}
+
+/** The host port a container port is published on (`-p 127.0.0.1::3000`). */
+export async function publishedPort(name: string, port: number): Promise<number> {
+  const out = await docker(['port', name, `${port}/tcp`]);
+  const match = /:(\d+)\s*$/m.exec(out);
+  if (!match) throw new Error(`${name} publishes no port for ${port}: ${out}`);
+  return Number(match[1]);
+}
+
+export async function containerState(name: string): Promise<{ running: boolean; exitCode: number }> {
+  const [running, exitCode] = (await docker(['inspect', '-f', '{{.State.Running}} {{.State.ExitCode}}', name])).trim().split(' ');
+  return { running: running === 'true', exitCode: Number(exitCode) };
+}
+
+export async function containerIp(name: string, network: string): Promise<string> {
+  return (await docker(['inspect', '-f', `{{(index .NetworkSettings.Networks "${network}").IPAddress}}`, name])).trim();
+}
+
+export async function networkGateway(network: string): Promise<string> {
+  return (await docker(['network', 'inspect', '-f', '{{(index .IPAM.Config 0).Gateway}}', network])).trim();
+}
+
+/** Polls `url` until it answers 200 (the service's /ready), or fails with the container's log. */
+export async function waitUntilReady(url: string, container: string, timeoutMs = 120_000): Promise<void> {
+  await until(
+    async () => {
+      const state = await containerState(container);
+      if (!state.running) throw new Error(`${container} exited (${state.exitCode}):\n${await logs(container)}`);
+      const response = await fetch(url).catch(() => undefined);
+      return response?.status === 200 ? true : undefined;
+    },
+    timeoutMs,
+    `${url} to answer 200`,
+    250,
+  );
+}
+
+export async function logs(name: string): Promise<string> {
+  const { stdout, stderr } = await run('docker', ['logs', name], { maxBuffer: 64 * 1024 * 1024 }).catch((error: { stdout?: string; stderr?: string }) => ({
+    stdout: error.stdout ?? '',
+    stderr: error.stderr ?? '',
+  }));
+  return `${stdout}${stderr}`;
+}
+
+export async function removeContainers(names: string[]): Promise<void> {
+  if (names.length > 0) await docker(['rm', '-f', '-v', ...names]).catch(() => undefined);
+}
