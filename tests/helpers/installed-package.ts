@@ -65,7 +65,15 @@ export interface InstalledDaguerre {
   installSeconds: number;
 }
 
-const CACHE = join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'daguerre', 'installed');
+const CACHE_ROOT = join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'daguerre');
+const CACHE = join(CACHE_ROOT, 'installed');
+/**
+ * better-sqlite3 compiled once per Node line, as the prebuilt archive its install script
+ * (prebuild-install) looks for in a local folder before downloading one: a user's machine downloads
+ * it from GitHub, unreachable here, so without this every install compiled it again (about two
+ * minutes on two busy cores) whenever the tarball changed.
+ */
+const PREBUILDS = join(CACHE_ROOT, 'prebuilds');
 
 /**
  * The packed server installed globally (`npm install -g <tarball>`, from the tarball and the registry
@@ -126,6 +134,7 @@ export async function installPackedDaguerre(line: NodeLine = testedNodeLine()): 
         PATH: `${nodeDir}:${process.env.PATH ?? '/usr/bin:/bin'}`,
         ...(node === process.execPath ? {} : { npm_config_nodedir: dirname(nodeDir) }),
         JOBS: 'max',
+        npm_config_better_sqlite3_local_prebuilds: PREBUILDS,
         npm_config_update_notifier: 'false',
       },
     }).catch((error: { stderr?: string; message: string }) => {
@@ -135,6 +144,7 @@ export async function installPackedDaguerre(line: NodeLine = testedNodeLine()): 
     // `node` of the line beside `daguerre`, as a Node installer would put it: the bin's
     // `#!/usr/bin/env node` then runs on this line from any shell with binDir first in PATH.
     if (node !== process.execPath) await symlink(node, join(work, 'bin', 'node'));
+    await keepPrebuild(node, join(work, 'lib', 'node_modules', 'daguerre', 'node_modules', 'better-sqlite3'));
     await rm(prefix, { recursive: true, force: true });
     await rename(work, prefix);
     await mkdir(join(prefix, '.complete'));
@@ -143,6 +153,17 @@ export async function installPackedDaguerre(line: NodeLine = testedNodeLine()): 
   } finally {
     await rm(lock, { recursive: true, force: true });
   }
+}
+
+/** The compiled addon as prebuild-install's archive (`<name>-v<version>-node-v<abi>-linux-x64.tar.gz`), kept for the next install. */
+async function keepPrebuild(node: string, moduleDir: string): Promise<void> {
+  const { version } = JSON.parse(await readFile(join(moduleDir, 'package.json'), 'utf8')) as { version: string };
+  const abi = (await run(node, ['-p', 'process.versions.modules'])).stdout.trim();
+  const archive = join(PREBUILDS, `better-sqlite3-v${version}-node-v${abi}-${process.platform}-${process.arch}.tar.gz`);
+  if (existsSync(archive)) return;
+  await mkdir(PREBUILDS, { recursive: true });
+  await run('tar', ['-czf', `${archive}.partial`, '-C', moduleDir, 'build/Release/better_sqlite3.node']);
+  await rename(`${archive}.partial`, archive);
 }
 
 /** Installs of older tarballs on the same line: one kept per line is enough. */
