@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what a fresh Debian machine with Node 20 lacks: Chromium and fonts (apt), npm dependencies.
-# Idempotent and quiet when everything is already there. Used by `npm start`, `npm test`, .ci/run
-# and deploy/Dockerfile.
+# Idempotent and quiet when everything is already there. Used by `npm start`, `npm test` and .ci/run
+# (the image installs its own way: deploy/Dockerfile).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -13,7 +13,7 @@ if [ "$(id -u)" != "0" ]; then SUDO="sudo"; fi
 # ffmpeg encodes the scrolling videos (formats mp4, webm, gif).
 APT_PACKAGES=(chromium chromium-headless-shell fonts-liberation fonts-noto-core fonts-noto-cjk fonts-noto-color-emoji poppler-utils ffmpeg)
 # Tests only: python3-seccomp loads deploy/kubernetes/seccomp's profile around a real Chromium.
-if [ "${DAGUERRE_SETUP_OMIT_DEV:-false}" != "true" ]; then APT_PACKAGES+=(python3-seccomp); fi
+APT_PACKAGES+=(python3-seccomp)
 missing=()
 for pkg in "${APT_PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
@@ -26,10 +26,7 @@ fi
 
 # Puppeteer must not download a browser (no internet here); it drives Debian's Chromium packages.
 export PUPPETEER_SKIP_DOWNLOAD=true
-if [ "${DAGUERRE_SETUP_OMIT_DEV:-false}" = "true" ]; then
-  # Production images: runtime dependencies only.
-  npm ci --omit=dev --no-audit --no-fund --loglevel=error || npm install --omit=dev --no-audit --no-fund --loglevel=error
-elif [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   echo "setup: installing npm dependencies"
   # npm 11 can write a lock without other platforms' optional packages, which `npm ci` then
   # rejects; `npm install` installs the locked versions all the same.

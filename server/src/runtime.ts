@@ -95,182 +95,190 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
   const adoptedQueue = await adoptLegacyQueuePrefix(config, process.env, () => legacyQueueExists(config.REDIS_URL!, CAPTURE_QUEUE));
   if (adoptedQueue.notice) logger.warn(adoptedQueue.notice);
   config = adoptedQueue.config;
-  const data = await openDataLayer(config, options.resolver);
-  // Every request Chromium makes goes through this proxy, which enforces the network policy.
-  const egress = new EgressProxy(data.policy, data.resolve, logger);
-  await egress.start();
-  // A reservation older than the deadline plus a margin (for the upload and the commit) belongs to
-  // no live capture on any instance: each instance sweeps them at start-up and then on a timer.
-  const sweeper = new CreditSweeper(data.credits, {
-    marginMs: config.STALE_RESERVATION_MARGIN_MS,
-    staleAfterMs: maxCaptureBudgetMs(config.CAPTURE_TIMEOUT_MS) + config.STALE_RESERVATION_MARGIN_MS,
-    intervalMs: config.CREDIT_SWEEP_INTERVAL_MS,
-    logger,
-  });
-  await sweeper.sweep();
-  sweeper.start();
-
-  // Before anything of Chromium starts: the user it runs as exists, and it refuses to run
-  // unsandboxed unless the operator said so.
+  // First what needs nothing else (a start that cannot run Chromium fails before it opens anything):
+  // the browser and the user it runs as exist, and it refuses to run unsandboxed unless the
+  // operator said so.
   ensureChromiumBinary(config.CHROME_PATH);
   ensureChromiumUser(logger);
   const sandbox = checkSandbox({ allowUnsandboxed: config.ALLOW_UNSANDBOXED_CHROMIUM });
   if (sandbox.mode === 'off') logger.warn({ sandbox }, 'Chromium runs WITHOUT its sandbox (ALLOW_UNSANDBOXED_CHROMIUM=true)');
   else if (config.ALLOW_UNSANDBOXED_CHROMIUM) logger.info({ sandbox: sandbox.mode }, 'ALLOW_UNSANDBOXED_CHROMIUM is set, but user namespaces work here: Chromium runs sandboxed');
   else logger.info({ sandbox: sandbox.mode }, "Chromium's sandbox is on (unprivileged user namespaces work here)");
-  const browser = new BrowserManager({
-    executablePath: config.CHROME_PATH,
-    recycleAfter: config.BROWSER_RECYCLE_AFTER,
-    protocolTimeoutMs: Math.max(1_000, config.CAPTURE_TIMEOUT_MS - 500),
-    // `<-loopback>` removes Chromium's implicit bypass: loopback goes through the policy too.
-    // The V8 heap cap of every renderer: a page that allocates without end crashes its own renderer
-    // (noticed at once, answered 500, nothing charged) instead of growing to the host's memory.
-    extraArgs: [...sandboxFlags(sandbox), `--proxy-server=${egress.url}`, '--proxy-bypass-list=<-loopback>', `--js-flags=--max-old-space-size=${config.RENDERER_MAX_HEAP_MB}`],
-    logger,
-  });
-  // All of a renderer's memory, not only its JS heap, has a limit (issue #28).
-  const cgroups = MemoryCgroups.open();
-  const memoryWatchdog = new RendererMemoryWatchdog({ limitBytes: config.RENDERER_MEMORY_LIMIT_MB * 1024 ** 2, roots: () => browser.pids(), logger, ...(cgroups ? { cgroups } : {}) });
-  memoryWatchdog.start();
-  logger.info({ limitMb: config.RENDERER_MEMORY_LIMIT_MB, kernelHold: memoryWatchdog.kernelHold, renderSlots: config.MAX_CONCURRENCY }, 'renderer memory limit and render slots (MAX_CONCURRENCY)');
-  const pool = new ContextPool(browser, {
-    size: config.MAX_CONCURRENCY,
-    maxQueue: config.MAX_QUEUE,
-    reuseLimit: config.CONTEXT_REUSE_LIMIT,
-    spares: config.SPARE_CONTEXTS,
-    warmContexts: config.WARM_CONTEXTS,
-    rendererReuseLimit: config.RENDERER_REUSE_LIMIT,
-    rendererGcEvery: config.RENDERER_GC_EVERY,
-    logger,
-  });
-  await pool.warm();
-  // Same concurrency as the pool, so the pool's own queue stays empty and the order is the scheduler's.
-  const scheduler = new FairScheduler({ concurrency: config.MAX_CONCURRENCY, maxQueue: config.MAX_QUEUE, maxOrgShare: config.MAX_ORG_SHARE_PERCENT / 100 });
-  const renderer = new Renderer(pool, browser, {
-    openProxyChain: (upstream) => egress.openChain(upstream),
-    wasRefused: (url) => egress.refusedRecently(url),
-    connectionFailure: (url) => egress.failureOf(url),
-    fullPageBudget: { maxHeightPx: config.FULL_PAGE_MAX_HEIGHT_PX, maxPixels: config.FULL_PAGE_MAX_PIXELS },
-    unresponsiveTimeoutMs: config.PAGE_UNRESPONSIVE_TIMEOUT_MS,
-    explainCrash: () => (memoryWatchdog.claim() ? pageMemoryLimit(memoryWatchdog.limitBytes) : undefined),
-    video: { ffmpegPath: config.FFMPEG_PATH, maxBytes: config.VIDEO_MAX_BYTES },
-  });
-  // The filter engines load in the background (from their cache when the lists are unchanged): start-up does not wait.
-  const contentFilters = new ContentFilters({ logger });
-  void contentFilters.warm();
-  const cache = new ResponseCache(config.CACHE_MAX_BYTES);
-  const captures = new CaptureService(
-    {
-      renderer,
-      scheduler,
-      credits: data.credits,
-      cache,
-      storage: data.storage,
-      storageConfigs: data.storageConfigs,
-      ai: new AiAnalyzer({ ...(config.OPENAI_BASE_URL ? { baseUrl: config.OPENAI_BASE_URL } : {}), model: config.OPENAI_MODEL, timeoutMs: config.OPENAI_TIMEOUT_MS }),
+  const data = await openDataLayer(config, options.resolver);
+  try {
+    // Every request Chromium makes goes through this proxy, which enforces the network policy.
+    const egress = new EgressProxy(data.policy, data.resolve, logger);
+    await egress.start();
+    // A reservation older than the deadline plus a margin (for the upload and the commit) belongs to
+    // no live capture on any instance: each instance sweeps them at start-up and then on a timer.
+    const sweeper = new CreditSweeper(data.credits, {
+      marginMs: config.STALE_RESERVATION_MARGIN_MS,
+      staleAfterMs: maxCaptureBudgetMs(config.CAPTURE_TIMEOUT_MS) + config.STALE_RESERVATION_MARGIN_MS,
+      intervalMs: config.CREDIT_SWEEP_INTERVAL_MS,
       logger,
-      checkDestination: (field, url) => assertUrlAllowed(data.policy, data.resolve, field, url),
-      contentFilters,
-      // Without a limit of the operator's (ORG_MAX_CONCURRENT_CAPTURES 0), only plans that set one are gated:
-      // an organization alone filling the instance then gets the queue's own 503, which is what it is.
-      concurrency: new ConcurrencyGate(config.ORG_MAX_CONCURRENT_CAPTURES > 0 ? defaultConcurrentCaptures(config) : Number.POSITIVE_INFINITY),
-    },
-    { creditsPerCapture: config.CREDITS_PER_CAPTURE, captureTimeoutMs: config.CAPTURE_TIMEOUT_MS },
-  );
-  const jobs = startJobs(config, role, { data, captures, secretFor: options.secretFor ?? ((keyId) => data.signingSecrets.signingSecretFor(keyId)), logger });
-  const { store, redis } = rateLimitStore(config, data);
-  // The limiter's client queues nothing while offline (fail closed): let it connect before the first request.
-  if (redis && redis.status !== 'ready') {
-    await new Promise<void>((resolve) => {
-      const done = () => resolve();
-      redis.once('ready', done);
-      setTimeout(() => { redis.off('ready', done); resolve(); }, 5_000).unref();
     });
-  }
-  const metrics = new Metrics();
-  metrics.observeFairShare(() => scheduler.snapshot());
-  const queue = jobs.jobs?.queue;
-  if (queue) metrics.observeJobBacklog(() => jobBacklog(queue));
-  if (jobs.depth) metrics.observeJobs(jobs.depth);
-  const opsExtras = {
-    scheduled: () => scheduler.snapshot().waiting,
-    ...(config.METRICS_TOKEN ? { metricsToken: config.METRICS_TOKEN } : {}),
-    metricsElsewhere: config.METRICS_PORT !== undefined,
-    memoryKills: () => memoryWatchdog.killCount,
-    logger,
-  };
-  // Aborted when a shutdown's grace period ends: captures still running then fail and release their credits.
-  const shutdown = new AbortController();
-  const inFlight = new InFlight();
-  let accepting = true;
-  const mountOps = (expressApp: Express) => mountOpsRoutes(expressApp, { db: data.db, browser, pool, metrics, sandbox, accepting: () => accepting, ...opsExtras });
-  const app = role === 'worker' ? createWorkerApp(mountOps, logger) : createApp({
-    metrics,
-    shutdownSignal: shutdown.signal,
-    inFlight,
-    creditsPerCapture: config.CREDITS_PER_CAPTURE,
-    jobRoutes: { jobs: jobs.jobs, batches: jobs.batches, credits: data.credits, checkDestination: (field, url) => assertUrlAllowed(data.policy, data.resolve, field, url) },
-    extraRoutes: (expressApp) => {
-      mountOps(expressApp);
-      mountDashboard(expressApp, { data, logger, config });
-    },
-    apiKeys: data.apiKeys,
-    captures,
-    usage: data.usage,
-    rateLimiter: new CaptureRateLimiter(store, data.plans),
-    logger,
-    trustProxy: config.TRUST_PROXY,
-    requireHttps: config.REQUIRE_HTTPS,
-    mcpBudget: { maxBytes: config.MCP_INLINE_MAX_BYTES, maxSidePx: config.MCP_INLINE_MAX_SIDE_PX },
-    mcpAllowedOrigins: config.MCP_ALLOWED_ORIGINS,
-  });
-  const server = createHttpServer(app);
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(role === 'worker' ? config.WORKER_PORT : config.PORT, config.HOST, () => resolve());
-  });
-  const metricsServer =
-    config.METRICS_PORT !== undefined
-      ? await startMetricsServer(config.METRICS_PORT, config.METRICS_HOST, { db: data.db, browser, pool, metrics, accepting: () => accepting, ...opsExtras })
-      : undefined;
-  const address = server.address() as AddressInfo;
-  const host = config.HOST === '0.0.0.0' ? '127.0.0.1' : config.HOST;
-  const url = `http://${host}:${address.port}`;
+    await sweeper.sweep();
+    sweeper.start();
 
-  let stopping: Promise<void> | undefined;
-  /**
-   * Graceful shutdown: /ready turns 503, no new connections are accepted, in-flight captures get
-   * SHUTDOWN_TIMEOUT_MS to finish; the rest are aborted (their credits released), then the browser
-   * (every Chromium process) and the database are closed.
-   */
-  const stop = () =>
-    (stopping ??= (async () => {
-      accepting = false;
-      await metricsServer?.close();
-      // Workers stop taking jobs now; the ones rendering get the same grace period as requests.
-      const jobsStopped = jobs.stop(config.SHUTDOWN_TIMEOUT_MS);
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      // Keep-alive connections become idle as their last response ends: close them as they do.
-      const reaper = setInterval(() => server.closeIdleConnections(), 100);
-      server.closeIdleConnections();
-      const grace = new Promise<void>((resolve) => setTimeout(resolve, config.SHUTDOWN_TIMEOUT_MS).unref());
-      await Promise.race([closed, grace]);
-      clearInterval(reaper);
-      // Jobs still rendering after the grace period are left to other workers (stalled-job recovery).
-      await jobsStopped;
-      shutdown.abort();
-      // Aborted captures release their reservations and write their 503 before connections close.
-      await Promise.race([inFlight.settled(), new Promise((resolve) => setTimeout(resolve, 5_000).unref())]);
-      server.closeAllConnections();
-      await closed;
-      await sweeper.stop();
-      await pool.close();
-      memoryWatchdog.stop();
-      await browser.close();
-      memoryWatchdog.close();
-      await egress.stop();
-      redis?.disconnect();
-      await data.db.close();
-    })());
-  return { ...data, config, egress, logger, metrics, ...(metricsServer ? { metricsUrl: metricsServer.url } : {}), app, server, browser, memoryWatchdog, pool, captures, cache, jobs, url, stop };
+    const browser = new BrowserManager({
+      executablePath: config.CHROME_PATH,
+      recycleAfter: config.BROWSER_RECYCLE_AFTER,
+      protocolTimeoutMs: Math.max(1_000, config.CAPTURE_TIMEOUT_MS - 500),
+      // `<-loopback>` removes Chromium's implicit bypass: loopback goes through the policy too.
+      // The V8 heap cap of every renderer: a page that allocates without end crashes its own renderer
+      // (noticed at once, answered 500, nothing charged) instead of growing to the host's memory.
+      extraArgs: [...sandboxFlags(sandbox), `--proxy-server=${egress.url}`, '--proxy-bypass-list=<-loopback>', `--js-flags=--max-old-space-size=${config.RENDERER_MAX_HEAP_MB}`],
+      logger,
+    });
+    // All of a renderer's memory, not only its JS heap, has a limit (issue #28).
+    const cgroups = MemoryCgroups.open();
+    const memoryWatchdog = new RendererMemoryWatchdog({ limitBytes: config.RENDERER_MEMORY_LIMIT_MB * 1024 ** 2, roots: () => browser.pids(), logger, ...(cgroups ? { cgroups } : {}) });
+    memoryWatchdog.start();
+    logger.info({ limitMb: config.RENDERER_MEMORY_LIMIT_MB, kernelHold: memoryWatchdog.kernelHold, renderSlots: config.MAX_CONCURRENCY }, 'renderer memory limit and render slots (MAX_CONCURRENCY)');
+    const pool = new ContextPool(browser, {
+      size: config.MAX_CONCURRENCY,
+      maxQueue: config.MAX_QUEUE,
+      reuseLimit: config.CONTEXT_REUSE_LIMIT,
+      spares: config.SPARE_CONTEXTS,
+      warmContexts: config.WARM_CONTEXTS,
+      rendererReuseLimit: config.RENDERER_REUSE_LIMIT,
+      rendererGcEvery: config.RENDERER_GC_EVERY,
+      logger,
+    });
+    await pool.warm();
+    // Same concurrency as the pool, so the pool's own queue stays empty and the order is the scheduler's.
+    const scheduler = new FairScheduler({ concurrency: config.MAX_CONCURRENCY, maxQueue: config.MAX_QUEUE, maxOrgShare: config.MAX_ORG_SHARE_PERCENT / 100 });
+    const renderer = new Renderer(pool, browser, {
+      openProxyChain: (upstream) => egress.openChain(upstream),
+      wasRefused: (url) => egress.refusedRecently(url),
+      connectionFailure: (url) => egress.failureOf(url),
+      fullPageBudget: { maxHeightPx: config.FULL_PAGE_MAX_HEIGHT_PX, maxPixels: config.FULL_PAGE_MAX_PIXELS },
+      unresponsiveTimeoutMs: config.PAGE_UNRESPONSIVE_TIMEOUT_MS,
+      explainCrash: () => (memoryWatchdog.claim() ? pageMemoryLimit(memoryWatchdog.limitBytes) : undefined),
+      video: { ffmpegPath: config.FFMPEG_PATH, maxBytes: config.VIDEO_MAX_BYTES },
+    });
+    // The filter engines load in the background (from their cache when the lists are unchanged): start-up does not wait.
+    const contentFilters = new ContentFilters({ logger });
+    void contentFilters.warm();
+    const cache = new ResponseCache(config.CACHE_MAX_BYTES);
+    const captures = new CaptureService(
+      {
+        renderer,
+        scheduler,
+        credits: data.credits,
+        cache,
+        storage: data.storage,
+        storageConfigs: data.storageConfigs,
+        ai: new AiAnalyzer({ ...(config.OPENAI_BASE_URL ? { baseUrl: config.OPENAI_BASE_URL } : {}), model: config.OPENAI_MODEL, timeoutMs: config.OPENAI_TIMEOUT_MS }),
+        logger,
+        checkDestination: (field, url) => assertUrlAllowed(data.policy, data.resolve, field, url),
+        contentFilters,
+        // Without a limit of the operator's (ORG_MAX_CONCURRENT_CAPTURES 0), only plans that set one are gated:
+        // an organization alone filling the instance then gets the queue's own 503, which is what it is.
+        concurrency: new ConcurrencyGate(config.ORG_MAX_CONCURRENT_CAPTURES > 0 ? defaultConcurrentCaptures(config) : Number.POSITIVE_INFINITY),
+      },
+      { creditsPerCapture: config.CREDITS_PER_CAPTURE, captureTimeoutMs: config.CAPTURE_TIMEOUT_MS },
+    );
+    const jobs = startJobs(config, role, { data, captures, secretFor: options.secretFor ?? ((keyId) => data.signingSecrets.signingSecretFor(keyId)), logger });
+    const { store, redis } = rateLimitStore(config, data);
+    // The limiter's client queues nothing while offline (fail closed): let it connect before the first request.
+    if (redis && redis.status !== 'ready') {
+      await new Promise<void>((resolve) => {
+        const done = () => resolve();
+        redis.once('ready', done);
+        setTimeout(() => { redis.off('ready', done); resolve(); }, 5_000).unref();
+      });
+    }
+    const metrics = new Metrics();
+    metrics.observeFairShare(() => scheduler.snapshot());
+    const queue = jobs.jobs?.queue;
+    if (queue) metrics.observeJobBacklog(() => jobBacklog(queue));
+    if (jobs.depth) metrics.observeJobs(jobs.depth);
+    const opsExtras = {
+      scheduled: () => scheduler.snapshot().waiting,
+      ...(config.METRICS_TOKEN ? { metricsToken: config.METRICS_TOKEN } : {}),
+      metricsElsewhere: config.METRICS_PORT !== undefined,
+      memoryKills: () => memoryWatchdog.killCount,
+      logger,
+    };
+    // Aborted when a shutdown's grace period ends: captures still running then fail and release their credits.
+    const shutdown = new AbortController();
+    const inFlight = new InFlight();
+    let accepting = true;
+    const mountOps = (expressApp: Express) => mountOpsRoutes(expressApp, { db: data.db, browser, pool, metrics, sandbox, accepting: () => accepting, ...opsExtras });
+    const app = role === 'worker' ? createWorkerApp(mountOps, logger) : createApp({
+      metrics,
+      shutdownSignal: shutdown.signal,
+      inFlight,
+      creditsPerCapture: config.CREDITS_PER_CAPTURE,
+      jobRoutes: { jobs: jobs.jobs, batches: jobs.batches, credits: data.credits, checkDestination: (field, url) => assertUrlAllowed(data.policy, data.resolve, field, url) },
+      extraRoutes: (expressApp) => {
+        mountOps(expressApp);
+        mountDashboard(expressApp, { data, logger, config });
+      },
+      apiKeys: data.apiKeys,
+      captures,
+      usage: data.usage,
+      rateLimiter: new CaptureRateLimiter(store, data.plans),
+      logger,
+      trustProxy: config.TRUST_PROXY,
+      requireHttps: config.REQUIRE_HTTPS,
+      mcpBudget: { maxBytes: config.MCP_INLINE_MAX_BYTES, maxSidePx: config.MCP_INLINE_MAX_SIDE_PX },
+      mcpAllowedOrigins: config.MCP_ALLOWED_ORIGINS,
+    });
+    const server = createHttpServer(app);
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(role === 'worker' ? config.WORKER_PORT : config.PORT, config.HOST, () => resolve());
+    });
+    const metricsServer =
+      config.METRICS_PORT !== undefined
+        ? await startMetricsServer(config.METRICS_PORT, config.METRICS_HOST, { db: data.db, browser, pool, metrics, accepting: () => accepting, ...opsExtras })
+        : undefined;
+    const address = server.address() as AddressInfo;
+    // The address this machine reaches the server at: loopback for a wildcard, IPv6 in brackets.
+    const host = config.HOST === '0.0.0.0' ? '127.0.0.1' : config.HOST === '::' ? '[::1]' : config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST;
+    const url = `http://${host}:${address.port}`;
+
+    let stopping: Promise<void> | undefined;
+    /**
+     * Graceful shutdown: /ready turns 503, no new connections are accepted, in-flight captures get
+     * SHUTDOWN_TIMEOUT_MS to finish; the rest are aborted (their credits released), then the browser
+     * (every Chromium process) and the database are closed.
+     */
+    const stop = () =>
+      (stopping ??= (async () => {
+        accepting = false;
+        await metricsServer?.close();
+        // Workers stop taking jobs now; the ones rendering get the same grace period as requests.
+        const jobsStopped = jobs.stop(config.SHUTDOWN_TIMEOUT_MS);
+        const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+        // Keep-alive connections become idle as their last response ends: close them as they do.
+        const reaper = setInterval(() => server.closeIdleConnections(), 100);
+        server.closeIdleConnections();
+        const grace = new Promise<void>((resolve) => setTimeout(resolve, config.SHUTDOWN_TIMEOUT_MS).unref());
+        await Promise.race([closed, grace]);
+        clearInterval(reaper);
+        // Jobs still rendering after the grace period are left to other workers (stalled-job recovery).
+        await jobsStopped;
+        shutdown.abort();
+        // Aborted captures release their reservations and write their 503 before connections close.
+        await Promise.race([inFlight.settled(), new Promise((resolve) => setTimeout(resolve, 5_000).unref())]);
+        server.closeAllConnections();
+        await closed;
+        await sweeper.stop();
+        await pool.close();
+        memoryWatchdog.stop();
+        await browser.close();
+        memoryWatchdog.close();
+        await egress.stop();
+        redis?.disconnect();
+        await data.db.close();
+      })());
+    return { ...data, config, egress, logger, metrics, ...(metricsServer ? { metricsUrl: metricsServer.url } : {}), app, server, browser, memoryWatchdog, pool, captures, cache, jobs, url, stop };
+  } catch (error) {
+    // A failed start closes the database: better-sqlite3's statements left open abort Node 24 at exit.
+    await data.db.close().catch(() => undefined);
+    throw error;
+  }
 }

@@ -27,7 +27,7 @@ const TAG = 'daguerre:container-test';
 const id = randomBytes(3).toString('hex');
 
 /** The commands of docs/deploy.md's `docker run` block, continuation lines joined. */
-async function documentedCommands(): Promise<{ build: string[]; run: string[]; exec: string[] }> {
+async function documentedCommands(): Promise<{ build: string[]; run: string[]; wait: string; exec: string[] }> {
   const doc = await readFile(join(REPO_ROOT, 'docs/deploy.md'), 'utf8');
   const block = /<!-- docker-run[^>]*-->\s*```sh\n([\s\S]*?)```/.exec(doc)?.[1];
   if (!block) throw new Error('docs/deploy.md has no <!-- docker-run --> block');
@@ -40,7 +40,7 @@ async function documentedCommands(): Promise<{ build: string[]; run: string[]; e
     if (!line) throw new Error(`docs/deploy.md's docker-run block has no "${prefix}" line`);
     return line.trim().split(/\s+/);
   };
-  return { build: command('docker build'), run: command('docker run'), exec: command('docker exec') };
+  return { build: command('docker build'), run: command('docker run'), wait: command('until').join(' '), exec: command('docker exec') };
 }
 
 /**
@@ -155,6 +155,8 @@ describe('the image built from the checkout and run as docs/deploy.md says', () 
     url = `http://127.0.0.1:${await publishedPort(name, 3000)}`;
     await waitUntilReady(`${url}/ready`, name);
     console.log(`docker run to /ready: ${Date.now() - started} ms`);
+    // The block's own wait, on this container's port.
+    await run('timeout', ['60', 'bash', '-c', documented.wait.replace('http://localhost:3000', url)]);
     const ready = (await (await fetch(`${url}/ready`)).json()) as { checks: { sandbox: { mode: string } } };
     expect(ready.checks.sandbox.mode).toBe('on');
     const startLog = await logs(name);
@@ -189,12 +191,16 @@ describe('the image built from the checkout and run as docs/deploy.md says', () 
     expect(processes.some((p) => p.args.includes('chromium-headless-shell'))).toBe(true);
     expect(processes.filter((p) => p.uid === 0)).toEqual([]);
     expect(processes.filter((p) => p.args.includes('--no-sandbox'))).toEqual([]);
+    let checked = 0;
     for (const { pid } of processes) {
       const status = await readFile(`/proc/${pid}/status`, 'utf8').catch(() => '');
       if (!status) continue; // exited between the two looks
+      checked++;
       expect(status, `pid ${pid}`).toMatch(/^Seccomp:\s+2$/m);
       expect(status, `pid ${pid}`).toMatch(/^NoNewPrivs:\s+1$/m);
     }
+    // Read from the host's /proc: an engine whose processes this test cannot see checks nothing.
+    expect(checked).toBeGreaterThan(3);
     // The root file system is read-only: only the volume and the tmpfs mounts take writes.
     await expect(docker(['exec', name, 'sh', '-c', 'touch /app/server/x'])).rejects.toThrow(/Read-only file system/);
   }, 240_000);
@@ -205,8 +211,10 @@ describe('the image built from the checkout and run as docs/deploy.md says', () 
     await holds.asked('drain');
     const stopStarted = Date.now();
     const stopping = docker(['stop', name], { timeoutMs: 120_000 });
-    // The hold is released once the service has begun to drain: the capture ends during the shutdown.
+    // The capture goes on for 12 s after the service has begun to drain: past Docker's default grace
+    // of 10 s, within the service's 30 s, so only the documented --stop-timeout lets it finish.
     await until(async () => ((await logs(name)).includes('shutting down') ? true : undefined), 30_000, 'the service to begin its shutdown');
+    await new Promise((resolve) => setTimeout(resolve, 12_000));
     holds.release('drain');
     const answer = await capture;
     expect(answer.status).toBe(200);

@@ -1,14 +1,31 @@
 import { randomBytes } from 'node:crypto';
 import { GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { baseImage, buildServiceImage, containerIp, docker, logs, networkGateway, publishedPort, removeContainers, testImage, waitUntilReady } from '../helpers/container.js';
+import {
+  baseImage,
+  buildServiceImage,
+  containerIp,
+  docker,
+  logs,
+  networkGateway,
+  publishedPort,
+  removeContainers,
+  testImage,
+  waitUntilReady,
+} from '../helpers/container.js';
 import { HoldServer } from '../helpers/hold-server.js';
 import { until } from '../helpers/until.js';
 
 const TAG = 'daguerre:container-test';
 const id = randomBytes(3).toString('hex');
 const network = `daguerre-topology-${id}`;
-const names = { mariadb: `dg-${id}-mariadb`, redis: `dg-${id}-redis`, s3: `dg-${id}-s3`, api: `dg-${id}-api`, workers: [`dg-${id}-worker-1`, `dg-${id}-worker-2`] };
+const names = {
+  mariadb: `dg-${id}-mariadb`,
+  redis: `dg-${id}-redis`,
+  s3: `dg-${id}-s3`,
+  api: `dg-${id}-api`,
+  workers: [`dg-${id}-worker-1`, `dg-${id}-worker-2`],
+};
 const page = (tag: string) => `<body style="margin:0;background:#${randomBytes(3).toString('hex')}"><h1>${tag}</h1></body>`;
 
 /** The flags docs/deploy.md gives every Daguerre container: no capability, no privilege gain, the sandbox's seccomp profile, a read-only root. */
@@ -64,7 +81,11 @@ describe('the API, two workers, MariaDB, Redis and an S3 store as containers', (
 
   beforeAll(async () => {
     const base = await baseImage();
-    const [mariadbImage, redisImage, s3Image] = [await testImage('mariadb', base), await testImage('redis', base), await testImage('s3rver', base)];
+    const [mariadbImage, redisImage, s3Image] = [
+      await testImage('mariadb', base),
+      await testImage('redis', base),
+      await testImage('s3rver', base),
+    ];
     // Built by image.test.ts when it ran first; otherwise now (layers cached).
     await buildServiceImage(TAG, base);
     await docker(['network', 'create', network]);
@@ -72,26 +93,83 @@ describe('the API, two workers, MariaDB, Redis and an S3 store as containers', (
     await holds.start(gateway);
 
     const onNetwork = (name: string) => ['run', '-d', '--name', name, '--network', network];
-    await docker([...onNetwork(names.mariadb), '-e', 'MARIADB_DATABASE=daguerre', '-e', 'MARIADB_USER=daguerre', '-e', `MARIADB_PASSWORD=${id}pw`, mariadbImage]);
+    await docker([
+      ...onNetwork(names.mariadb),
+      '-e',
+      'MARIADB_DATABASE=daguerre',
+      '-e',
+      'MARIADB_USER=daguerre',
+      '-e',
+      `MARIADB_PASSWORD=${id}pw`,
+      mariadbImage,
+    ]);
     await docker([...onNetwork(names.redis), redisImage]);
     await docker([...onNetwork(names.s3), '-p', '127.0.0.1::9000', s3Image]);
-    await until(() => docker(['exec', names.mariadb, 'test', '-f', '/run/mysqld/ready']).then(() => true, () => undefined), 120_000, 'MariaDB to be ready', 500);
+    await until(
+      () =>
+        docker(['exec', names.mariadb, 'test', '-f', '/run/mysqld/ready']).then(
+          () => true,
+          () => undefined,
+        ),
+      120_000,
+      'MariaDB to be ready',
+      500,
+    );
 
     const env = daguerreEnv(gateway);
     await docker([...onNetwork(names.api), ...HARDENED, '-p', '127.0.0.1::3000', ...env, '-e', 'CAPTURE_WORKERS=0', TAG]);
-    for (const worker of names.workers) await docker([...onNetwork(worker), ...HARDENED, ...env, '-e', 'CAPTURE_WORKERS=1', '-e', 'WORKER_PORT=3001', TAG, 'daguerre', 'worker']);
+    for (const worker of names.workers)
+      await docker([
+        ...onNetwork(worker),
+        ...HARDENED,
+        ...env,
+        '-e',
+        'CAPTURE_WORKERS=1',
+        '-e',
+        'WORKER_PORT=3001',
+        TAG,
+        'daguerre',
+        'worker',
+      ]);
     api = `http://127.0.0.1:${await publishedPort(names.api, 3000)}`;
     await waitUntilReady(`${api}/ready`, names.api);
     for (const worker of names.workers) {
-      await until(() => docker(['exec', worker, 'node', '-e', "fetch('http://127.0.0.1:3001/ready').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]).then(() => true, () => undefined), 120_000, `${worker} to be ready`, 500);
+      await until(
+        () =>
+          docker([
+            'exec',
+            worker,
+            'node',
+            '-e',
+            "fetch('http://127.0.0.1:3001/ready').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))",
+          ]).then(
+            () => true,
+            () => undefined,
+          ),
+        120_000,
+        `${worker} to be ready`,
+        500,
+      );
     }
-    const org = JSON.parse(await docker(['exec', names.api, 'daguerre', 'org', 'create', '--name', 'Topology', '--credits', '100', '--json'])) as { id: string };
-    apiKey = (JSON.parse(await docker(['exec', names.api, 'daguerre', 'key', 'create', '--org', org.id, '--name', 'topology', '--json'])) as { key: string }).key;
-    s3 = new S3Client({ endpoint: `http://127.0.0.1:${await publishedPort(names.s3, 9000)}`, region: 'us-east-1', forcePathStyle: true, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } });
+    const org = JSON.parse(
+      await docker(['exec', names.api, 'daguerre', 'org', 'create', '--name', 'Topology', '--credits', '100', '--json']),
+    ) as { id: string };
+    apiKey = (
+      JSON.parse(await docker(['exec', names.api, 'daguerre', 'key', 'create', '--org', org.id, '--name', 'topology', '--json'])) as {
+        key: string;
+      }
+    ).key;
+    s3 = new S3Client({
+      endpoint: `http://127.0.0.1:${await publishedPort(names.s3, 9000)}`,
+      region: 'us-east-1',
+      forcePathStyle: true,
+      credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
+    });
   }, 1_900_000);
 
   afterAll(async () => {
-    for (const name of [names.api, ...names.workers]) if (process.env.DAGUERRE_CONTAINER_LOGS === '1') console.log(`--- ${name}\n${await logs(name)}`);
+    for (const name of [names.api, ...names.workers])
+      if (process.env.DAGUERRE_CONTAINER_LOGS === '1') console.log(`--- ${name}\n${await logs(name)}`);
     await removeContainers([names.api, ...names.workers, names.mariadb, names.redis, names.s3]);
     await docker(['network', 'rm', network]).catch(() => undefined);
     await holds.stop();
@@ -99,7 +177,9 @@ describe('the API, two workers, MariaDB, Redis and an S3 store as containers', (
   });
 
   const headers = () => ({ 'X-API-Key': apiKey, 'content-type': 'application/json' });
-  const used = async () => ((await (await fetch(`${api}/usage`, { headers: headers() })).json()) as { credits: { usedThisPeriod: number } }).credits.usedThisPeriod;
+  const used = async () =>
+    ((await (await fetch(`${api}/usage`, { headers: headers() })).json()) as { credits: { usedThisPeriod: number } }).credits
+      .usedThisPeriod;
   const submit = async (body: object) => {
     const response = await fetch(`${api}/captures`, { method: 'POST', headers: headers(), body: JSON.stringify(body) });
     expect(response.status).toBe(202);
@@ -108,7 +188,9 @@ describe('the API, two workers, MariaDB, Redis and an S3 store as containers', (
   const finished = (jobId: string) =>
     until(
       async () => {
-        const job = (await (await fetch(`${api}/captures/${jobId}`, { headers: headers() })).json()) as { data: { status: string; error?: unknown } };
+        const job = (await (await fetch(`${api}/captures/${jobId}`, { headers: headers() })).json()) as {
+          data: { status: string; error?: unknown };
+        };
         return job.data.status === 'succeeded' || job.data.status === 'failed' ? job.data : undefined;
       },
       120_000,

@@ -88,8 +88,17 @@ export async function containerIp(name: string, network: string): Promise<string
   return (await docker(['inspect', '-f', `{{(index .NetworkSettings.Networks "${network}").IPAddress}}`, name])).trim();
 }
 
+/** The host's address on a network, which its containers reach it at. */
 export async function networkGateway(network: string): Promise<string> {
-  return (await docker(['network', 'inspect', '-f', '{{(index .IPAM.Config 0).Gateway}}', network])).trim();
+  const gateway = (await docker(['network', 'inspect', '-f', '{{range .IPAM.Config}}{{.Gateway}}{{end}}', network])).trim();
+  if (gateway) return gateway;
+  // Docker 20.10 leaves the default bridge's gateway out of its IPAM config: it is the bridge interface's address.
+  const bridge =
+    (await docker(['network', 'inspect', '-f', '{{index .Options "com.docker.network.bridge.name"}}', network])).trim() || 'docker0';
+  const { stdout } = await run('ip', ['-4', '-o', 'addr', 'show', bridge]);
+  const address = /inet (\d+\.\d+\.\d+\.\d+)/.exec(stdout)?.[1];
+  if (!address) throw new Error(`no IPv4 address on ${bridge} for network ${network}`);
+  return address;
 }
 
 /** Polls `url` until it answers 200 (the service's /ready), or fails with the container's log. */
@@ -98,7 +107,7 @@ export async function waitUntilReady(url: string, container: string, timeoutMs =
     async () => {
       const state = await containerState(container);
       if (!state.running) throw new Error(`${container} exited (${state.exitCode}):\n${await logs(container)}`);
-      const response = await fetch(url).catch(() => undefined);
+      const response = await fetch(url, { signal: AbortSignal.timeout(5_000) }).catch(() => undefined);
       return response?.status === 200 ? true : undefined;
     },
     timeoutMs,
@@ -108,10 +117,12 @@ export async function waitUntilReady(url: string, container: string, timeoutMs =
 }
 
 export async function logs(name: string): Promise<string> {
-  const { stdout, stderr } = await run('docker', ['logs', name], { maxBuffer: 64 * 1024 * 1024 }).catch((error: { stdout?: string; stderr?: string }) => ({
-    stdout: error.stdout ?? '',
-    stderr: error.stderr ?? '',
-  }));
+  const { stdout, stderr } = await run('docker', ['logs', name], { maxBuffer: 64 * 1024 * 1024 }).catch(
+    (error: { stdout?: string; stderr?: string }) => ({
+      stdout: error.stdout ?? '',
+      stderr: error.stderr ?? '',
+    }),
+  );
   return `${stdout}${stderr}`;
 }
 

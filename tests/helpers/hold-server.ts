@@ -43,7 +43,9 @@ export class HoldServer {
   }
 
   async stop(): Promise<void> {
-    this.server?.closeAllConnections();
-    await new Promise((resolve) => this.server?.close(resolve));
+    const server = this.server;
+    if (!server) return;
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
   }
 }

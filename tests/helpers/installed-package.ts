@@ -5,7 +5,7 @@ import { mkdir, mkdtemp, readdir, readFile, rename, rm, stat, symlink } from 'no
 import { homedir, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
-import { REPO_ROOT } from './temp-project.js';
+import { REPO_ROOT, withPackLock } from './temp-project.js';
 
 const run = promisify(execFile);
 
@@ -38,7 +38,9 @@ let packing: Promise<Tarballs> | undefined;
 export function packedTarballs(): Promise<Tarballs> {
   packing ??= (async () => {
     const dir = await mkdtemp(join(tmpdir(), 'daguerre-packs-'));
-    await run('npm', ['pack', '--silent', '--pack-destination', dir, '-w', 'server', '-w', 'client'], { cwd: REPO_ROOT, timeout: 300_000 });
+    await withPackLock(() =>
+      run('npm', ['pack', '--silent', '--pack-destination', dir, '-w', 'server', '-w', 'client'], { cwd: REPO_ROOT, timeout: 300_000 }),
+    );
     const files = await readdir(dir);
     const find = (pattern: RegExp) => {
       const name = files.find((file) => pattern.test(file));

@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -35,7 +36,33 @@ export async function createTempProject(dir: string, type: 'module' | 'commonjs'
 
 /** Type-checks (strict) and compiles a temp project with the repository's TypeScript 5. */
 export async function compile(dir: string): Promise<void> {
-  await exec(bin('tsc'), ['-p', join(dir, 'tsconfig.json')], { cwd: dir, timeout: 120_000 }).catch((error: { stdout?: string; stderr?: string }) => {
-    throw new Error(`tsc failed in ${dir}:\n${error.stdout ?? ''}${error.stderr ?? ''}`);
-  });
+  await exec(bin('tsc'), ['-p', join(dir, 'tsconfig.json')], { cwd: dir, timeout: 120_000 }).catch(
+    (error: { stdout?: string; stderr?: string }) => {
+      throw new Error(`tsc failed in ${dir}:\n${error.stdout ?? ''}${error.stderr ?? ''}`);
+    },
+  );
+}
+
+/**
+ * Runs `npm pack` of a workspace package with no other test file packing at the same time: a
+ * package's prepack rebuilds its dist/ from scratch (and the server's postpack removes its copy of
+ * openapi.json), so two packs at once could tar a half-built folder. A lock folder across processes.
+ */
+export async function withPackLock<T>(pack: () => Promise<T>): Promise<T> {
+  const lock = join(tmpdir(), 'daguerre-npm-pack.lock');
+  for (;;) {
+    try {
+      await mkdir(lock);
+      break;
+    } catch {
+      const age = Date.now() - (await stat(lock).catch(() => ({ mtimeMs: Date.now() }))).mtimeMs;
+      if (age > 10 * 60_000) await rm(lock, { recursive: true, force: true });
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+  }
+  try {
+    return await pack();
+  } finally {
+    await rm(lock, { recursive: true, force: true });
+  }
 }

@@ -2,7 +2,7 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { compile, createTempProject, exec, REPO_ROOT } from '../helpers/temp-project.js';
+import { compile, createTempProject, exec, REPO_ROOT, withPackLock } from '../helpers/temp-project.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
 
 /**
@@ -114,7 +114,7 @@ describe('@daguerre/client packed and installed into CommonJS and ESM projects',
     work = await mkdtemp(join(tmpdir(), 'daguerre-client-pack-'));
     // The client (prepack builds it) plus its two runtime dependencies from this checkout, so the
     // install needs no registry: the contract is bundled into the client.
-    await exec('npm', ['pack', '--pack-destination', work, './client', './node_modules/@ts-rest/core', './node_modules/zod'], { cwd: REPO_ROOT, timeout: 180_000 });
+    await withPackLock(() => exec('npm', ['pack', '--pack-destination', work, './client', './node_modules/@ts-rest/core', './node_modules/zod'], { cwd: REPO_ROOT, timeout: 180_000 }));
     tarballs = (await readdir(work)).filter((name) => name.endsWith('.tgz')).map((name) => join(work, name));
     expect(tarballs).toHaveLength(3);
   }, 240_000);

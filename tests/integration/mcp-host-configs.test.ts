@@ -60,7 +60,11 @@ function expandLikeClaudeCode(text: string, env: Record<string, string>): string
   );
 }
 
-/** `claude mcp add [--transport t] [--env K=V]… [--header "H: V"]… <name> <url> | <name> -- <command> [args…]`. */
+/**
+ * `claude mcp add [--transport t] <name> [--env K=V…] [--header "H: V"…] <url> | … -- <command> [args…]`,
+ * read as Claude Code's CLI reads it: --env and --header take every value up to the next option, so
+ * a name written after them is taken for a variable ("Invalid environment variable format").
+ */
 function parseClaudeMcpAdd(line: string): { name: string; entry: Entry } {
   const tokens = [...line.matchAll(/"([^"]*)"|(\S+)/g)].map((m) => m[1] ?? m[2]!);
   expect(tokens.slice(0, 3)).toEqual(['claude', 'mcp', 'add']);
@@ -69,6 +73,11 @@ function parseClaudeMcpAdd(line: string): { name: string; entry: Entry } {
   const headers: Record<string, string> = {};
   const positional: string[] = [];
   let rest: string[] = [];
+  const values = (from: number) => {
+    const taken: string[] = [];
+    while (from < tokens.length && !tokens[from]!.startsWith('-')) taken.push(tokens[from++]!);
+    return taken;
+  };
   for (let i = 3; i < tokens.length; i++) {
     const token = tokens[i]!;
     if (token === '--') {
@@ -77,11 +86,18 @@ function parseClaudeMcpAdd(line: string): { name: string; entry: Entry } {
     }
     if (token === '--transport' || token === '-t') transport = tokens[++i]!;
     else if (token === '--env' || token === '-e') {
-      const [key, ...value] = tokens[++i]!.split('=');
-      env[key!] = value.join('=');
+      for (const value of values(i + 1)) {
+        if (!value.includes('=')) throw new Error(`Invalid environment variable format: ${value}`);
+        const [key, ...rest] = value.split('=');
+        env[key!] = rest.join('=');
+        i++;
+      }
     } else if (token === '--header' || token === '-H') {
-      const [key, ...value] = tokens[++i]!.split(':');
-      headers[key!.trim()] = value.join(':').trim();
+      for (const value of values(i + 1)) {
+        const [key, ...rest] = value.split(':');
+        headers[key!.trim()] = rest.join(':').trim();
+        i++;
+      }
     } else positional.push(token);
   }
   if (transport === 'http') return { name: positional[0]!, entry: { type: 'http', url: positional[1]!, headers } };

@@ -8,6 +8,7 @@ import { createClient } from '../../client/src/index.js';
 import { SERVER_KEY_FILE_NAME } from '../../server/src/security/server-key.js';
 import { decodePng } from '../helpers/images.js';
 import { capturedLogLines, startTestService, type TestService } from '../helpers/test-service.js';
+import { withPackLock } from '../helpers/temp-project.js';
 
 const run = promisify(execFile);
 const REPO = new URL('../../', import.meta.url).pathname;
@@ -209,7 +210,7 @@ describe('signed capture links (sqlite)', () => {
     const work = mkdtempSync(join(REPO, '.tmp-signed-links-'));
     try {
       // prepack builds dist/ with tsup, as for a publish.
-      await run('npm', ['pack', '--pack-destination', work], { cwd: join(REPO, 'client'), timeout: 120_000 });
+      await withPackLock(() => run('npm', ['pack', '--pack-destination', work], { cwd: join(REPO, 'client'), timeout: 120_000 }));
       const tarball = join(work, readdirSync(work).find((name) => name.endsWith('.tgz'))!);
       // Unpacked under the repository so its dependencies (@ts-rest/core, zod) resolve from the root node_modules.
       const target = join(work, 'node_modules/@daguerre/client');

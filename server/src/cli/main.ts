@@ -13,7 +13,7 @@ import { demoSecretFilePath, writeDemoKeyFile } from './demo-key-file.js';
 /** Where the server listens, as it binds: a wildcard address says so, with the address this machine reaches it at. */
 function listeningOn(host: string, localUrl: string): string {
   if (host !== '0.0.0.0' && host !== '::') return localUrl;
-  const port = new URL(localUrl).port;
+  const port = localUrl.slice(localUrl.lastIndexOf(':') + 1);
   return `http://${host === '::' ? '[::]' : host}:${port}, every interface (on this machine ${localUrl})`;
 }
 
