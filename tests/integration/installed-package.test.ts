@@ -122,6 +122,15 @@ describe(`the packed packages installed from their tarballs alone on Node ${line
       }
     }
     expect(outside).toEqual([]);
+    // Node 22 and later run better-sqlite3 13 (server/src/store/sqlite-driver.ts); npm leaves it out on Node 20.
+    const driver = await run(installed.node, ['-p', "require('better-sqlite3-node22/package.json').version"], {
+      cwd: installed.packageDir,
+      env,
+    }).then(
+      ({ stdout }) => stdout.trim(),
+      () => 'absent',
+    );
+    expect(driver).toMatch(line >= 22 ? /^13\./ : /^absent$/);
     // The self-reference users and tools resolve.
     const { stdout } = await run(installed.node, ['-p', "require.resolve('daguerre/package.json')"], { cwd: installed.packageDir, env });
     expect(stdout.trim()).toBe(join(installed.packageDir, 'package.json'));

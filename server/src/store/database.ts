@@ -2,6 +2,7 @@ import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import knex, { type Knex } from 'knex';
 import { migrationSource } from './migrations.js';
+import { SqliteClient } from './sqlite-driver.js';
 
 export type Dialect = 'sqlite' | 'mysql';
 
@@ -61,7 +62,7 @@ export function openDatabase(url: string): Database {
     const path = url.slice('sqlite:'.length);
     if (path !== ':memory:') keepPrivate(resolve(path));
     const instance = knex({
-      client: 'better-sqlite3',
+      client: SqliteClient,
       connection: { filename: path },
       useNullAsDefault: true,
       pool: {
