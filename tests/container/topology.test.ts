@@ -61,13 +61,14 @@ describe('the API, two workers, MariaDB, Redis and an S3 store as containers', (
   let apiKey = '';
   let s3: S3Client;
 
-  const daguerreEnv = (gateway: string) => {
+  const daguerreEnv = (gateway: string, s3Address: string) => {
     const env: Record<string, string> = {
       DATABASE_URL: `mysql://daguerre:${id}pw@${names.mariadb}:3306/daguerre`,
       REDIS_URL: `redis://${names.redis}:6379`,
       STORAGE_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
       SIGNING_SECRETS_KEY: randomBytes(32).toString('base64'),
-      RESULTS_S3_ENDPOINT: `http://${names.s3}:9000`,
+      // By address: s3rver takes a host name that is not its own for a bucket's (CNAME-style addressing).
+      RESULTS_S3_ENDPOINT: `http://${s3Address}:9000`,
       RESULTS_S3_BUCKET: 'daguerre',
       RESULTS_S3_ACCESS_KEY_ID: 'S3RVER',
       RESULTS_S3_SECRET_ACCESS_KEY: 'S3RVER',
@@ -116,7 +117,7 @@ describe('the API, two workers, MariaDB, Redis and an S3 store as containers', (
       500,
     );
 
-    const env = daguerreEnv(gateway);
+    const env = daguerreEnv(gateway, await containerIp(names.s3, network));
     await docker([...onNetwork(names.api), ...HARDENED, '-p', '127.0.0.1::3000', ...env, '-e', 'CAPTURE_WORKERS=0', TAG]);
     for (const worker of names.workers)
       await docker([
@@ -200,7 +201,8 @@ describe('the API, two workers, MariaDB, Redis and an S3 store as containers', (
 
   it('renders an async capture on a worker, keeps its file in the S3 store and serves it back through the API', async () => {
     const jobId = await submit({ html: page('async'), viewportWidth: 420, viewportHeight: 200 });
-    expect((await finished(jobId)).status).toBe('succeeded');
+    const done = await finished(jobId);
+    expect(done.status, JSON.stringify(done.error)).toBe('succeeded');
     const file = Buffer.from(await (await fetch(`${api}/captures/${jobId}/file`, { headers: headers() })).arrayBuffer());
     expect(file.subarray(1, 4).toString()).toBe('PNG');
     expect(file.readUInt32BE(16)).toBe(420);
@@ -226,7 +228,7 @@ describe('the API, two workers, MariaDB, Redis and an S3 store as containers', (
     await docker(['kill', victim!]);
     holds.release('kill-worker');
     const job = await finished(jobId);
-    expect(job.status).toBe('succeeded');
+    expect(job.status, JSON.stringify(job.error)).toBe('succeeded');
     const survivor = names.workers.find((worker) => worker !== victim)!;
     expect(await logs(survivor)).toContain(jobId);
     const file = Buffer.from(await (await fetch(`${api}/captures/${jobId}/file`, { headers: headers() })).arrayBuffer());
