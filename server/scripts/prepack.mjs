@@ -1,6 +1,5 @@
-// `npm pack` / `npm publish` of the server: builds the bundle and copies what the package carries
-// from the repository (the OpenAPI document, the license). Removed again by postpack.mjs, so the
-// checkout keeps one copy of each.
+// `npm pack` / `npm publish` of the server: builds the bundle and copies the OpenAPI document from
+// the repository's root into the package. Removed again by postpack.mjs, so the checkout keeps one copy.
 import { execFileSync } from 'node:child_process';
 import { copyFileSync } from 'node:fs';
 
