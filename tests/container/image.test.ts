@@ -19,6 +19,7 @@ import {
   waitUntilReady,
 } from '../helpers/container.js';
 import { HoldServer } from '../helpers/hold-server.js';
+import { expectPngAndPdf } from '../helpers/service-checks.js';
 import { REPO_ROOT } from '../helpers/temp-project.js';
 import { until } from '../helpers/until.js';
 
@@ -168,24 +169,7 @@ describe('the image built from the checkout and run as docs/deploy.md says', () 
     const key = JSON.parse(await docker(exec)) as { key: string };
     apiKey = key.key;
 
-    const png = await fetch(`${url}/capture?html=${encodeURIComponent('<h1>In a container</h1>')}&viewportWidth=500&viewportHeight=300`, {
-      headers: { 'X-API-Key': apiKey },
-    });
-    expect(png.status).toBe(200);
-    const pngBytes = Buffer.from(await png.arrayBuffer());
-    expect(pngBytes.subarray(1, 4).toString()).toBe('PNG');
-    expect(pngBytes.readUInt32BE(16)).toBe(500);
-    const pdf = await fetch(`${url}/capture`, {
-      method: 'POST',
-      headers: { 'X-API-Key': apiKey, 'content-type': 'application/json' },
-      body: JSON.stringify({ html: '<h1>PDF</h1>', format: 'pdf' }),
-    });
-    expect(pdf.status).toBe(200);
-    expect(
-      Buffer.from(await pdf.arrayBuffer())
-        .subarray(0, 5)
-        .toString(),
-    ).toBe('%PDF-');
+    await expectPngAndPdf(url, apiKey, 500);
 
     const processes = await containerProcesses(name);
     expect(processes.some((p) => p.args.includes('chromium-headless-shell'))).toBe(true);

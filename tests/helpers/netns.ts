@@ -18,6 +18,15 @@ const NAMESPACE_PREFIX = 'rsh';
 const namespaceOf = (pid: number, index: number) => `${NAMESPACE_PREFIX}${pid}-${index}`;
 const bridgeOf = (pid: number) => `rsb${pid}`;
 
+/**
+ * Frames between two ports of the test's bridge pass through iptables' FORWARD chain when the
+ * kernel's bridge netfilter is on, and a running Docker daemon turns it on and sets that chain's
+ * policy to DROP: the simulated hosts would not reach each other. The rule lets the bridge's own
+ * traffic through (a no-op where iptables is absent or the policy accepts).
+ */
+const forwardRule = (bridge: string) => ['FORWARD', '-i', bridge, '-o', bridge, '-j', 'ACCEPT'];
+const iptables = (...args: string[]) => run('iptables', args, { timeout: 30_000 }).catch(() => undefined);
+
 /** Removes namespaces and bridges left by runs whose process is gone (a crashed or killed test). */
 async function removeLeftovers(): Promise<void> {
   const { stdout: namespaces } = await ip('netns', 'list');
@@ -27,7 +36,10 @@ async function removeLeftovers(): Promise<void> {
   }
   const { stdout: links } = await ip('-o', 'link', 'show', 'type', 'bridge');
   for (const match of links.matchAll(/^\d+: (rsb(\d+)):/gm)) {
-    if (!alive(Number(match[2]))) await ip('link', 'del', match[1]!).catch(() => undefined);
+    if (!alive(Number(match[2]))) {
+      await ip('link', 'del', match[1]!).catch(() => undefined);
+      await iptables('-D', ...forwardRule(match[1]!));
+    }
   }
 }
 
@@ -66,6 +78,7 @@ export class HostNetwork {
     await ip('link', 'add', this.bridge, 'type', 'bridge');
     await ip('addr', 'add', `${this.rootAddress}/24`, 'dev', this.bridge);
     await ip('link', 'set', this.bridge, 'up');
+    await iptables('-I', ...forwardRule(this.bridge));
     let index = 0;
     for (const [name, octet] of Object.entries(names)) {
       index += 1;
@@ -112,6 +125,7 @@ export class HostNetwork {
       await ip('netns', 'del', host.namespace).catch(() => undefined);
     }
     await ip('link', 'del', this.bridge).catch(() => undefined);
+    await iptables('-D', ...forwardRule(this.bridge));
     this.hosts.clear();
     this.created = false;
   }

@@ -8,6 +8,7 @@ import { promisify } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectPngAndPdf } from '../helpers/service-checks.js';
 import {
   installPackedDaguerre,
   packedTarballs,
@@ -167,25 +168,8 @@ describe(`the packed packages installed from their tarballs alone on Node ${line
     expect(((await ready.json()) as { checks: { sandbox: { mode: string } } }).checks.sandbox.mode).toBe('on');
     const listeningMs = Date.now() - started;
 
-    const png = await fetch(`${serviceUrl}/capture?html=${encodeURIComponent('<h1>Installed</h1>')}&viewportWidth=400&viewportHeight=300`, {
-      headers: { 'X-API-Key': apiKey },
-    });
-    expect(png.status).toBe(200);
-    const pngBytes = Buffer.from(await png.arrayBuffer());
-    expect(pngBytes.subarray(1, 4).toString()).toBe('PNG');
-    expect(pngBytes.readUInt32BE(16)).toBe(400);
+    await expectPngAndPdf(serviceUrl, apiKey, 400);
     const firstCaptureMs = Date.now() - started;
-    const pdf = await fetch(`${serviceUrl}/capture`, {
-      method: 'POST',
-      headers: { 'X-API-Key': apiKey, 'content-type': 'application/json' },
-      body: JSON.stringify({ html: '<h1>Invoice</h1>', format: 'pdf' }),
-    });
-    expect(pdf.status).toBe(200);
-    expect(
-      Buffer.from(await pdf.arrayBuffer())
-        .subarray(0, 5)
-        .toString(),
-    ).toBe('%PDF-');
 
     // The faces that read files of the package: the OpenAPI document, Swagger UI, the dashboard's assets.
     const openapi = (await (await fetch(`${serviceUrl}/openapi.json`)).json()) as { info: { version: string } };
