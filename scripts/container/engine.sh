@@ -6,7 +6,13 @@ set -euo pipefail
 
 if docker info >/dev/null 2>&1; then exit 0; fi
 SUDO=""
-if [ "$(id -u)" != "0" ]; then SUDO="sudo"; fi
+if [ "$(id -u)" != "0" ]; then
+  if ! command -v sudo >/dev/null 2>&1; then
+    echo "container: no container engine answers, and this user cannot start one (not root, no sudo)" >&2
+    exit 3
+  fi
+  SUDO="sudo"
+fi
 if ! command -v dockerd >/dev/null 2>&1; then
   echo "container: installing docker.io (apt)"
   if ! ($SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends docker.io >/dev/null); then

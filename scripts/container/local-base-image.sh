@@ -9,7 +9,8 @@ cd "$(dirname "$0")/../.."
 
 official="node:24-bookworm-slim"
 local_tag="daguerre-local/node:24-bookworm-slim"
-if docker image inspect "$official" >/dev/null 2>&1 || timeout 60 docker pull -q "$official" >/dev/null 2>&1; then
+# What is already here first (no pull attempt on every call), then the registry, then a stand-in.
+if docker image inspect "$official" >/dev/null 2>&1; then
   echo "$official"
   exit 0
 fi
@@ -17,10 +18,17 @@ if docker image inspect "$local_tag" >/dev/null 2>&1; then
   echo "$local_tag"
   exit 0
 fi
+if timeout 60 docker pull -q "$official" >/dev/null 2>&1; then
+  echo "$official"
+  exit 0
+fi
 
 SUDO=""
 if [ "$(id -u)" != "0" ]; then SUDO="sudo"; fi
-command -v debootstrap >/dev/null 2>&1 || $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends debootstrap >/dev/null
+if ! command -v debootstrap >/dev/null 2>&1; then
+  $SUDO apt-get update -qq
+  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends debootstrap >/dev/null
+fi
 work="$(mktemp -d)"
 trap '$SUDO rm -rf "$work"' EXIT
 mirror="$(sed -n 's/^URIs: *//p' /etc/apt/sources.list.d/debian.sources 2>/dev/null | head -1)"
