@@ -12,10 +12,12 @@ import {
   containerProcesses,
   containerState,
   docker,
+  documentedDockerCommands,
   logs,
   networkGateway,
   publishedPort,
   removeContainers,
+  SERVICE_TAG,
   waitUntilReady,
 } from '../helpers/container.js';
 import { HoldServer } from '../helpers/hold-server.js';
@@ -24,25 +26,7 @@ import { REPO_ROOT } from '../helpers/temp-project.js';
 import { until } from '../helpers/until.js';
 
 const run = promisify(execFile);
-const TAG = 'daguerre:container-test';
 const id = randomBytes(3).toString('hex');
-
-/** The commands of docs/deploy.md's `docker run` block, continuation lines joined. */
-async function documentedCommands(): Promise<{ build: string[]; run: string[]; wait: string; exec: string[] }> {
-  const doc = await readFile(join(REPO_ROOT, 'docs/deploy.md'), 'utf8');
-  const block = /<!-- docker-run[^>]*-->\s*```sh\n([\s\S]*?)```/.exec(doc)?.[1];
-  if (!block) throw new Error('docs/deploy.md has no <!-- docker-run --> block');
-  const lines = block
-    .replace(/\\\n\s*/g, ' ')
-    .split('\n')
-    .filter(Boolean);
-  const command = (prefix: string) => {
-    const line = lines.find((candidate) => candidate.startsWith(prefix));
-    if (!line) throw new Error(`docs/deploy.md's docker-run block has no "${prefix}" line`);
-    return line.trim().split(/\s+/);
-  };
-  return { build: command('docker build'), run: command('docker run'), wait: command('until').join(' '), exec: command('docker exec') };
-}
 
 /**
  * The documented `docker run` with only what a test must change: its own container and volume
@@ -55,7 +39,7 @@ function asTestRun(documented: string[], name: string, extra: string[] = [], dro
     const arg = args[i]!;
     const value = args[i + 1];
     if (i === args.length - 1) {
-      out.push(...extra, TAG);
+      out.push(...extra, SERVICE_TAG);
     } else if (arg === '--name' || arg === '-p' || arg === '-v' || (arg === '--security-opt' && drop(value!))) {
       if (arg === '--name') out.push('--name', name);
       if (arg === '-p') out.push('-p', `127.0.0.1::${value!.split(':').at(-1)}`);
@@ -84,7 +68,7 @@ function fromBuildContext(entry: string): boolean {
 }
 
 describe('the image built from the checkout and run as docs/deploy.md says', () => {
-  let documented: Awaited<ReturnType<typeof documentedCommands>>;
+  let documented: Awaited<ReturnType<typeof documentedDockerCommands>>;
   const planted: string[] = [];
   const canary = `daguerre-canary-${randomBytes(8).toString('hex')}`;
   const holds = new HoldServer((tag) => `<body style="margin:0;background:#fff"><h1>${tag}</h1></body>`);
@@ -94,7 +78,7 @@ describe('the image built from the checkout and run as docs/deploy.md says', () 
   let apiKey = '';
 
   beforeAll(async () => {
-    documented = await documentedCommands();
+    documented = await documentedDockerCommands();
     expect(documented.build.slice(0, 6)).toEqual(['docker', 'build', '-f', 'deploy/Dockerfile', '-t', 'daguerre']);
     base = await baseImage();
     // Secrets a careless user keeps in the build context (docs/deploy.md tells them to create deploy/.env).
@@ -109,7 +93,7 @@ describe('the image built from the checkout and run as docs/deploy.md says', () 
       planted.push(file);
     }
     try {
-      const seconds = await buildServiceImage(TAG, base);
+      const seconds = await buildServiceImage(SERVICE_TAG, base);
       console.log(`docker build of deploy/Dockerfile from ${base}: ${seconds.toFixed(0)} s`);
     } finally {
       for (const file of planted) await rm(file, { force: true });
@@ -124,13 +108,13 @@ describe('the image built from the checkout and run as docs/deploy.md says', () 
   });
 
   it('is at most 1.5 GB and no layer holds a secret, .git, tests or local node_modules of the build context', async () => {
-    const size = Number((await docker(['image', 'inspect', '-f', '{{.Size}}', TAG])).trim());
+    const size = Number((await docker(['image', 'inspect', '-f', '{{.Size}}', SERVICE_TAG])).trim());
     console.log(`image size: ${(size / 1e9).toFixed(2)} GB (${(size / 2 ** 30).toFixed(2)} GiB)`);
     expect(size).toBeLessThanOrEqual(1.5e9);
 
     const work = await mkdtemp(join(tmpdir(), 'daguerre-image-layers-'));
     try {
-      await docker(['save', '-o', join(work, 'image.tar'), TAG], { timeoutMs: 600_000 });
+      await docker(['save', '-o', join(work, 'image.tar'), SERVICE_TAG], { timeoutMs: 600_000 });
       await run('tar', ['-xf', join(work, 'image.tar'), '-C', work]);
       const layers = (await readdir(work, { recursive: true })).filter((file) => file.endsWith('layer.tar'));
       expect(layers.length).toBeGreaterThan(3);

@@ -6,17 +6,18 @@ import {
   buildServiceImage,
   containerIp,
   docker,
+  documentedContainerSettings,
   logs,
   networkGateway,
   publishedPort,
   removeContainers,
+  SERVICE_TAG,
   testImage,
   waitUntilReady,
 } from '../helpers/container.js';
 import { HoldServer } from '../helpers/hold-server.js';
 import { until } from '../helpers/until.js';
 
-const TAG = 'daguerre:container-test';
 const id = randomBytes(3).toString('hex');
 const network = `daguerre-topology-${id}`;
 const names = {
@@ -27,27 +28,6 @@ const names = {
   workers: [`dg-${id}-worker-1`, `dg-${id}-worker-2`],
 };
 const page = (tag: string) => `<body style="margin:0;background:#${randomBytes(3).toString('hex')}"><h1>${tag}</h1></body>`;
-
-/** The flags docs/deploy.md gives every Daguerre container: no capability, no privilege gain, the sandbox's seccomp profile, a read-only root. */
-const HARDENED = [
-  '--cap-drop',
-  'ALL',
-  '--security-opt',
-  'no-new-privileges',
-  '--security-opt',
-  'seccomp=deploy/kubernetes/seccomp/daguerre-chromium.json',
-  '--read-only',
-  '--tmpfs',
-  '/tmp:size=1g',
-  '--tmpfs',
-  '/home/daguerre:size=256m,uid=10001,gid=10001,mode=0700',
-  '--tmpfs',
-  '/app/data:size=64m,uid=10001,gid=10001,mode=0700',
-  '--shm-size',
-  '1g',
-  '--stop-timeout',
-  '60',
-];
 
 /**
  * The multi-host layout of docs/deploy.md as containers on one network: the API (`daguerre serve`,
@@ -88,7 +68,7 @@ describe('the API, two workers, MariaDB, Redis and an S3 store as containers', (
       await testImage('s3rver', base),
     ];
     // Built by image.test.ts when it ran first; otherwise now (layers cached).
-    await buildServiceImage(TAG, base);
+    await buildServiceImage(SERVICE_TAG, base);
     await docker(['network', 'create', network]);
     const gateway = await networkGateway(network);
     await holds.start(gateway);
@@ -118,17 +98,19 @@ describe('the API, two workers, MariaDB, Redis and an S3 store as containers', (
     );
 
     const env = daguerreEnv(gateway, await containerIp(names.s3, network));
-    await docker([...onNetwork(names.api), ...HARDENED, '-p', '127.0.0.1::3000', ...env, '-e', 'CAPTURE_WORKERS=0', TAG]);
+    // docs/deploy.md's settings for every Daguerre container; the data folder of each a tmpfs of its own.
+    const hardened = [...(await documentedContainerSettings()), '--tmpfs', '/app/data:size=64m,uid=10001,gid=10001,mode=0700'];
+    await docker([...onNetwork(names.api), ...hardened, '-p', '127.0.0.1::3000', ...env, '-e', 'CAPTURE_WORKERS=0', SERVICE_TAG]);
     for (const worker of names.workers)
       await docker([
         ...onNetwork(worker),
-        ...HARDENED,
+        ...hardened,
         ...env,
         '-e',
         'CAPTURE_WORKERS=1',
         '-e',
         'WORKER_PORT=3001',
-        TAG,
+        SERVICE_TAG,
         'daguerre',
         'worker',
       ]);

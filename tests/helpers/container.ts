@@ -8,6 +8,9 @@ import { until } from './until.js';
 
 const run = promisify(execFile);
 
+/** The service's image as the container tests build it from the checkout. */
+export const SERVICE_TAG = 'daguerre:container-test';
+
 /**
  * The docker CLI. The classic builder (DOCKER_BUILDKIT=0): Debian's docker.io 20.10 has no buildx,
  * and the Dockerfile needs nothing BuildKit alone offers.
@@ -128,4 +131,37 @@ export async function logs(name: string): Promise<string> {
 
 export async function removeContainers(names: string[]): Promise<void> {
   if (names.length > 0) await docker(['rm', '-f', '-v', ...names]).catch(() => undefined);
+}
+
+/** The commands of docs/deploy.md's `docker run` block, continuation lines joined. */
+export async function documentedDockerCommands(): Promise<{ build: string[]; run: string[]; wait: string; exec: string[] }> {
+  const doc = await readFile(join(REPO_ROOT, 'docs/deploy.md'), 'utf8');
+  const block = /<!-- docker-run[^>]*-->\s*```sh\n([\s\S]*?)```/.exec(doc)?.[1];
+  if (!block) throw new Error('docs/deploy.md has no <!-- docker-run --> block');
+  const lines = block
+    .replace(/\\\n\s*/g, ' ')
+    .split('\n')
+    .filter(Boolean);
+  const command = (prefix: string) => {
+    const line = lines.find((candidate) => candidate.startsWith(prefix));
+    if (!line) throw new Error(`docs/deploy.md's docker-run block has no "${prefix}" line`);
+    return line.trim().split(/\s+/);
+  };
+  return { build: command('docker build'), run: command('docker run'), wait: command('until').join(' '), exec: command('docker exec') };
+}
+
+/**
+ * The settings the documented `docker run` gives a Daguerre container (stop timeout, shared memory,
+ * read-only root and its tmpfs mounts, capabilities, no-new-privileges, the seccomp profile),
+ * without what names one container: detaching, its name, port, volume and image.
+ */
+export async function documentedContainerSettings(): Promise<string[]> {
+  const args = (await documentedDockerCommands()).run.slice(2, -1);
+  const settings: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    if (args[i] === '-d') continue;
+    if (args[i] === '--name' || args[i] === '-p' || args[i] === '-v') i++;
+    else settings.push(args[i]!);
+  }
+  return settings;
 }

@@ -1,11 +1,11 @@
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readdir, readFile, rename, rm, stat, symlink } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rename, rm, symlink } from 'node:fs/promises';
 import { homedir, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
-import { REPO_ROOT, withPackLock } from './temp-project.js';
+import { REPO_ROOT, withLockFolder, withPackLock } from './temp-project.js';
 
 const run = promisify(execFile);
 
@@ -81,7 +81,7 @@ const PREBUILDS = join(CACHE_ROOT, 'prebuilds');
  * The packed server installed globally (`npm install -g <tarball>`, from the tarball and the registry
  * alone) into a prefix of its own, on the given Node line. An install compiles better-sqlite3 (about
  * a minute), so it is kept in a cache keyed by the tarball's bytes and the line: test files share it
- * and a rerun on an unchanged tree reuses it. Parallel callers wait for one install (a lock folder).
+ * and a rerun on an unchanged tree reuses it.
  */
 export async function installPackedDaguerre(line: NodeLine = testedNodeLine()): Promise<InstalledDaguerre> {
   const { server } = await packedTarballs();
@@ -108,20 +108,8 @@ export async function installPackedDaguerre(line: NodeLine = testedNodeLine()): 
   if (existsSync(join(prefix, '.complete'))) return result(0);
 
   await mkdir(CACHE, { recursive: true });
-  const lock = `${prefix}.lock`;
-  for (;;) {
-    try {
-      await mkdir(lock);
-      break;
-    } catch {
-      if (existsSync(join(prefix, '.complete'))) return result(0);
-      // A lock left by a killed run is older than any install takes.
-      const age = Date.now() - (await stat(lock).catch(() => ({ mtimeMs: Date.now() }))).mtimeMs;
-      if (age > 15 * 60_000) await rm(lock, { recursive: true, force: true });
-      await new Promise((resolve) => setTimeout(resolve, 1_000));
-    }
-  }
-  try {
+  // Parallel callers wait for one install; a lock left by a killed run is older than any install takes.
+  return withLockFolder(`${prefix}.lock`, 15 * 60_000, async () => {
     if (existsSync(join(prefix, '.complete'))) return result(0);
     const work = `${prefix}.partial`;
     await rm(work, { recursive: true, force: true });
@@ -152,9 +140,7 @@ export async function installPackedDaguerre(line: NodeLine = testedNodeLine()): 
     await mkdir(join(prefix, '.complete'));
     await pruneOtherInstalls(line, prefix);
     return result(seconds);
-  } finally {
-    await rm(lock, { recursive: true, force: true });
-  }
+  });
 }
 
 /** The compiled addon as prebuild-install's archive (`<name>-v<version>-node-v<abi>-linux-x64.tar.gz`), kept for the next install. */

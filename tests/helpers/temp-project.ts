@@ -44,25 +44,32 @@ export async function compile(dir: string): Promise<void> {
 }
 
 /**
- * Runs `npm pack` of a workspace package with no other test file packing at the same time: a
- * package's prepack rebuilds its dist/ from scratch (and the server's postpack removes its copy of
- * openapi.json), so two packs at once could tar a half-built folder. A lock folder across processes.
+ * Runs `work` while holding a lock folder shared by every process of the suite (mkdir is atomic).
+ * A lock older than `staleMs` was left by a killed run and is taken over.
  */
-export async function withPackLock<T>(pack: () => Promise<T>): Promise<T> {
-  const lock = join(tmpdir(), 'daguerre-npm-pack.lock');
+export async function withLockFolder<T>(lock: string, staleMs: number, work: () => Promise<T>): Promise<T> {
   for (;;) {
     try {
       await mkdir(lock);
       break;
     } catch {
       const age = Date.now() - (await stat(lock).catch(() => ({ mtimeMs: Date.now() }))).mtimeMs;
-      if (age > 10 * 60_000) await rm(lock, { recursive: true, force: true });
+      if (age > staleMs) await rm(lock, { recursive: true, force: true });
       await new Promise((resolve) => setTimeout(resolve, 500));
     }
   }
   try {
-    return await pack();
+    return await work();
   } finally {
     await rm(lock, { recursive: true, force: true });
   }
+}
+
+/**
+ * Runs `npm pack` of a workspace package with no other test file packing at the same time: a
+ * package's prepack rebuilds its dist/ from scratch (and the server's postpack removes its copy of
+ * openapi.json), so two packs at once could tar a half-built folder.
+ */
+export function withPackLock<T>(pack: () => Promise<T>): Promise<T> {
+  return withLockFolder(join(tmpdir(), 'daguerre-npm-pack.lock'), 10 * 60_000, pack);
 }
