@@ -30,6 +30,11 @@ export type QualityCheck = (typeof QUALITY_CHECKS)[number];
 export const INSIGHT_LIMITS = {
   /** Characters of `openaiSchema`. */
   openaiSchemaMaxLength: 20_000,
+  /**
+   * Characters of all the different openaiSchemas of one request (a bulk's items together; the same
+   * schema repeated counts once): each is compiled before anything is queued, and this bounds that work.
+   */
+  openaiSchemaRequestMaxLength: 40_000,
   /** Bytes of an html, markdown or text file; past it the file is cut at a character boundary and X-Capture-Truncated says so. */
   contentMaxBytes: 5 * 1024 * 1024,
   /** Bytes of an mhtml archive (it cannot be cut): past it the capture fails with CONTENT_TOO_LARGE. */

@@ -1,13 +1,14 @@
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { ApiError } from '../../server/src/errors.js';
 import { htmlToMarkdown } from '../../server/src/capture/html-to-markdown.js';
 import { cutUtf8 } from '../../server/src/capture/page-content.js';
-import { checkAiSchema, parseAiAnswer } from '../../server/src/services/ai-schema.js';
+import { checkAiSchemas, checkSchemaBudget, parseAiAnswer, schemaChecker } from '../../server/src/services/ai-schema.js';
 import { AiResultCache } from '../../server/src/services/ai-result-cache.js';
 
 /** Issue #33, the pure parts: Markdown conversion, bounded text files, the answer schema, the AI cache key. */
 describe('html-to-markdown', () => {
-  const paragraph = (n: number) => `<p>Paragraph ${n} of the article body, long enough for Readability to count it as content worth keeping, with words and commas, and more words.</p>`;
+  const paragraph = (n: number) =>
+    `<p>Paragraph ${n} of the article body, long enough for Readability to count it as content worth keeping, with words and commas, and more words.</p>`;
 
   it('converts the article Readability finds, titled, with atx headings, lists and links', () => {
     const html = `<!doctype html><html><head><title>Tide tables</title></head><body>
@@ -47,32 +48,67 @@ describe('cutUtf8', () => {
 
 describe('openaiSchema answers', () => {
   const schema = JSON.stringify({ type: 'object', properties: { n: { type: 'integer', minimum: 1 } }, required: ['n'] });
+  const failure = (promise: Promise<unknown>) =>
+    promise.then(
+      () => {
+        throw new Error('expected a failure');
+      },
+      (error: unknown) => error as ApiError,
+    );
+  afterAll(() => schemaChecker.close());
 
-  it('returns a matching answer parsed', () => {
-    expect(parseAiAnswer(schema, '{"n": 3}')).toEqual({ n: 3 });
+  it('returns a matching answer parsed', async () => {
+    expect(await parseAiAnswer('org_a', schema, '{"n": 3}')).toEqual({ n: 3 });
   });
 
-  it('names every mismatch (AI_RESULT_INVALID) and refuses text that is not JSON', () => {
-    const failure = (text: string) => {
-      try {
-        parseAiAnswer(schema, text);
-      } catch (error) {
-        return error as ApiError;
-      }
-      throw new Error('expected a failure');
-    };
-    const bad = failure('{"n": 0}');
+  it('names every mismatch (AI_RESULT_INVALID) and refuses text that is not JSON', async () => {
+    const bad = await failure(parseAiAnswer('org_a', schema, '{"n": 0}'));
     expect(bad.code).toBe('AI_RESULT_INVALID');
     expect(bad.status).toBe(502);
     expect(bad.message).toContain('/n must be >= 1');
-    expect(failure('{}').message).toContain("must have required property 'n'");
-    expect(failure('sure! {"n": 2}').message).toContain('the answer is not JSON');
+    expect((await failure(parseAiAnswer('org_a', schema, '{}'))).message).toContain("must have required property 'n'");
+    expect((await failure(parseAiAnswer('org_a', schema, 'sure! {"n": 2}'))).message).toContain('the answer is not JSON');
   });
 
-  it('refuses a schema Ajv cannot compile as a VALIDATION_ERROR naming openaiSchema', () => {
-    expect(() => checkAiSchema('{"type":"object","properties":{"a":{"type":"bogus"}}}')).toThrow(/openaiSchema is not a usable JSON Schema/);
-    expect(() => checkAiSchema(schema)).not.toThrow();
-    expect(() => checkAiSchema(undefined)).not.toThrow();
+  it('refuses a schema Ajv cannot compile as a VALIDATION_ERROR naming openaiSchema', async () => {
+    const bad = await failure(
+      checkAiSchemas('org_a', [{ field: 'openaiSchema', text: '{"type":"object","properties":{"a":{"type":"bogus"}}}' }]),
+    );
+    expect(bad.code).toBe('VALIDATION_ERROR');
+    expect(bad.message).toMatch(/openaiSchema is not a usable JSON Schema/);
+    await expect(checkAiSchemas('org_a', [{ field: 'openaiSchema', text: schema }])).resolves.toBeUndefined();
+  });
+
+  it('runs patterns on RE2: a catastrophic pattern meets a long answer in linear time, lookaround is refused by name', async () => {
+    const catastrophic = JSON.stringify({ type: 'object', properties: { a: { type: 'string', pattern: '^(a+)+$' } } });
+    // With backtracking, 28 "a"s and a "!" take seconds and each more one doubles it; 100 000 would never end.
+    const bad = await failure(parseAiAnswer('org_a', catastrophic, JSON.stringify({ a: `${'a'.repeat(100_000)}!` })));
+    expect(bad.code).toBe('AI_RESULT_INVALID');
+    expect(bad.message).toContain('/a must match pattern');
+    const lookahead = JSON.stringify({ type: 'object', properties: { a: { type: 'string', pattern: '^(?=x)x+$' } } });
+    const refused = await failure(checkAiSchemas('org_a', [{ field: 'openaiSchema', text: lookahead }]));
+    expect(refused.code).toBe('VALIDATION_ERROR');
+    expect(refused.message).toContain('the pattern "^(?=x)x+$" cannot be used');
+    expect(refused.message).toContain('RE2');
+  });
+
+  it("keeps each request's $id to itself: the same $id twice is no clash, another's $id cannot be referenced", async () => {
+    const named = JSON.stringify({ $id: 'https://example.com/shared', type: 'object', properties: { n: { type: 'number' } } });
+    await checkAiSchemas('org_a', [{ field: 'openaiSchema', text: named }]);
+    await expect(checkAiSchemas('org_b', [{ field: 'openaiSchema', text: named }])).resolves.toBeUndefined();
+    const referencing = JSON.stringify({ type: 'object', properties: { x: { $ref: 'https://example.com/shared' } } });
+    const refused = await failure(checkAiSchemas('org_b', [{ field: 'openaiSchema', text: referencing }]));
+    expect(refused.message).toMatch(/can't resolve reference/);
+  });
+
+  it('bounds the different schemas of one request together, counting a repeated schema once', () => {
+    const big = (tag: string) => JSON.stringify({ type: 'object', description: tag.repeat(15_000) });
+    expect(() =>
+      checkSchemaBudget([big('a'), big('a'), big('a')].map((text, index) => ({ field: `requests[${index}].openaiSchema`, text }))),
+    ).not.toThrow();
+    expect(() =>
+      checkSchemaBudget([big('a'), big('b'), big('c')].map((text, index) => ({ field: `requests[${index}].openaiSchema`, text }))),
+    ).toThrow(/requests\[2\]\.openaiSchema .*40000 characters together/);
   });
 });
 
@@ -81,7 +117,14 @@ describe('AI cache key', () => {
 
   it('changes with the image, the prompt, the schema, the model, the organization and the provider key, and never holds the key', () => {
     const key = AiResultCache.keyFor(base);
-    for (const change of [{ image: Buffer.from('other') }, { prompt: 'q' }, { schema: '{}' }, { model: 'n' }, { organizationId: 'org-2' }, { providerKey: 'sk-2' }]) {
+    for (const change of [
+      { image: Buffer.from('other') },
+      { prompt: 'q' },
+      { schema: '{}' },
+      { model: 'n' },
+      { organizationId: 'org-2' },
+      { providerKey: 'sk-2' },
+    ]) {
       expect(AiResultCache.keyFor({ ...base, ...change })).not.toBe(key);
     }
     expect(AiResultCache.keyFor({ ...base })).toBe(key);

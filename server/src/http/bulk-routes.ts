@@ -4,6 +4,7 @@ import { ApiError } from '../errors.js';
 import { batchPath, type CaptureBatches } from '../jobs/capture-batches.js';
 import type { CaptureService } from '../services/capture-service.js';
 import type { CreditRepository } from '../store/credit-repository.js';
+import { checkAiSchemas, checkSchemaBudget } from '../services/ai-schema.js';
 import { contextOf } from './request-context.js';
 
 export interface BulkRouteDependencies {
@@ -44,15 +45,26 @@ export function bulkHandlers(deps: BulkRouteDependencies) {
       const batches = requireBatches(deps.batches);
       const { organizationId, keyId } = organizationOf(res);
       const key = contextOf(res).auth!;
-      // Every item passes the checks of POST /captures before anything is queued.
+      // Every item passes the checks of POST /captures before anything is queued: the cheap ones on
+      // every item first, then the schemas within one budget, each different one compiled once.
       for (const [index, item] of body.items.entries()) {
         const { webhookUrl, ...options } = item;
         try {
-          await deps.captures.precheck({ key, options, ...(providerKeyHeader ? { providerKeyHeader } : {}) });
+          await deps.captures.cheapChecks({ key, options, ...(providerKeyHeader ? { providerKeyHeader } : {}) });
           if (webhookUrl !== undefined) await deps.checkDestination('webhookUrl', webhookUrl);
         } catch (error) {
           throw aboutItem(error, index);
         }
+      }
+      const schemas = body.items.flatMap((item, index) => (item.openaiSchema !== undefined ? [{ index, text: item.openaiSchema }] : []));
+      checkSchemaBudget(schemas.map(({ index, text }) => ({ field: `requests[${index}].openaiSchema`, text })));
+      const compiled = new Set<string>();
+      for (const { index, text } of schemas) {
+        if (compiled.has(text)) continue;
+        await checkAiSchemas(organizationId, [{ field: 'openaiSchema', text }]).catch((error: unknown) => {
+          throw aboutItem(error, index);
+        });
+        compiled.add(text);
       }
       if (body.webhookUrl !== undefined) await deps.checkDestination('webhookUrl', body.webhookUrl);
       // The credit check covers the whole batch; each item is charged when it succeeds.

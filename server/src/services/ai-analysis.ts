@@ -26,6 +26,8 @@ export interface AnalysisRequest {
   providerKey: string;
   /** openaiSchema: the answer's JSON Schema (as text), sent as a structured output and checked (ai-schema.ts). */
   schema?: string;
+  /** Whose request it is: the answer's check waits behind the organization's own schema work only (schema-checker.ts). */
+  organizationId: string;
   signal?: AbortSignal;
 }
 
@@ -99,7 +101,9 @@ export class AiAnalyzer {
       });
     }
     const model = completion.model || this.options.model;
-    return request.schema ? { text, model, data: parseAiAnswer(request.schema, text) } : { text, model };
+    return request.schema
+      ? { text, model, data: await parseAiAnswer(request.organizationId, request.schema, text, request.signal) }
+      : { text, model };
   }
 
   private failure(error: unknown): ApiError {

@@ -1,39 +1,95 @@
-import { Ajv, type ValidateFunction } from 'ajv';
-import { LRUCache } from 'lru-cache';
+import { INSIGHT_LIMITS } from '@daguerre/contract';
 import { ApiError } from '../errors.js';
+import { ClientGoneError } from '../capture/stage-guard.js';
+import { SCHEMA_WORK_LIMIT_MS, SchemaChecker, SchemaCheckerBusy, SchemaWorkExceeded, type SchemaOutcome } from './schema-checker.js';
 
 /**
- * openaiSchema (issue #33): the caller's JSON Schema for the AI answer. It is compiled once (a
- * schema Ajv cannot compile is the caller's 400, before any work), sent to the model as a
- * structured output, and the model's answer is validated against it before it is returned parsed.
- * Compiled validators are kept per schema text, a bounded few.
+ * openaiSchema: the caller's JSON Schema for the AI answer. It is compiled before any work (a
+ * schema that cannot be compiled is the caller's 400), sent to the model as a structured output,
+ * and the model's answer is checked against it before it is returned parsed. Both steps run in
+ * worker threads (schema-checker.ts) with a linear-time regular-expression engine, each with an
+ * Ajv of its own: nothing of one request's schema outlives it or is seen by another organization.
  */
 
-// strict: false: a schema written for OpenAI may carry keywords Ajv does not know (e.g. "strict" hints).
-const ajv = new Ajv({ allErrors: true, strict: false, validateFormats: false });
-const compiled = new LRUCache<string, ValidateFunction>({ max: 200 });
+/** One pool for the process; closed by the runtime on shutdown (it starts again if needed). */
+export const schemaChecker = new SchemaChecker();
 
-/** How the answer's problems are listed in the error message (the first few). */
-const LISTED_PROBLEMS = 5;
-
-function validatorFor(schemaText: string): ValidateFunction {
-  const known = compiled.get(schemaText);
-  if (known) return known;
-  const validate = ajv.compile(JSON.parse(schemaText) as object);
-  compiled.set(schemaText, validate);
-  return validate;
+/** A schema of a request and the field it came in (`openaiSchema`, `items[3].openaiSchema`). */
+export interface SchemaField {
+  field: string;
+  text: string;
 }
 
-/** A clean 400 naming openaiSchema when Ajv cannot compile it (unknown $ref, wrong keyword types, …). */
-export function checkAiSchema(schemaText: string | undefined): void {
-  if (schemaText === undefined) return;
+const invalidSchema = (field: string, text: string, reason: string) =>
+  new ApiError('VALIDATION_ERROR', `Validation failed: ${field} is not a usable JSON Schema: ${reason}`, {
+    details: [{ field, message: `not a usable JSON Schema: ${reason}`, value: text.slice(0, 200) }],
+  });
+
+const busy = () =>
+  new ApiError(
+    'SERVICE_UNAVAILABLE',
+    'Service temporarily unavailable: too many JSON Schemas are waiting to be checked; retry shortly. Nothing was charged.',
+    {
+      retryAfterSeconds: 1,
+    },
+  );
+
+/**
+ * The cheap check of a whole request, before any schema is compiled: the different schemas
+ * together stay within INSIGHT_LIMITS.openaiSchemaRequestMaxLength characters. Each schema's own
+ * size and JSON were checked by the contract.
+ */
+export function checkSchemaBudget(schemas: SchemaField[]): void {
+  const seen = new Set<string>();
+  let total = 0;
+  for (const { field, text } of schemas) {
+    if (seen.has(text)) continue;
+    seen.add(text);
+    total += text.length;
+    if (total > INSIGHT_LIMITS.openaiSchemaRequestMaxLength) {
+      throw invalidSchema(
+        field,
+        text,
+        `the different openaiSchemas of one request may have ${INSIGHT_LIMITS.openaiSchemaRequestMaxLength} characters together; this one brings them to ${total} (items that share one schema count it once)`,
+      );
+    }
+  }
+}
+
+/** A clean 400 naming the field when a schema cannot be compiled (unknown $ref, wrong keyword types, a pattern RE2 cannot run, too much work). */
+export async function checkAiSchemas(organizationId: string, schemas: SchemaField[], signal?: AbortSignal): Promise<void> {
+  checkSchemaBudget(schemas);
+  const compiled = new Set<string>();
+  for (const { field, text } of schemas) {
+    if (compiled.has(text)) continue;
+    const outcome = await runMapped(organizationId, { op: 'compile', schema: text }, signal, (reason) =>
+      invalidSchema(field, text, reason),
+    );
+    if (!outcome.ok) throw invalidSchema(field, text, compileReason(outcome));
+    compiled.add(text);
+  }
+}
+
+function compileReason(outcome: Extract<SchemaOutcome, { ok: false }>): string {
+  if (outcome.unsupportedPattern === undefined) return outcome.reason;
+  return `the pattern ${JSON.stringify(outcome.unsupportedPattern)} cannot be used (${outcome.patternProblem}): patterns run on RE2, a linear-time engine without lookaround or backreferences (https://github.com/google/re2/wiki/Syntax)`;
+}
+
+/** The pool's own failures as the API's: too much work is the schema's fault, a full pool is the service's. */
+async function runMapped(
+  organizationId: string,
+  task: Parameters<SchemaChecker['run']>[1],
+  signal: AbortSignal | undefined,
+  tooMuchWork: (reason: string) => ApiError,
+): Promise<SchemaOutcome> {
   try {
-    validatorFor(schemaText);
+    return await schemaChecker.run(organizationId, task, signal);
   } catch (error) {
-    const reason = error instanceof Error ? error.message : 'it cannot be compiled';
-    throw new ApiError('VALIDATION_ERROR', `Validation failed: openaiSchema is not a usable JSON Schema: ${reason}`, {
-      details: [{ field: 'openaiSchema', message: `not a usable JSON Schema: ${reason}`, value: schemaText.slice(0, 200) }],
-    });
+    if (error instanceof SchemaWorkExceeded)
+      throw tooMuchWork(`checking it takes ${error.message} (the limit is ${SCHEMA_WORK_LIMIT_MS / 1000} s); simplify it`);
+    if (error instanceof SchemaCheckerBusy) throw busy();
+    if (error instanceof ClientGoneError) throw error;
+    throw new ApiError('INTERNAL_ERROR', 'The JSON Schema could not be checked; nothing was charged', { logDetail: error });
   }
 }
 
@@ -56,20 +112,25 @@ const mismatch = (why: string, logDetail: unknown) =>
   });
 
 /** The model's answer parsed and checked against the schema; AI_RESULT_INVALID (502) when it does not match. */
-export function parseAiAnswer(schemaText: string, text: string): Record<string, unknown> {
+export async function parseAiAnswer(
+  organizationId: string,
+  schemaText: string,
+  text: string,
+  signal?: AbortSignal,
+): Promise<Record<string, unknown>> {
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
   } catch {
     throw mismatch('the answer is not JSON', { stage: 'ai', answerLength: text.length });
   }
-  const validate = validatorFor(schemaText);
-  if (!validate(parsed)) {
-    const problems = (validate.errors ?? [])
-      .slice(0, LISTED_PROBLEMS)
-      .map((problem) => `${problem.instancePath || '/'} ${problem.message ?? 'is invalid'}`);
-    throw mismatch(problems.join('; '), { stage: 'ai', problems });
-  }
+  const outcome = await runMapped(organizationId, { op: 'validate', schema: schemaText, answer: text }, signal, (reason) =>
+    mismatch(reason, { stage: 'ai', answerLength: text.length }),
+  );
+  // Compiled at the request's start; failing now would mean the pool changed under it.
+  if (!outcome.ok) throw mismatch(`the schema could not be compiled: ${outcome.reason}`, { stage: 'ai' });
+  const problems = outcome.problems ?? [];
+  if (problems.length > 0) throw mismatch(problems.join('; '), { stage: 'ai', problems });
   // The contract's root "type": "object" makes a valid answer an object.
   return parsed as Record<string, unknown>;
 }

@@ -51,6 +51,7 @@ export class CaptureAnalysis {
       image,
       imageMime: notImage ? MIME_TYPES.png : render.mime,
       providerKey,
+      organizationId: target.organizationId,
       signal: target.signal,
       ...(schema ? { schema } : {}),
     });

@@ -7,7 +7,7 @@ import type { FairScheduler } from '../capture/fair-scheduler.js';
 import { ClientGoneError, Renderer } from '../capture/renderer.js';
 import { finishInsight } from '../capture/page-insight.js';
 import { CaptureAnalysis } from './capture-analysis.js';
-import { checkAiSchema } from './ai-schema.js';
+import { checkAiSchemas } from './ai-schema.js';
 import { captureFailure } from './capture-failures.js';
 import type { CreditRepository, LedgerEntry } from '../store/credit-repository.js';
 import type { StorageConfigRepository } from '../store/storage-config-repository.js';
@@ -26,6 +26,9 @@ export interface CaptureServiceOptions {
   creditsPerCapture: number;
   captureTimeoutMs: number;
 }
+
+/** What the checks before any work need of a capture command. */
+export type PrecheckCommand = Pick<CaptureCommand, 'key' | 'options' | 'providerKeyHeader'> & { signal?: AbortSignal };
 
 export interface CaptureServiceDependencies {
   renderer: Renderer;
@@ -130,11 +133,21 @@ export class CaptureService {
    * policy): a clean 400 before any work. Async captures run them before a job is queued. Returns
    * the provider key the rule chose (header first).
    */
-  async precheck(command: Pick<CaptureCommand, 'key' | 'options' | 'providerKeyHeader'>): Promise<string | undefined> {
+  async precheck(command: PrecheckCommand): Promise<string | undefined> {
+    const providerKey = await this.cheapChecks(command);
+    const { openaiSchema } = command.options;
+    if (openaiSchema !== undefined) await checkAiSchemas(requireOrganization(command.key), [{ field: 'openaiSchema', text: openaiSchema }], command.signal);
+    return providerKey;
+  }
+
+  /**
+   * precheck without compiling openaiSchema: a bulk request runs it on every item first, so that an
+   * item refused for anything cheap is refused before any schema work (ai-schema.ts checkAiSchemas).
+   */
+  async cheapChecks(command: PrecheckCommand): Promise<string | undefined> {
     requireOrganization(command.key);
     const { options } = command;
     const providerKey = checkProviderKeyRule(options, command.providerKeyHeader);
-    checkAiSchema(options.openaiSchema);
     // A clean 400 before any work for what is known to be refused; the egress proxy is the boundary.
     if (options.url !== undefined) await this.checkDestination('url', options.url);
     if (options.proxyUrl !== undefined) await this.checkDestination('proxyUrl', options.proxyUrl);
