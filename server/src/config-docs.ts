@@ -19,6 +19,10 @@ export const CONFIG_DOCS: Record<keyof Config, { meaning: string; default?: stri
   METRICS_TOKEN: { meaning: 'When set (16 characters or more), `/metrics` answers only `Authorization: Bearer <token>`. Set it whenever the API port is public.' },
   METRICS_PORT: { meaning: 'When set, `/metrics` is served only on this port (bound to `METRICS_HOST`), not on the API port.' },
   METRICS_HOST: { meaning: 'Listen address of `METRICS_PORT`.' },
+  VIDEO_CONCURRENCY: {
+    meaning: 'Videos (mp4, webm, gif) recorded at once by this process; each also takes a render slot. An organization records at most its share of them (`MAX_ORG_SHARE_PERCENT` or its plan\'s), and a synchronous video this instance cannot finish within its request is refused at once with 503 and `Retry-After` (docs/video.md).',
+    default: 'one for every two CPUs, at least 1, fewer than `MAX_CONCURRENCY` when that is 2 or more',
+  },
   MAX_ORG_SHARE_PERCENT: {
     meaning: 'Share of the render slots one organization may hold while another organization below its share waits (a plan may set its own). `100` turns the share off.',
   },

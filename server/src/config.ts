@@ -4,7 +4,7 @@ import { parseEncryptionKey } from './security/secret-box.js';
 import { defaultChromiumPath } from './capture/chromium-launch.js';
 import { isSecretName, maskUserinfo } from './http/redact-query.js';
 import { adoptLegacyDataFile } from './legacy-names.js';
-import { defaultConcurrency } from './default-concurrency.js';
+import { defaultConcurrency, defaultVideoConcurrency } from './default-concurrency.js';
 
 const booleanFlag = (name: string) =>
   z
@@ -54,6 +54,8 @@ export const ConfigSchema = z.object({
     .max(65_535, 'METRICS_PORT must be a whole number from 0 to 65535')
     .optional(),
   METRICS_HOST: z.string().default('127.0.0.1'),
+  // Videos recorded at once (capture/video-lane.ts). Unset: a video for every two CPUs, at least one, fewer than MAX_CONCURRENCY (loadConfig).
+  VIDEO_CONCURRENCY: wholeNumber('VIDEO_CONCURRENCY', 1, 64).optional(),
   // Share of the capture slots one organization may hold while others wait (issue #15); 100 turns it off.
   MAX_ORG_SHARE_PERCENT: integer('MAX_ORG_SHARE_PERCENT', 1, 100, 50),
   CAPTURE_TIMEOUT_MS: integer('CAPTURE_TIMEOUT_MS', 1_000, 600_000, 30_000),
@@ -185,7 +187,11 @@ const CheckedConfigSchema = ConfigSchema.superRefine((config, ctx) => {
   }
 });
 
-export type Config = Omit<z.infer<typeof ConfigSchema>, 'MAX_CONCURRENCY' | 'WARM_CONTEXTS'> & { MAX_CONCURRENCY: number; WARM_CONTEXTS: number };
+export type Config = Omit<z.infer<typeof ConfigSchema>, 'MAX_CONCURRENCY' | 'WARM_CONTEXTS' | 'VIDEO_CONCURRENCY'> & {
+  MAX_CONCURRENCY: number;
+  WARM_CONTEXTS: number;
+  VIDEO_CONCURRENCY: number;
+};
 
 /**
  * Settings whose value never appears in an error message: those that may carry credentials, and
@@ -213,7 +219,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   // Room for every slot's context and as many kept for the organizations that come back: with
   // several organizations taking turns on every slot, fewer made the pool close and open a context
   // (a new renderer, about 1 CPU-s) for most captures (docs/performance.md).
-  const config = { ...parsed.data, MAX_CONCURRENCY: slots, WARM_CONTEXTS: parsed.data.WARM_CONTEXTS ?? Math.min(256, Math.max(4, 2 * slots)) };
+  const config = {
+    ...parsed.data,
+    MAX_CONCURRENCY: slots,
+    WARM_CONTEXTS: parsed.data.WARM_CONTEXTS ?? Math.min(256, Math.max(4, 2 * slots)),
+    VIDEO_CONCURRENCY: parsed.data.VIDEO_CONCURRENCY ?? defaultVideoConcurrency(slots),
+  };
   // A deployment from before the rename keeps its data file (legacy-names.ts).
   const adopted = adoptLegacyDataFile(config, { DATABASE_URL: source.DATABASE_URL });
   if (adopted.notice) NOTICES.set(adopted.config, [adopted.notice]);

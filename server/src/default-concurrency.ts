@@ -22,6 +22,15 @@ export function defaultConcurrency(rendererMemoryLimitMb: number, host: Host = {
   return Math.min(MAX_SLOTS, Math.max(2, Math.min(byCpu, byMemory)));
 }
 
+/**
+ * The default of VIDEO_CONCURRENCY: a video keeps about a core busy for its whole recording (a
+ * screenshot a frame, streamed into ffmpeg), so one for every two CPUs, at least one, and always
+ * fewer than the render slots when there are two or more: the others stay for everything else.
+ */
+export function defaultVideoConcurrency(renderSlots: number, cpus = cpuShare()): number {
+  return Math.max(1, Math.min(renderSlots - 1, Math.floor(cpus / 2)));
+}
+
 /** MAX_CONCURRENCY's upper bound (config.ts). */
 const MAX_SLOTS = 64;
 

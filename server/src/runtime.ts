@@ -14,6 +14,7 @@ import { ContentFilters } from './capture/content-filters/index.js';
 import { ContextPool } from './capture/context-pool.js';
 import { FairScheduler } from './capture/fair-scheduler.js';
 import { Renderer } from './capture/renderer.js';
+import { VideoLane } from './capture/video-lane.js';
 import { mountDashboard } from './dashboard/index.js';
 import { createApp } from './http/app.js';
 import { InFlight } from './http/capture-routes.js';
@@ -33,6 +34,7 @@ import { EgressProxy } from './security/egress-proxy.js';
 import { assertUrlAllowed } from './security/target-policy.js';
 import type { Resolver } from './security/resolver.js';
 import { AiAnalyzer } from './services/ai-analysis.js';
+import { schemaChecker } from './services/ai-schema.js';
 import { CaptureService } from './services/capture-service.js';
 import { ConcurrencyGate, defaultConcurrentCaptures } from './services/concurrency-gate.js';
 import { CreditSweeper } from './services/credit-sweeper.js';
@@ -161,6 +163,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
     const contentFilters = new ContentFilters({ logger });
     void contentFilters.warm();
     const cache = new ResponseCache(config.CACHE_MAX_BYTES);
+    const videoLane = new VideoLane({ slots: config.VIDEO_CONCURRENCY, maxOrgSharePercent: config.MAX_ORG_SHARE_PERCENT });
     const captures = new CaptureService(
       {
         renderer,
@@ -173,6 +176,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
         logger,
         checkDestination: (field, url) => assertUrlAllowed(data.policy, data.resolve, field, url),
         contentFilters,
+        videoLane,
         // Without a limit of the operator's (ORG_MAX_CONCURRENT_CAPTURES 0), only plans that set one are gated:
         // an organization alone filling the instance then gets the queue's own 503, which is what it is.
         concurrency: new ConcurrencyGate(config.ORG_MAX_CONCURRENT_CAPTURES > 0 ? defaultConcurrentCaptures(config) : Number.POSITIVE_INFINITY),
@@ -268,6 +272,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
         await closed;
         await sweeper.stop();
         await pool.close();
+        await schemaChecker.close();
         memoryWatchdog.stop();
         await browser.close();
         memoryWatchdog.close();

@@ -1,0 +1,117 @@
+import type { ErrorBody } from '@daguerre/contract';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { seedOrganization, spawnService, type ChildService } from '../helpers/child-service.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/databases.js';
+import { probeVideo } from '../helpers/video.js';
+
+/**
+ * Videos take their own lane (server/src/capture/video-lane.ts), against a real `daguerre serve`:
+ * two organizations each send three synchronous videos at once, a third sends screenshots. Before,
+ * the six videos held every render slot: the third organization's captures all ended 504 after
+ * their deadline and the videos themselves 504 after 170 s, uncharged. Now one video records (the
+ * instance's VIDEO_CONCURRENCY), the other five are refused at once with 503 and Retry-After
+ * (their organization's share is taken, or they could not end within their own deadline), and
+ * the third organization's screenshots go on in the slots kept for them.
+ */
+const TALL_PAGE =
+  '<body style="margin:0"><div style="height:8000px;background:linear-gradient(#e63946,#f1faee,#1d3557)"><h1 style="font:60px sans-serif">Video lane</h1></div></body>';
+const VIDEO = { html: TALL_PAGE, format: 'mp4', viewportWidth: '1280', viewportHeight: '720', videoFps: '24', videoDuration: '6' };
+
+interface Answer {
+  status: number;
+  at: number;
+  retryAfter: string | null;
+  code?: string;
+  message?: string;
+  bytes?: Uint8Array;
+}
+
+describe('videos against the other organizations', () => {
+  let database: TestDatabase;
+  let service: ChildService;
+  const orgs: Record<'a' | 'b' | 'c', { apiKey: string }> = {} as never;
+
+  beforeAll(async () => {
+    database = await createTestDatabase('sqlite');
+    for (const name of ['a', 'b', 'c'] as const) orgs[name] = await seedOrganization(database.url, 1_000);
+    service = await spawnService({
+      DATABASE_URL: database.url,
+      MAX_CONCURRENCY: '3',
+      VIDEO_CONCURRENCY: '1',
+      // A short base deadline: a 1920×1080 video of 20 s at 30 fps cannot be recorded within its own.
+      CAPTURE_TIMEOUT_MS: '8000',
+      RATE_LIMIT_MAX: '10000',
+    });
+  });
+  afterAll(async () => {
+    await service?.stop();
+    service?.reapOrphans();
+    await database?.drop();
+  });
+
+  const capture = async (org: 'a' | 'b' | 'c', params: Record<string, string>): Promise<Answer> => {
+    const response = await fetch(`${service.url}/capture?${new URLSearchParams(params).toString()}`, {
+      headers: { 'x-api-key': orgs[org].apiKey },
+    });
+    const at = Date.now();
+    const retryAfter = response.headers.get('retry-after');
+    if (!response.ok) {
+      const { error } = (await response.json()) as ErrorBody;
+      return { status: response.status, at, retryAfter, code: error.code, message: error.message };
+    }
+    return { status: response.status, at, retryAfter, bytes: new Uint8Array(await response.arrayBuffer()) };
+  };
+  const usedCredits = async (org: 'a' | 'b' | 'c') => {
+    const response = await fetch(`${service.url}/usage`, { headers: { 'x-api-key': orgs[org].apiKey } });
+    return ((await response.json()) as { credits: { usedThisPeriod: number } }).credits.usedThisPeriod;
+  };
+
+  it('refuses at once, uncharged, a synchronous video the instance cannot record within its deadline', async () => {
+    const answer = await capture('a', { ...VIDEO, viewportWidth: '1920', viewportHeight: '1080', videoFps: '30', videoDuration: '20' });
+    expect(answer.status).toBe(503);
+    expect(answer.code).toBe('SERVICE_UNAVAILABLE');
+    expect(answer.message).toMatch(/would take about \d+ s to record here .*POST \/captures/);
+    expect(await usedCredits('a')).toBe(0);
+  });
+
+  it('records one video of six at a time, refuses the rest at once with Retry-After, and keeps slots for a third organization', async () => {
+    const videos = (['a', 'a', 'a', 'b', 'b', 'b'] as const).map((org) => capture(org, VIDEO).then((answer) => ({ org, ...answer })));
+    // The third organization's screenshots while the videos are sent and recorded, one after another.
+    const screenshots: Array<{ status: number; ms: number }> = [];
+    let videosDone = false;
+    const allVideos = Promise.all(videos).finally(() => (videosDone = true));
+    while (!videosDone) {
+      const started = Date.now();
+      const answer = await capture('c', {
+        html: '<h1 style="color:#2a9d8f">Third organization</h1>',
+        viewportWidth: '800',
+        viewportHeight: '600',
+      });
+      screenshots.push({ status: answer.status, ms: Date.now() - started });
+    }
+    const answers = await allVideos;
+
+    const recorded = answers.filter((answer) => answer.status === 200);
+    const refused = answers.filter((answer) => answer.status === 503);
+    expect(recorded).toHaveLength(1);
+    expect(refused).toHaveLength(5);
+    for (const answer of refused) {
+      expect(answer.code).toBe('SERVICE_UNAVAILABLE');
+      expect(Number(answer.retryAfter)).toBeGreaterThanOrEqual(1);
+      // Refused up front: every refusal came before the one video was done.
+      expect(answer.at).toBeLessThan(recorded[0]!.at);
+    }
+    const video = await probeVideo(recorded[0]!.bytes!, 'mp4');
+    expect([video.width, video.height]).toEqual([1280, 720]);
+    expect(video.frames).toBe(144);
+    // Charged for the one video it recorded (one capture's credits per started 10 s), nothing else.
+    const charged = (await usedCredits('a')) + (await usedCredits('b'));
+    expect(charged).toBe(1);
+
+    expect(screenshots.length).toBeGreaterThan(0);
+    expect(screenshots.every((shot) => shot.status === 200)).toBe(true);
+    const worst = Math.max(...screenshots.map((shot) => shot.ms));
+    const median = screenshots.map((shot) => shot.ms).sort((x, y) => x - y)[Math.floor(screenshots.length / 2)];
+    console.log(`third organization during the video flood: ${screenshots.length} screenshots, median ${median} ms, worst ${worst} ms`);
+  });
+});
