@@ -37,6 +37,7 @@ import { AiAnalyzer } from './services/ai-analysis.js';
 import { schemaChecker } from './services/ai-schema.js';
 import { CaptureService } from './services/capture-service.js';
 import { ConcurrencyGate, defaultConcurrentCaptures } from './services/concurrency-gate.js';
+import { RedisCapturePlaces } from './services/shared-capture-places.js';
 import { CreditSweeper } from './services/credit-sweeper.js';
 import { ResponseCache } from './services/response-cache.js';
 import { egressPolicy, openDataLayer, type DataLayer } from './services/data-layer.js';
@@ -163,6 +164,16 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
     const contentFilters = new ContentFilters({ logger });
     void contentFilters.warm();
     const cache = new ResponseCache(config.CACHE_MAX_BYTES);
+    const { store, redis } = rateLimitStore(config, data);
+    // The limiter's client queues nothing while offline (fail closed): let it connect before the first request.
+    // It also counts the plans' concurrent captures across instances (shared-capture-places.ts).
+    if (redis && redis.status !== 'ready') {
+      await new Promise<void>((resolve) => {
+        const done = () => resolve();
+        redis.once('ready', done);
+        setTimeout(() => { redis.off('ready', done); resolve(); }, 5_000).unref();
+      });
+    }
     const videoLane = new VideoLane({ slots: config.VIDEO_CONCURRENCY, maxOrgSharePercent: config.MAX_ORG_SHARE_PERCENT });
     const captures = new CaptureService(
       {
@@ -179,20 +190,14 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
         videoLane,
         // Without a limit of the operator's (ORG_MAX_CONCURRENT_CAPTURES 0), only plans that set one are gated:
         // an organization alone filling the instance then gets the queue's own 503, which is what it is.
-        concurrency: new ConcurrencyGate(config.ORG_MAX_CONCURRENT_CAPTURES > 0 ? defaultConcurrentCaptures(config) : Number.POSITIVE_INFINITY),
+        concurrency: new ConcurrencyGate(
+          config.ORG_MAX_CONCURRENT_CAPTURES > 0 ? defaultConcurrentCaptures(config) : Number.POSITIVE_INFINITY,
+          redis ? new RedisCapturePlaces(redis, config.JOB_QUEUE_PREFIX, logger) : undefined,
+        ),
       },
       { creditsPerCapture: config.CREDITS_PER_CAPTURE, captureTimeoutMs: config.CAPTURE_TIMEOUT_MS },
     );
     const jobs = startJobs(config, role, { data, captures, secretFor: options.secretFor ?? ((keyId) => data.signingSecrets.signingSecretFor(keyId)), logger });
-    const { store, redis } = rateLimitStore(config, data);
-    // The limiter's client queues nothing while offline (fail closed): let it connect before the first request.
-    if (redis && redis.status !== 'ready') {
-      await new Promise<void>((resolve) => {
-        const done = () => resolve();
-        redis.once('ready', done);
-        setTimeout(() => { redis.off('ready', done); resolve(); }, 5_000).unref();
-      });
-    }
     const metrics = new Metrics();
     metrics.observeFairShare(() => scheduler.snapshot());
     const queue = jobs.jobs?.queue;

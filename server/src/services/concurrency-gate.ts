@@ -1,5 +1,6 @@
 import { ApiError } from '../errors.js';
 import { CaptureTimeoutError, ClientGoneError } from '../capture/stage-guard.js';
+import type { PlaceOutcome, SharedCapturePlaces } from './shared-capture-places.js';
 
 /**
  * The per-plan limit of concurrent captures (issue #27), as commercial screenshot APIs have one:
@@ -9,8 +10,10 @@ import { CaptureTimeoutError, ClientGoneError } from '../capture/stage-guard.js'
  * learns its limit instead of timing out in a queue. An async job is never refused for it: the
  * queue already holds it, so it waits here for a place, within its own deadline.
  *
- * The count is per process (like the render slots it protects): with several API instances behind
- * a balancer an organization may have up to N on each.
+ * The count is kept per process and, with REDIS_URL, across every instance and worker
+ * (shared-capture-places.ts): with several API instances behind a balancer an organization still
+ * has at most N in progress in all. Without Redis, or while it cannot be reached, the count is this
+ * process's only (docs/render-slots.md).
  */
 
 /** The limit of organizations whose plan sets none (ORG_MAX_CONCURRENT_CAPTURES; 0: what one instance can hold). */
@@ -40,7 +43,10 @@ export class ConcurrencyGate {
   /** Async captures waiting for a place, per organization, in arrival order. */
   private readonly waiting = new Map<string, Array<() => void>>();
 
-  constructor(readonly defaultLimit: number) {}
+  constructor(
+    readonly defaultLimit: number,
+    private readonly shared?: SharedCapturePlaces,
+  ) {}
 
   limitOf(planLimit: number | null | undefined): number {
     return planLimit ?? this.defaultLimit;
@@ -61,13 +67,31 @@ export class ConcurrencyGate {
     }
     this.active.set(organizationId, this.activeOf(organizationId) + 1);
     let left = false;
-    return () => {
+    const leaveHere = () => {
       if (left) return;
       left = true;
       const now = this.activeOf(organizationId) - 1;
       if (now > 0) this.active.set(organizationId, now);
       else this.active.delete(organizationId);
       this.wakeNext(organizationId);
+    };
+    if (!this.shared || !Number.isFinite(limit)) return leaveHere;
+    let place: PlaceOutcome;
+    try {
+      place = await this.shared.take(organizationId, limit, request.wait ? { deadline: request.deadline, signal: request.signal } : undefined);
+    } catch (error) {
+      leaveHere();
+      throw error;
+    }
+    if (!place.taken && place.reason === 'full') {
+      leaveHere();
+      if (!request.wait) throw concurrencyLimitExceeded(limit);
+      throw new CaptureTimeoutError("waiting for one of the organization's other captures to finish (its plan's concurrent-capture limit)");
+    }
+    const releaseShared = place.taken ? place.release : () => undefined;
+    return () => {
+      releaseShared();
+      leaveHere();
     };
   }
 
