@@ -13,7 +13,7 @@ export * from './page-actions.js';
 export * from './error-catalog.js';
 export * from './openapi-examples.js';
 export * from './openapi-security.js';
-export { QUERY_BOOLEAN_WORDS } from './params.js';
+export { QUERY_BOOLEAN_WORDS, fromDecimalText } from './params.js';
 export * from './page-insight.js';
 export * from './video-options.js';
 export * from './bulk.js';

@@ -15,8 +15,15 @@ function toBoolean(value: unknown): unknown {
   return BOOLEAN_WORDS[value.trim().toLowerCase()] ?? value;
 }
 
-function toNumber(value: unknown): unknown {
-  if (typeof value !== 'string' || value.trim() === '') return value;
+/**
+ * Decimal notation only, as in JSON (an exponent allowed): JavaScript's Number() also reads "0x10",
+ * "0b11", "0o7" and "Infinity", which no caller means as a number of seconds or pixels.
+ */
+const DECIMAL_NUMBER = /^\s*[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?\s*$/;
+
+/** A query string's number, read as decimal text only; anything else is left for the schema to refuse by name. */
+export function fromDecimalText(value: unknown): unknown {
+  if (typeof value !== 'string' || !DECIMAL_NUMBER.test(value)) return value;
   return Number(value);
 }
 
@@ -51,7 +58,7 @@ interface NumberRange {
 function numberSchema(field: string, { min, max, unit }: NumberRange) {
   const message = `${field} must be a number from ${min} to ${max}${unit ? ` (${unit})` : ''}`;
   return z.preprocess(
-    toNumber,
+    fromDecimalText,
     z.number({ errorMap: () => ({ message }) }).finite(message).min(min, message).max(max, message),
   );
 }

@@ -1,4 +1,4 @@
-import { VIDEO_LIMITS } from '@daguerre/contract';
+import { VIDEO_LIMITS, fromDecimalText } from '@daguerre/contract';
 import { z } from 'zod';
 import { parseEncryptionKey } from './security/secret-box.js';
 import { defaultChromiumPath } from './capture/chromium-launch.js';
@@ -22,12 +22,16 @@ function isOrigin(entry: string): boolean {
   }
 }
 
+// Decimal text only (fromDecimalText): "0x10" is not sixteen slots.
 const wholeNumber = (name: string, min: number, max: number) =>
-  z.coerce
-    .number({ errorMap: () => ({ message: `${name} must be a whole number from ${min} to ${max}` }) })
-    .int(`${name} must be a whole number from ${min} to ${max}`)
-    .min(min, `${name} must be a whole number from ${min} to ${max}`)
-    .max(max, `${name} must be a whole number from ${min} to ${max}`);
+  z.preprocess(
+    fromDecimalText,
+    z
+      .number({ errorMap: () => ({ message: `${name} must be a whole number from ${min} to ${max}` }) })
+      .int(`${name} must be a whole number from ${min} to ${max}`)
+      .min(min, `${name} must be a whole number from ${min} to ${max}`)
+      .max(max, `${name} must be a whole number from ${min} to ${max}`),
+  );
 const integer = (name: string, min: number, max: number, fallback: number) => wholeNumber(name, min, max).default(fallback);
 
 /** Every setting of the service, its default and its check. The README's configuration table mirrors this. */
@@ -47,12 +51,7 @@ export const ConfigSchema = z.object({
   // When set, /metrics needs `Authorization: Bearer <token>` (issue #15: it was public on the API port).
   METRICS_TOKEN: z.string().min(16, 'METRICS_TOKEN must be at least 16 characters').optional(),
   // When set, /metrics is served only on this port (bound to METRICS_HOST), not on the API port.
-  METRICS_PORT: z.coerce
-    .number({ errorMap: () => ({ message: 'METRICS_PORT must be a whole number from 0 to 65535' }) })
-    .int('METRICS_PORT must be a whole number from 0 to 65535')
-    .min(0, 'METRICS_PORT must be a whole number from 0 to 65535')
-    .max(65_535, 'METRICS_PORT must be a whole number from 0 to 65535')
-    .optional(),
+  METRICS_PORT: wholeNumber('METRICS_PORT', 0, 65_535).optional(),
   METRICS_HOST: z.string().default('127.0.0.1'),
   // Videos recorded at once (capture/video-lane.ts). Unset: a video for every two CPUs, at least one, fewer than MAX_CONCURRENCY (loadConfig).
   VIDEO_CONCURRENCY: wholeNumber('VIDEO_CONCURRENCY', 1, 64).optional(),

@@ -89,6 +89,12 @@ describe('daguerre CLI', () => {
     );
     expect((failure as { code: number }).code).toBe(1);
     expect((failure as { stderr: string }).stderr).toContain('No plan with id or name "nope"');
+    // Numbers are decimal digits: Number() would have granted sixteen credits for "0x10".
+    const hex = await run('node', [CLI, 'credits', 'grant', '--org', 'Acme', '--amount', '0x10'], { env: { ...process.env, DATABASE_URL: database.url } }).catch(
+      (e: { stderr: string; code: number }) => e,
+    );
+    expect((hex as { code: number }).code).toBe(1);
+    expect((hex as { stderr: string }).stderr).toContain('--amount must be a whole number of at least 1; got "0x10"');
   });
 
   it('stops start-up with a message naming a bad variable', async () => {

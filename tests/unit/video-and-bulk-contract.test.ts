@@ -53,3 +53,22 @@ describe('bulk: every item checked over the defaults (issue #34)', () => {
     expect(paths.every((path) => !path.startsWith('requests[0]'))).toBe(true);
   });
 });
+
+describe('numbers are decimal text', () => {
+  it('refuses hexadecimal, binary, octal and Infinity by the field, and reads decimals with fractions and exponents', () => {
+    for (const value of ['0x10', '0b11', '0o7', 'Infinity', '1_0', '']) {
+      const result = CaptureQuerySchema.safeParse({ html: '<p>x</p>', format: 'mp4', videoDuration: value });
+      expect(result.success, value).toBe(false);
+      expect(result.error!.issues[0]!.path).toEqual(['videoDuration']);
+      expect(result.error!.issues[0]!.message).toBe('videoDuration must be a number from 1 to 60 (seconds)');
+    }
+    expect(CaptureQuerySchema.parse({ html: '<p>x</p>', format: 'mp4', videoDuration: ' 2.5 ' }).videoDuration).toBe(2.5);
+    expect(CaptureQuerySchema.parse({ html: '<p>x</p>', delay: '1e3' }).delay).toBe(1000);
+  });
+
+  it('holds for the server settings too', async () => {
+    const { loadConfig } = await import('../../server/src/config.js');
+    expect(() => loadConfig({}, { MAX_CONCURRENCY: '0x10' })).toThrow(/MAX_CONCURRENCY must be a whole number from 1 to 64/);
+    expect(loadConfig({}, { MAX_CONCURRENCY: '16' }).MAX_CONCURRENCY).toBe(16);
+  });
+});

@@ -6,7 +6,7 @@ import type { Runtime } from '../runtime.js';
 import { packageFile } from '../package-files.js';
 import { hashPassword } from '../services/passwords.js';
 import { bootstrapDemo, defaultPlan, requireOrganization, requirePlan, requireUser } from './admin.js';
-import { iso, jsonOption, print, withData } from './cli-output.js';
+import { iso, jsonOption, print, wholeNumberFlag, withData } from './cli-output.js';
 import { registerPlanCommands } from './plan-commands.js';
 import { demoSecretFilePath, writeDemoKeyFile } from './demo-key-file.js';
 
@@ -106,7 +106,7 @@ org
       const plan = opts.plan
         ? await requirePlan(data, opts.plan)
         : opts.credits
-          ? await data.accounts.createPlan({ name: `${opts.name} (${opts.credits}/month)`, tier: 'custom', creditsPerMonth: Number(opts.credits) })
+          ? await data.accounts.createPlan({ name: `${opts.name} (${opts.credits}/month)`, tier: 'custom', creditsPerMonth: wholeNumberFlag('--credits', opts.credits) })
           : await defaultPlan(data, config.DEMO_CREDITS);
       const created = await data.accounts.createOrganization(opts.name, plan);
       print(Boolean(opts.json), { id: created.id, name: created.name, planId: plan.id, planName: plan.name, createdAt: iso(created.created_at) },
@@ -336,8 +336,7 @@ credits
   .action(async (opts: { org: string; amount: string; json?: boolean }) => {
     await withData(async (data) => {
       const o = await requireOrganization(data, opts.org);
-      const amount = Number(opts.amount);
-      if (!Number.isInteger(amount) || amount <= 0) throw new Error('--amount must be a positive whole number');
+      const amount = wholeNumberFlag('--amount', opts.amount, 1);
       const balance = await data.credits.grant(o.id, amount);
       print(Boolean(opts.json), { organizationId: o.id, remaining: balance?.remaining ?? null }, `Granted ${amount} credits to ${o.name}; ${balance?.remaining} remaining.`);
     });

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { parsePlanShare, requireOrganization, requirePlan } from './admin.js';
-import { jsonOption, print, withData } from './cli-output.js';
+import { jsonOption, print, wholeNumberFlag, withData } from './cli-output.js';
 
 /** `daguerre plan create | assign | share | list`. */
 export function registerPlanCommands(program: Command): void {
@@ -19,10 +19,10 @@ export function registerPlanCommands(program: Command): void {
         const created = await data.accounts.createPlan({
           name: opts.name,
           tier: opts.tier,
-          creditsPerMonth: Number(opts.credits),
+          creditsPerMonth: wholeNumberFlag('--credits', opts.credits),
           rollover: Boolean(opts.rollover),
-          ...(opts.rateLimit ? { rateLimitMax: Number(opts.rateLimit) } : {}),
-          ...(opts.rateWindowMs ? { rateLimitWindowMs: Number(opts.rateWindowMs) } : {}),
+          ...(opts.rateLimit ? { rateLimitMax: wholeNumberFlag('--rate-limit', opts.rateLimit, 1) } : {}),
+          ...(opts.rateWindowMs ? { rateLimitWindowMs: wholeNumberFlag('--rate-window-ms', opts.rateWindowMs, 1) } : {}),
         });
         print(Boolean(opts.json), { id: created.id, name: created.name, tier: created.tier, creditsPerMonth: created.credits_per_month, rollover: Boolean(created.rollover) },
           `Created plan ${created.name} (${created.id}).`);
