@@ -3,9 +3,9 @@ import type { PlanRow } from '../store/accounts-repository.js';
 
 export const DEFAULT_PLAN_NAME = 'Starter';
 
-/** The plan an organization gets when none is named: created on first use. */
+/** The plan an organization gets when none is named: created on first use (by one of several commands run at once). */
 export async function defaultPlan(data: DataLayer, credits: number): Promise<PlanRow> {
-  return (await data.accounts.findPlan(DEFAULT_PLAN_NAME)) ?? data.accounts.createPlan({ name: DEFAULT_PLAN_NAME, tier: 'starter', creditsPerMonth: credits });
+  return data.accounts.findOrCreatePlan({ name: DEFAULT_PLAN_NAME, tier: 'starter', creditsPerMonth: credits });
 }
 
 export async function requireOrganization(data: DataLayer, idOrName: string) {
@@ -60,7 +60,7 @@ export async function requireUser(data: DataLayer, idOrEmail: string) {
  */
 export async function bootstrapDemo(data: DataLayer, credits: number) {
   if ((await data.accounts.countOrganizations()) > 0) return undefined;
-  const plan = await data.accounts.findPlan('Demo') ?? (await data.accounts.createPlan({ name: 'Demo', tier: 'demo', creditsPerMonth: credits }));
+  const plan = await data.accounts.findOrCreatePlan({ name: 'Demo', tier: 'demo', creditsPerMonth: credits });
   const org = await data.accounts.createOrganization('Demo', plan);
   const key = await data.apiKeys.create({ organizationId: org.id, name: 'demo' });
   return { organization: org, key };

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Database } from './database.js';
+import { isDuplicateKey, type Database } from './database.js';
 import { firstPeriod } from './billing-period.js';
 
 export interface PlanRow {
@@ -55,6 +55,24 @@ export class AccountsRepository {
     };
     await this.db.knex('plans').insert(row);
     return row;
+  }
+
+  /**
+   * The plan of that name, created when there is none. Idempotent across processes (several
+   * `org create` at once on a fresh database): the name is unique, so the loser of the race gets the
+   * duplicate-key error and reads the winner's row.
+   */
+  async findOrCreatePlan(plan: NewPlan): Promise<PlanRow> {
+    const existing = await this.findPlan(plan.name);
+    if (existing) return existing;
+    try {
+      return await this.createPlan(plan);
+    } catch (error) {
+      if (!isDuplicateKey(error)) throw error;
+      const winner = await this.findPlan(plan.name);
+      if (!winner) throw error;
+      return winner;
+    }
   }
 
   async findPlan(idOrName: string): Promise<PlanRow | undefined> {

@@ -4,6 +4,9 @@ import knex, { type Knex } from 'knex';
 import { migrationSource } from './migrations.js';
 import { SqliteClient } from './sqlite-driver.js';
 
+/** SQLite's own (blocking) wait for the write lock, each try; the driver's retries wait longer without blocking. */
+const SQLITE_BUSY_TIMEOUT_MS = 100;
+
 export type Dialect = 'sqlite' | 'mysql';
 
 export interface Database {
@@ -56,6 +59,22 @@ function reusePreparedStatements(conn: BetterSqliteConnection): void {
   };
 }
 
+/** What knex says while another process holds the migration lock: migrate() below waits for it and names the way out itself. */
+const MIGRATION_LOCK_WARNING = /Can't take lock to run migrations|release the lock manually/;
+
+/**
+ * knex's own messages go to stderr: it prints to stdout by default, where they would break the
+ * CLI's --json output (several commands started at once wait for each other's migration lock).
+ */
+const knexLog: Knex.Logger = {
+  warn: (message) => {
+    if (!MIGRATION_LOCK_WARNING.test(String(message))) console.error(message);
+  },
+  error: (message) => console.error(message),
+  // knex passes its finished sentence, whatever its type says.
+  deprecate: (message: string) => console.error(message),
+};
+
 /** Opens `sqlite:<path>` (embedded default) or `mysql://…` (MySQL/MariaDB). */
 export function openDatabase(url: string): Database {
   if (url.startsWith('sqlite:')) {
@@ -65,13 +84,18 @@ export function openDatabase(url: string): Database {
       client: SqliteClient,
       connection: { filename: path },
       useNullAsDefault: true,
+      log: knexLog,
       pool: {
         min: 1,
         max: 1,
-        // WAL lets readers run beside the writer; busy_timeout waits instead of failing with SQLITE_BUSY.
+        // Several processes may share the file (`serve` and `worker`s). WAL lets readers run beside the
+        // one writer. busy_timeout makes a statement wait for another process's write lock instead of
+        // failing with SQLITE_BUSY; it waits briefly, as SQLite's wait blocks the event loop, and the
+        // client retries asynchronously beyond it (sqlite-driver.ts). Set on every connection the pool
+        // opens (after journal_mode, which better-sqlite3's own 5 s default covers on a fresh file).
         afterCreate: (conn: BetterSqliteConnection, done: (err: Error | null, conn: unknown) => void) => {
           conn.pragma('journal_mode = WAL');
-          conn.pragma('busy_timeout = 5000');
+          conn.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
           conn.pragma('foreign_keys = ON');
           reusePreparedStatements(conn);
           done(null, conn);
@@ -90,6 +114,7 @@ export function openDatabase(url: string): Database {
     connection: { uri: url, supportBigNumbers: true, bigNumberStrings: false, timezone: 'Z' } as Knex.MySql2ConnectionConfig,
     pool: { min: 0, max: 10 },
     acquireConnectionTimeout: 5_000,
+    log: knexLog,
   });
   return {
     knex: instance,
@@ -136,4 +161,10 @@ export async function migrate(db: Database, lockWaitMs = MIGRATION_LOCK_WAIT_MS)
 /** Affected-row count of an update, the same on both drivers. */
 export function affected(result: unknown): number {
   return typeof result === 'number' ? result : Array.isArray(result) ? Number((result[0] as { affectedRows?: number })?.affectedRows ?? 0) : 0;
+}
+
+/** The insert hit a unique key (MySQL/MariaDB ER_DUP_ENTRY, SQLite's unique or primary-key constraint). */
+export function isDuplicateKey(error: unknown): boolean {
+  const code = String((error as { code?: unknown } | null)?.code ?? '');
+  return code === 'ER_DUP_ENTRY' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
 }
