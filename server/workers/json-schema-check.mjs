@@ -14,19 +14,56 @@
  * seconds. RE2 has no lookaround or backreferences; such a pattern fails to compile and is named.
  * https://ajv.js.org/options.html#code (code.regExp) · https://github.com/google/re2/wiki/Syntax
  */
+import process from 'node:process';
+import { setImmediate } from 'node:timers';
 import { Ajv } from 'ajv';
 import { RE2 } from 're2-wasm';
 
 /** How the answer's problems are listed (the first few). */
 const LISTED_PROBLEMS = 5;
 
+/**
+ * re2-wasm runs in a WebAssembly heap of a fixed 16 MB, and a compiled pattern lives there until
+ * its wrapper is deleted (nothing frees it on garbage collection): undeleted, a few thousand
+ * patterns fill it and the module aborts for good. So every pattern a task compiles is deleted when
+ * the task ends, and a thread whose module aborted (a pattern too big for the heap) or that has
+ * compiled many patterns ends after answering; the pool starts a fresh one.
+ */
+const RECYCLE_AFTER_PATTERNS = 20_000;
+/** @type {RE2[]} */
+const compiledPatterns = [];
+let patternsCompiled = 0;
+let moduleAborted = false;
+
 /** Ajv calls the engine as a function; re2-wasm is a class and always wants the `u` flag. */
 const re2 = Object.assign(
-  (/** @type {string} */ pattern, /** @type {string} */ flags) => new RE2(pattern, flags.includes('u') ? flags : `${flags}u`),
-  {
-    code: 'new RE2',
+  (/** @type {string} */ pattern, /** @type {string} */ flags) => {
+    const compiled = new RE2(pattern, flags.includes('u') ? flags : `${flags}u`);
+    compiledPatterns.push(compiled);
+    patternsCompiled += 1;
+    return compiled;
   },
+  { code: 'new RE2' },
 );
+
+function releasePatterns() {
+  for (const compiled of compiledPatterns.splice(0)) {
+    try {
+      /** @type {{ wrapper: { delete(): void } }} */ (/** @type {unknown} */ (compiled)).wrapper.delete();
+    } catch {
+      // An aborted module cannot delete; the thread ends below.
+    }
+  }
+  if (moduleAborted || patternsCompiled > RECYCLE_AFTER_PATTERNS) {
+    // After the answer has been posted (it is, before this macrotask): piscina replaces a thread that ended between tasks.
+    setImmediate(() => process.exit(0));
+  }
+}
+
+/** @param {unknown} error */
+function noteAbort(error) {
+  if (error instanceof globalThis.WebAssembly.RuntimeError) moduleAborted = true;
+}
 
 /** @param {string} schemaText */
 function compile(schemaText) {
@@ -37,6 +74,12 @@ function compile(schemaText) {
 
 /** @param {unknown} error */
 function compileProblem(error) {
+  if (error instanceof globalThis.WebAssembly.RuntimeError) {
+    return {
+      ok: false,
+      reason: 'its patterns need more memory than the regular-expression engine has (16 MB): make them shorter or fewer',
+    };
+  }
   const message = error instanceof Error ? error.message : String(error);
   // re2-wasm's SyntaxError: "Invalid regular expression: /(?=a)/u: invalid perl operator: (?=".
   const pattern = /^Invalid regular expression: \/(.*)\/[a-z]*: (.*)$/s.exec(message);
@@ -51,17 +94,28 @@ function compileProblem(error) {
 export default function check(task) {
   // The pool counts this task's time limit from here, not from when it was queued.
   if (task.startedAt) Atomics.store(task.startedAt, 0, BigInt(Date.now()));
-  let validate;
   try {
-    validate = compile(task.schema);
-  } catch (error) {
-    return compileProblem(error);
+    let validate;
+    try {
+      validate = compile(task.schema);
+    } catch (error) {
+      noteAbort(error);
+      return compileProblem(error);
+    }
+    if (task.op === 'compile') return { ok: true };
+    let valid;
+    try {
+      valid = validate(JSON.parse(task.answer));
+    } catch (error) {
+      noteAbort(error);
+      throw error;
+    }
+    if (valid) return { ok: true, problems: [] };
+    const problems = (validate.errors ?? [])
+      .slice(0, LISTED_PROBLEMS)
+      .map((problem) => `${problem.instancePath || '/'} ${problem.message ?? 'is invalid'}`);
+    return { ok: true, problems };
+  } finally {
+    releasePatterns();
   }
-  if (task.op === 'compile') return { ok: true };
-  const valid = validate(JSON.parse(task.answer));
-  if (valid) return { ok: true, problems: [] };
-  const problems = (validate.errors ?? [])
-    .slice(0, LISTED_PROBLEMS)
-    .map((problem) => `${problem.instancePath || '/'} ${problem.message ?? 'is invalid'}`);
-  return { ok: true, problems };
 }

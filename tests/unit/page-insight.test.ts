@@ -92,6 +92,21 @@ describe('openaiSchema answers', () => {
     expect(refused.message).toContain('RE2');
   });
 
+  it('frees every pattern after its check: a hundred schemas with a Unicode class each fit the engine, whose heap holds 87 of them at once', async () => {
+    // re2-wasm has a fixed 16 MB heap and frees nothing by itself: undeleted, the 88th \p{L} aborts it for good.
+    const letters = JSON.stringify({ type: 'object', properties: { name: { type: 'string', pattern: '^\\p{L}+$' } } });
+    for (let i = 0; i < 100; i++) expect(await parseAiAnswer('org_a', letters, JSON.stringify({ name: 'Zoë' }))).toEqual({ name: 'Zoë' });
+  });
+
+  it('refuses a schema whose patterns fill the engine, and the next schema is checked by a fresh one', async () => {
+    const properties = Object.fromEntries(Array.from({ length: 6 }, (_, i) => [`p${i}`, { type: 'string', pattern: `^[\\p{L}\\p{N}]{1,${50 + i}}$` }]));
+    const refused = await failure(checkAiSchemas('org_a', [{ field: 'openaiSchema', text: JSON.stringify({ type: 'object', properties }) }]));
+    expect(refused.code).toBe('VALIDATION_ERROR');
+    expect(refused.message).toMatch(/more memory than the regular-expression engine has|more than 3 s of work/);
+    await expect(checkAiSchemas('org_a', [{ field: 'openaiSchema', text: schema.replace('"n"', '"m"') }])).resolves.toBeUndefined();
+    expect(await parseAiAnswer('org_a', schema, '{"n": 2}')).toEqual({ n: 2 });
+  });
+
   it("keeps each request's $id to itself: the same $id twice is no clash, another's $id cannot be referenced", async () => {
     const named = JSON.stringify({ $id: 'https://example.com/shared', type: 'object', properties: { n: { type: 'number' } } });
     await checkAiSchemas('org_a', [{ field: 'openaiSchema', text: named }]);
