@@ -108,7 +108,8 @@ export default function check(task) {
       valid = validate(JSON.parse(task.answer));
     } catch (error) {
       noteAbort(error);
-      throw error;
+      // An answer nested deeper than the validator's stack, say: the answer's fault, not the service's.
+      return { ok: true, problems: [`the answer could not be checked (${error instanceof Error ? error.message : String(error)})`] };
     }
     if (valid) return { ok: true, problems: [] };
     const problems = (validate.errors ?? [])

@@ -107,6 +107,13 @@ describe('openaiSchema answers', () => {
     expect(await parseAiAnswer('org_a', schema, '{"n": 2}')).toEqual({ n: 2 });
   });
 
+  it('answers AI_RESULT_INVALID for an answer nested deeper than the validator can go', async () => {
+    const tree = JSON.stringify({ type: 'object', properties: { a: { $ref: '#/$defs/n' } }, $defs: { n: { type: 'array', items: { $ref: '#/$defs/n' } } } });
+    const bad = await failure(parseAiAnswer('org_a', tree, `{"a":${'['.repeat(50_000)}${']'.repeat(50_000)}}`));
+    expect(bad.code).toBe('AI_RESULT_INVALID');
+    expect(bad.message).toContain('could not be checked');
+  });
+
   it("keeps each request's $id to itself: the same $id twice is no clash, another's $id cannot be referenced", async () => {
     const named = JSON.stringify({ $id: 'https://example.com/shared', type: 'object', properties: { n: { type: 'number' } } });
     await checkAiSchemas('org_a', [{ field: 'openaiSchema', text: named }]);
