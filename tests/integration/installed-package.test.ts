@@ -22,7 +22,7 @@ const line = testedNodeLine();
 
 /** Entries a tarball may hold: the bundle, the command, its data files and the package's own papers. */
 const SHIPPED =
-  /^package\/(bin\/[^/]+|dist\/.+|filter-lists\/[^/]+|public\/dashboard\/[^/]+|package\.json|openapi\.json|README\.md|LICENSE|CHANGELOG\.md)$/;
+  /^package\/(bin\/[^/]+|dist\/.+|filter-lists\/[^/]+|public\/dashboard\/[^/]+|workers\/[^/]+\.mjs|package\.json|openapi\.json|README\.md|LICENSE|CHANGELOG\.md)$/;
 const CLIENT_SHIPPED = /^package\/(dist\/[^/]+|package\.json|README\.md|LICENSE|CHANGELOG\.md)$/;
 
 async function tarballEntries(tarball: string): Promise<string[]> {
@@ -107,9 +107,16 @@ describe(`the packed packages installed from their tarballs alone on Node ${line
     expect(manifest.engines.node).toMatch(line === 24 ? />=24/ : new RegExp(`\\^${line}\\.`));
 
     const dist = join(installed.packageDir, 'dist');
+    const workers = join(installed.packageDir, 'workers');
     const outside: string[] = [];
-    for (const file of (await readdir(dist)).filter((name) => name.endsWith('.js'))) {
-      for (const specifier of importsOf(await readFile(join(dist, file), 'utf8'))) {
+    // The bundle, and the worker threads' files (plain JavaScript, loaded by path: services/schema-checker.ts).
+    const files = [
+      ...(await readdir(dist)).filter((name) => name.endsWith('.js')).map((name) => join(dist, name)),
+      ...(await readdir(workers)).map((name) => join(workers, name)),
+    ];
+    for (const path of files) {
+      const file = path.slice(installed.packageDir.length + 1);
+      for (const specifier of importsOf(await readFile(path, 'utf8'))) {
         if (specifier.startsWith('.')) {
           const target = resolve(dist, specifier);
           if (!target.startsWith(`${dist}/`) || !existsSync(target)) outside.push(`${file}: ${specifier}`);
@@ -170,6 +177,13 @@ describe(`the packed packages installed from their tarballs alone on Node ${line
 
     await expectPngAndPdf(serviceUrl, apiKey, 400);
     const firstCaptureMs = Date.now() - started;
+    // openaiSchema is compiled in a worker thread from the package's workers/ folder: its RE2 engine names a pattern it cannot run.
+    const schema = JSON.stringify({ type: 'object', properties: { a: { type: 'string', pattern: '(?=a)a' } } });
+    const refused = await fetch(`${serviceUrl}/capture?${new URLSearchParams({ html: '<p>x</p>', openaiPrompt: 'a?', openaiSchema: schema })}`, {
+      headers: { 'x-api-key': apiKey, 'x-openai-api-key': 'sk-installed-package-test-key' },
+    });
+    expect(refused.status).toBe(400);
+    expect(((await refused.json()) as { error: { message: string } }).error.message).toContain('RE2');
 
     // The faces that read files of the package: the OpenAPI document, Swagger UI, the dashboard's assets.
     const openapi = (await (await fetch(`${serviceUrl}/openapi.json`)).json()) as { info: { version: string } };
