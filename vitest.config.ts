@@ -21,6 +21,8 @@ const ALONE = [
   'tests/integration/multi-host.test.ts',
   // Memory bombs: ~0.5 GB each, ended by the watchdog; its margin assertion wants the cores to itself.
   'tests/integration/renderer-memory-limit.test.ts',
+  // Kills a service while it encodes a video: ffmpeg must be caught mid-stream.
+  'tests/integration/video-encoder-killed.test.ts',
 ];
 
 /** In the checkout, @daguerre/client resolves to its sources (client/package.json "exports"), as for tsc and bin/daguerre.js. */

@@ -15,6 +15,7 @@ import { ContextPool } from './capture/context-pool.js';
 import { FairScheduler } from './capture/fair-scheduler.js';
 import { Renderer } from './capture/renderer.js';
 import { VideoLane } from './capture/video-lane.js';
+import { removeDeadInstancesVideoFolders } from './capture/video-encoder.js';
 import { mountDashboard } from './dashboard/index.js';
 import { createApp } from './http/app.js';
 import { InFlight } from './http/capture-routes.js';
@@ -107,6 +108,9 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
   if (sandbox.mode === 'off') logger.warn({ sandbox }, 'Chromium runs WITHOUT its sandbox (ALLOW_UNSANDBOXED_CHROMIUM=true)');
   else if (config.ALLOW_UNSANDBOXED_CHROMIUM) logger.info({ sandbox: sandbox.mode }, 'ALLOW_UNSANDBOXED_CHROMIUM is set, but user namespaces work here: Chromium runs sandboxed');
   else logger.info({ sandbox: sandbox.mode }, "Chromium's sandbox is on (unprivileged user namespaces work here)");
+  // Temporary folders of video encodings whose process died (killed while it encoded), never a live process's.
+  const videoFolders = removeDeadInstancesVideoFolders();
+  if (videoFolders.length > 0) logger.info({ folders: videoFolders }, 'removed the video temporary folders of processes that are gone');
   const data = await openDataLayer(config, options.resolver);
   try {
     // Every request Chromium makes goes through this proxy, which enforces the network policy.

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { VIDEO_LIMITS, type VideoFormat } from '@daguerre/contract';
 import { ApiError } from '../errors.js';
+import { ownerTag, removeDeadOwnersProfiles } from './profile-owner.js';
 
 /**
  * The video encoder: one ffmpeg child per video, fed JPEG frames one at a time through its stdin
@@ -12,6 +13,36 @@ import { ApiError } from '../errors.js';
  * held in memory; backpressure on the pipe paces the capture to the encoder. ffmpeg's own `-fs`
  * stops the output at the byte maximum, which this module turns into a refusal.
  */
+
+/**
+ * The encoder's temporary folders carry their process in their name (`daguerre-video-<pid>-<start
+ * ticks>-…`, profile-owner.ts), as Chromium's profiles do: a process killed while it encodes cannot
+ * remove its folder, and the next process to start on the machine removes the folders whose owner
+ * is gone, never a live process's (several may share the temporary directory).
+ */
+const FOLDER_PREFIX = 'daguerre-video-';
+
+/** At start (serve and worker): removes the folders of processes that died while they encoded. */
+export function removeDeadInstancesVideoFolders(): string[] {
+  return removeDeadOwnersProfiles(tmpdir(), FOLDER_PREFIX);
+}
+
+/** Added to the service's own nice value for ffmpeg. */
+export const ENCODER_NICENESS = 10;
+
+/**
+ * ffmpeg runs through util-linux's `setpriv` (Essential in Debian, and what starts Chromium too) and
+ * coreutils' `nice`, which then exec it under the same pid:
+ * - `--pdeathsig KILL`: the kernel kills ffmpeg when the thread that forked it ends. Node's spawn forks
+ *   on the event-loop thread, which lives as long as the process, so ffmpeg ends with the service
+ *   even on SIGKILL, instead of encoding on until it notices that its input has closed (issue #48).
+ * - `nice -n 10`: encoding yields the CPU to the captures of every organization (Chromium runs at the
+ *   service's priority). Set before ffmpeg starts, so that every thread it creates inherits it
+ *   (a nice value is per thread on Linux: os.setPriority after the spawn would miss threads already made).
+ */
+function encoderCommand(ffmpegPath: string, args: string[]): [string, string[]] {
+  return ['setpriv', ['--pdeathsig', 'KILL', '--', 'nice', '-n', String(ENCODER_NICENESS), ffmpegPath, ...args]];
+}
 
 export interface VideoEncoderSettings {
   format: VideoFormat;
@@ -91,12 +122,13 @@ export class VideoEncoder {
 
   static async start(settings: VideoEncoderSettings): Promise<VideoEncoder> {
     const full: Required<VideoEncoderSettings> = { maxBytes: VIDEO_LIMITS.maxOutputBytes, ffmpegPath: 'ffmpeg', ...settings };
-    const directory = await mkdtemp(join(tmpdir(), 'daguerre-video-'));
+    const directory = await mkdtemp(join(tmpdir(), `${FOLDER_PREFIX}${ownerTag()}`));
     const output = join(directory, `video.${full.format}`);
     const args = ['-hide_banner', '-loglevel', 'error', '-f', 'image2pipe', '-c:v', 'mjpeg', '-framerate', String(full.fps), '-i', 'pipe:0',
       ...outputArguments(full.format, full.fps), '-threads', '2', '-fs', String(full.maxBytes), '-y', output];
     // No environment of the service's (secrets) reaches the encoder.
-    const child = spawn(full.ffmpegPath, args, { stdio: ['pipe', 'ignore', 'pipe'], env: { PATH: process.env.PATH ?? '/usr/bin:/bin' } });
+    const [command, commandArgs] = encoderCommand(full.ffmpegPath, args);
+    const child = spawn(command, commandArgs, { stdio: ['pipe', 'ignore', 'pipe'], env: { PATH: process.env.PATH ?? '/usr/bin:/bin' } });
     return new VideoEncoder(child, directory, output, full);
   }
 
@@ -157,7 +189,12 @@ export class VideoEncoder {
 
   private encoderFailed(cause?: unknown): ApiError {
     return new ApiError('OPERATION_FAILED', 'The video could not be encoded; nothing was charged', {
-      logDetail: { spawnError: this.spawnError?.message, stderr: this.stderrTail, cause, hint: 'is ffmpeg installed (FFMPEG_PATH)?' },
+      logDetail: {
+        spawnError: this.spawnError?.message,
+        stderr: this.stderrTail,
+        cause,
+        hint: 'are ffmpeg (FFMPEG_PATH), setpriv (util-linux) and nice (coreutils) installed?',
+      },
     });
   }
 }

@@ -1,6 +1,7 @@
 import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
+import type { BatchRepository } from '../store/batch-repository.js';
 import type { JobRecord, JobRepository } from '../store/job-repository.js';
 import { addToQueue } from './capture-jobs.js';
 import type { JobAnnouncer } from './job-announcer.js';
@@ -22,7 +23,8 @@ export interface JobUpkeepOptions {
  * - a job whose queue entry is gone (Redis restarted empty, or its worker died with Redis down) is
  *   queued again from its record (a record whose POST never answered 202 is deleted instead), unless it carried secrets, which are never kept outside Redis: it
  *   then fails, charging nothing, and says to send it again;
- * - webhooks of ended jobs that could not be queued are queued;
+ * - webhooks of ended jobs that could not be queued are queued; after Redis lost its data, job and
+ *   batch webhooks neither delivered nor given up are queued again (batches' by their periodic check);
  * - files and records of jobs past their retention are deleted, as are files no record points to.
  */
 export class JobUpkeep {
@@ -31,7 +33,15 @@ export class JobUpkeep {
   private sweeping: Promise<void> | undefined;
 
   constructor(
-    private readonly deps: { repository: JobRepository; queue: Queue<CaptureJobPayload>; commands: Redis; files: ResultFiles; announcer?: JobAnnouncer; logger: Logger },
+    private readonly deps: {
+      repository: JobRepository;
+      batches?: BatchRepository;
+      queue: Queue<CaptureJobPayload>;
+      commands: Redis;
+      files: ResultFiles;
+      announcer?: JobAnnouncer;
+      logger: Logger;
+    },
     private readonly options: JobUpkeepOptions,
   ) {}
 
@@ -58,14 +68,18 @@ export class JobUpkeep {
   }
 
   private async reconcileOnce(): Promise<void> {
-    const { repository, commands, logger } = this.deps;
-    const wiped = (await commands.set(this.marker, String(Date.now()), 'NX')) === 'OK';
+    const { repository, batches, commands, logger } = this.deps;
+    // The marker is written back only once what a wipe asks for is done: a round cut short (the
+    // database down) leaves it missing, so the next round sees the wipe again (every step is idempotent).
+    const wiped = (await commands.exists(this.marker)) === 0;
     // Webhooks that were in the lost queue are queued again (at least once, under the same webhook-id).
     if (wiped) await repository.requeueUndeliveredWebhooks();
+    if (wiped) await batches?.requeueUndeliveredWebhooks();
     // After a wipe every unfinished job; otherwise those whose worker's lease ended (and old queued ones, rarely lost).
     const candidates = await repository.unattended(wiped ? 0 : this.options.reconcileIntervalMs * 4);
     let requeued = 0;
     for (const job of candidates) if (await this.requeue(job)) requeued += 1;
+    if (wiped) await commands.set(this.marker, String(Date.now()));
     if (requeued > 0) logger.warn({ requeued, wiped }, 'job upkeep: queued again jobs the queue had lost');
     if (this.deps.announcer) for (const job of await repository.webhooksPending()) await this.deps.announcer.announceRecord(job);
   }

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import { ConfigError, type Config } from '../config.js';
 import type { DataLayer } from '../services/data-layer.js';
 import type { CaptureService } from '../services/capture-service.js';
-import { JobRepository } from '../store/job-repository.js';
+import { JobRepository, type WebhookOutcome } from '../store/job-repository.js';
 import { BatchRepository } from '../store/batch-repository.js';
 import { CaptureBatches } from './capture-batches.js';
 import { CaptureJobs } from './capture-jobs.js';
@@ -83,8 +83,9 @@ export function startJobs(
   const jobs = new CaptureJobs(queueConnection, { repository, files, uploader: data.storage, configs: data.storageConfigs }, { prefix, resultTtlSeconds: ttl });
   const webhooks = new WebhookQueue(queueConnection, webhookOptions);
   const announcer = new JobAnnouncer(repository, webhooks, logger);
+  const batchRecords = new BatchRepository(data.db);
   const batches = new CaptureBatches(
-    { jobs, batches: new BatchRepository(data.db), jobRecords: repository, webhooks, announcer, logger },
+    { jobs, batches: batchRecords, jobRecords: repository, webhooks, announcer, logger },
     { checkIntervalMs: config.JOB_LOCK_MS, resultTtlSeconds: ttl },
   );
   announcer.onEnded((jobId) => batches.jobEnded(jobId));
@@ -104,12 +105,28 @@ export function startJobs(
       maxAttempts: config.JOB_MAX_ATTEMPTS,
       resultTtlSeconds: ttl,
     });
-    const onDelivered = (messageId: string) => repository.markWebhookDelivered(messageId.replace(/^msg_/, ''));
-    webhookWorker = new WebhookWorker(webhookConnection, { secretFor: deps.secretFor, policy: data.policy, resolve: data.resolve, logger, onDelivered }, webhookOptions);
+    // The message id says whose webhook it is: msg_batch_<batchId> (capture-batches.ts) or msg_<jobId> (job-announcer.ts).
+    const ended = (outcome: WebhookOutcome) => async (messageId: string) => {
+      const batchId = /^msg_batch_(.+)$/.exec(messageId)?.[1];
+      if (batchId) await batchRecords.markWebhookEnded(batchId, outcome);
+      else await repository.markWebhookEnded(messageId.replace(/^msg_/, ''), outcome);
+    };
+    webhookWorker = new WebhookWorker(
+      webhookConnection,
+      {
+        secretFor: deps.secretFor,
+        policy: data.policy,
+        resolve: data.resolve,
+        logger,
+        onDelivered: ended('delivered'),
+        onGaveUp: ended('gave_up'),
+      },
+      webhookOptions,
+    );
     logger.info({ concurrency, results: files.description }, 'capture worker started');
   }
   const upkeep = new JobUpkeep(
-    { repository, queue: jobs.queue, commands, files, announcer, logger },
+    { repository, batches: batchRecords, queue: jobs.queue, commands, files, announcer, logger },
     { prefix, reconcileIntervalMs: config.JOB_LOCK_MS, sweepIntervalMs: config.RESULT_SWEEP_INTERVAL_MS, resultTtlSeconds: ttl },
   );
   upkeep.start();

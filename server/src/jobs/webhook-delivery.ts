@@ -116,6 +116,8 @@ export class WebhookWorker {
       logger: Logger;
       /** Told when a delivery succeeded (the job's record stops asking for it after a Redis loss). */
       onDelivered?: (messageId: string) => Promise<void>;
+      /** Told when a delivery's last attempt failed: it is not queued again after a Redis loss either. */
+      onGaveUp?: (messageId: string) => Promise<void>;
     },
     private readonly options: WebhookOptions,
   ) {
@@ -128,9 +130,16 @@ export class WebhookWorker {
           options.retryBaseMs * WEBHOOK_RETRY_FACTORS[Math.min(attemptsMade, WEBHOOK_RETRY_FACTORS.length) - 1]!,
       },
     });
-    this.worker.on('failed', (job, error) =>
-      deps.logger.warn({ messageId: job?.id, attempt: job?.attemptsMade, err: error.message }, 'webhook delivery failed'),
-    );
+    this.worker.on('failed', (job, error) => {
+      // BullMQ sets finishedOn only when it moves the job to its failed set: no retry is left.
+      const gaveUp = job?.finishedOn ? job.id : undefined;
+      deps.logger.warn(
+        { messageId: job?.id, attempt: job?.attemptsMade, gaveUp: gaveUp !== undefined, err: error.message },
+        'webhook delivery failed',
+      );
+      if (!gaveUp || !deps.onGaveUp) return;
+      deps.onGaveUp(gaveUp).catch((err: unknown) => deps.logger.warn({ messageId: gaveUp, err }, 'could not record a webhook given up'));
+    });
     this.worker.on('error', (error) => deps.logger.error({ err: error }, 'webhook worker error'));
   }
 

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { affected, type Database } from './database.js';
-import type { JobState } from './job-repository.js';
+import type { JobState, WebhookOutcome } from './job-repository.js';
 
 /** open: items still to end; completed: every item ended; cancelled: cancelled before that. */
 export type BatchState = 'open' | 'completed' | 'cancelled';
@@ -12,6 +12,7 @@ export interface BatchRecord {
   state: BatchState;
   itemCount: number;
   webhookUrl: string | null;
+  /** null without a webhook; pending (to be queued), queued, then delivered or gave_up. */
   webhookState: string | null;
   baseUrl: string;
   createdAt: number;
@@ -149,6 +150,22 @@ export class BatchRepository {
 
   async markWebhookQueued(batchId: string): Promise<void> {
     await this.knex('capture_batches').where({ id: batchId, webhook_state: 'pending' }).update({ webhook_state: 'queued' });
+  }
+
+  /** Delivered or given up: either way it is not queued again after a Redis loss. */
+  async markWebhookEnded(batchId: string, outcome: WebhookOutcome): Promise<void> {
+    await this.knex('capture_batches')
+      .where('id', batchId)
+      .whereIn('webhook_state', ['pending', 'queued'])
+      .update({ webhook_state: outcome });
+  }
+
+  /**
+   * After Redis lost its data: batch webhooks queued but neither delivered nor given up are pending
+   * again, and the periodic check queues them under the same webhook-id (delivery is at least once).
+   */
+  async requeueUndeliveredWebhooks(): Promise<number> {
+    return affected(await this.knex('capture_batches').where('webhook_state', 'queued').update({ webhook_state: 'pending' }));
   }
 
   /** Finished batches older than the retention of their jobs' records: deleted with their items. */

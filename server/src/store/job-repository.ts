@@ -4,6 +4,9 @@ import { affected, type Database } from './database.js';
 
 export type JobState = 'queued' | 'active' | 'succeeded' | 'failed';
 
+/** How a webhook (a job's or a batch's) ended; its `webhook_state` moves pending → queued → one of these. */
+export type WebhookOutcome = 'delivered' | 'gave_up';
+
 /** Where a succeeded job's file lives. */
 export type JobFileLocation =
   | { where: 'results'; key: string }
@@ -303,8 +306,9 @@ export class JobRepository {
     await this.knex('capture_jobs').where({ id: jobId, webhook_state: 'pending' }).update({ webhook_state: 'queued' });
   }
 
-  async markWebhookDelivered(jobId: string): Promise<void> {
-    await this.knex('capture_jobs').where('id', jobId).whereIn('webhook_state', ['pending', 'queued']).update({ webhook_state: 'delivered' });
+  /** Delivered, or given up after its last attempt: either way it is not queued again after a Redis loss. */
+  async markWebhookEnded(jobId: string, outcome: WebhookOutcome): Promise<void> {
+    await this.knex('capture_jobs').where('id', jobId).whereIn('webhook_state', ['pending', 'queued']).update({ webhook_state: outcome });
   }
 
   /**
