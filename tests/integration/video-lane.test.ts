@@ -9,13 +9,14 @@ import { probeVideo } from '../helpers/video.js';
  * two organizations each send three synchronous videos at once, a third sends screenshots. Before,
  * the six videos held every render slot: the third organization's captures all ended 504 after
  * their deadline and the videos themselves 504 after 170 s, uncharged. Now one video records (the
- * instance's VIDEO_CONCURRENCY), the other five are refused at once with 503 and Retry-After
- * (their organization's share is taken, or they could not end within their own deadline), and
+ * instance's VIDEO_CONCURRENCY), the others are refused at once with 503 and Retry-After
+ * (their organization's share is taken, or they could not end within their own deadline) but the
+ * other organization's first, which may wait its turn, and
  * the third organization's screenshots go on in the slots kept for them.
  */
 const TALL_PAGE =
   '<body style="margin:0"><div style="height:8000px;background:linear-gradient(#e63946,#f1faee,#1d3557)"><h1 style="font:60px sans-serif">Video lane</h1></div></body>';
-const VIDEO = { html: TALL_PAGE, format: 'mp4', viewportWidth: '1280', viewportHeight: '720', videoFps: '24', videoDuration: '6' };
+const VIDEO = { html: TALL_PAGE, format: 'mp4', viewportWidth: '640', viewportHeight: '360', videoFps: '24', videoDuration: '6' };
 
 interface Answer {
   status: number;
@@ -74,7 +75,7 @@ describe('videos against the other organizations', () => {
     expect(await usedCredits('a')).toBe(0);
   });
 
-  it('records one video of six at a time, refuses the rest at once with Retry-After, and keeps slots for a third organization', async () => {
+  it('records one video of six at a time, refuses those past their share at once with Retry-After, and keeps slots for a third organization', async () => {
     const videos = (['a', 'a', 'a', 'b', 'b', 'b'] as const).map((org) => capture(org, VIDEO).then((answer) => ({ org, ...answer })));
     // The third organization's screenshots while the videos are sent and recorded, one after another.
     const screenshots: Array<{ status: number; ms: number }> = [];
@@ -92,21 +93,27 @@ describe('videos against the other organizations', () => {
     const answers = await allVideos;
 
     const recorded = answers.filter((answer) => answer.status === 200);
-    const refused = answers.filter((answer) => answer.status === 503);
-    expect(recorded).toHaveLength(1);
-    expect(refused).toHaveLength(5);
+    const refused = answers.filter((answer) => answer.status !== 200);
+    // One video records; the second organization's first either waits for it (when both fit in its
+    // deadline at the speed the instance measures) or is refused. Every other is refused at once:
+    // its organization already has its share (one place) recording or waiting.
+    expect(recorded.length).toBeGreaterThanOrEqual(1);
+    expect(recorded.length).toBeLessThanOrEqual(2);
     for (const answer of refused) {
+      expect(answer.status).toBe(503);
       expect(answer.code).toBe('SERVICE_UNAVAILABLE');
       expect(Number(answer.retryAfter)).toBeGreaterThanOrEqual(1);
-      // Refused up front: every refusal came before the one video was done.
-      expect(answer.at).toBeLessThan(recorded[0]!.at);
     }
-    const video = await probeVideo(recorded[0]!.bytes!, 'mp4');
-    expect([video.width, video.height]).toEqual([1280, 720]);
-    expect(video.frames).toBe(144);
-    // Charged for the one video it recorded (one capture's credits per started 10 s), nothing else.
-    const charged = (await usedCredits('a')) + (await usedCredits('b'));
-    expect(charged).toBe(1);
+    const firstDone = Math.min(...recorded.map((answer) => answer.at));
+    expect(refused.filter((answer) => answer.at < firstDone).length).toBeGreaterThanOrEqual(4);
+    for (const org of ['a', 'b']) expect(recorded.filter((answer) => answer.org === org).length).toBeLessThanOrEqual(1);
+    for (const answer of recorded) {
+      const video = await probeVideo(answer.bytes!, 'mp4');
+      expect([video.width, video.height]).toEqual([640, 360]);
+      expect(video.frames).toBe(144);
+    }
+    // Charged for the videos it recorded (one capture's credits per started 10 s), nothing else.
+    expect((await usedCredits('a')) + (await usedCredits('b'))).toBe(recorded.length);
 
     expect(screenshots.length).toBeGreaterThan(0);
     expect(screenshots.every((shot) => shot.status === 200)).toBe(true);
