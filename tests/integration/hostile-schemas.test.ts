@@ -67,6 +67,11 @@ describe('hostile JSON Schemas against a real service', () => {
   });
 
   const headers = () => ({ 'x-api-key': attacker.apiKey, 'x-openai-api-key': PROVIDER_KEY, 'content-type': 'application/json' });
+  /** 44 bulk items, each with the schema `tagOf(index)` names. */
+  const bulkItems = (tagOf: (index: number) => string) =>
+    Array.from({ length: 44 }, (_, index) => ({ html: PAGE, openaiPrompt: 'Fill the form', openaiSchema: bulkySchema(tagOf(index)) }));
+  const postBulk = (requests: unknown[]) =>
+    fetch(`${service.url}/captures/bulk`, { method: 'POST', headers: headers(), body: JSON.stringify({ requests }) });
 
   it('checks a catastrophic pattern against a chosen answer in linear time, while /health keeps answering', async () => {
     const schema = JSON.stringify({ type: 'object', properties: { a: { type: 'string', pattern: '^(a+)+$' } }, required: ['a'] });
@@ -99,16 +104,8 @@ describe('hostile JSON Schemas against a real service', () => {
     const before = rssMb(service.pid);
     const probe = probeLatency(`${service.url}/health`);
     for (let round = 0; round < 12; round++) {
-      const requests = Array.from({ length: 44 }, (_, index) => ({
-        html: PAGE,
-        openaiPrompt: 'Fill the form',
-        openaiSchema: bulkySchema(`r${round}i${index}`),
-      }));
-      const response = await fetch(`${service.url}/captures/bulk`, {
-        method: 'POST',
-        headers: headers(),
-        body: JSON.stringify({ requests }),
-      });
+      const requests = bulkItems((index) => `r${round}i${index}`);
+      const response = await postBulk(requests);
       expect(response.status).toBe(400);
       const error = ((await response.json()) as ErrorBody).error;
       expect(error.code).toBe('VALIDATION_ERROR');
@@ -126,35 +123,18 @@ describe('hostile JSON Schemas against a real service', () => {
   });
 
   it('refuses the cheap fault of the last item before compiling any schema', async () => {
-    const requests = Array.from({ length: 44 }, (_, index) => ({
-      html: PAGE,
-      openaiPrompt: 'Fill the form',
-      openaiSchema: bulkySchema(`cheap${index % 2}`),
-    }));
+    const requests = bulkItems((index) => `cheap${index % 2}`);
     requests[43] = { ...requests[43]!, url: 'http://169.254.169.254/latest/meta-data/' } as (typeof requests)[number];
     delete (requests[43] as { html?: string }).html;
-    const response = await fetch(`${service.url}/captures/bulk`, {
-      method: 'POST',
-      headers: headers(),
-      body: JSON.stringify({ requests }),
-    });
+    const response = await postBulk(requests);
     expect(response.status).toBe(400);
     const error = ((await response.json()) as ErrorBody).error;
     expect(firstField(error)).toMatch(/^requests\[43\]/);
   });
 
   it('compiles a bulk within the budget off the event loop, each different schema once, and queues it', async () => {
-    const requests = Array.from({ length: 44 }, (_, index) => ({
-      html: PAGE,
-      openaiPrompt: 'Fill the form',
-      openaiSchema: bulkySchema(`ok${index % 2}`),
-    }));
     const probe = probeLatency(`${service.url}/health`);
-    const response = await fetch(`${service.url}/captures/bulk`, {
-      method: 'POST',
-      headers: headers(),
-      body: JSON.stringify({ requests }),
-    });
+    const response = await postBulk(bulkItems((index) => `ok${index % 2}`));
     const health = await probe.stop();
     expect(response.status).toBe(202);
     const batch = (await response.json()) as { data: { batchId: string } };
