@@ -14,7 +14,7 @@ import { ContentFilters } from './capture/content-filters/index.js';
 import { ContextPool } from './capture/context-pool.js';
 import { FairScheduler } from './capture/fair-scheduler.js';
 import { Renderer } from './capture/renderer.js';
-import { VideoLane } from './capture/video-lane.js';
+import { CaptureLanes } from './capture/capture-lanes.js';
 import { removeDeadInstancesVideoFolders } from './capture/video-encoder.js';
 import { mountDashboard } from './dashboard/index.js';
 import { createApp } from './http/app.js';
@@ -178,7 +178,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
         setTimeout(() => { redis.off('ready', done); resolve(); }, 5_000).unref();
       });
     }
-    const videoLane = new VideoLane({ slots: config.VIDEO_CONCURRENCY, maxOrgSharePercent: config.MAX_ORG_SHARE_PERCENT });
+    const lanes = new CaptureLanes({ renderSlots: config.MAX_CONCURRENCY, videoSlots: config.VIDEO_CONCURRENCY, maxOrgSharePercent: config.MAX_ORG_SHARE_PERCENT });
     const captures = new CaptureService(
       {
         renderer,
@@ -191,7 +191,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
         logger,
         checkDestination: (field, url) => assertUrlAllowed(data.policy, data.resolve, field, url),
         contentFilters,
-        videoLane,
+        lanes,
         // Without a limit of the operator's (ORG_MAX_CONCURRENT_CAPTURES 0), only plans that set one are gated:
         // an organization alone filling the instance then gets the queue's own 503, which is what it is.
         concurrency: new ConcurrencyGate(

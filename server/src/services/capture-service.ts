@@ -1,11 +1,10 @@
-import { captureBudgetMs, captureCredits, isContentFormat, isVideoFormat, type CaptureOptions } from '@daguerre/contract';
+import { captureBudgetMs, captureCredits, isContentFormat, type CaptureOptions } from '@daguerre/contract';
 import type { Logger } from 'pino';
 import type { Page } from 'puppeteer-core';
 import { ApiError, errors } from '../errors.js';
 import type { ContentFilters } from '../capture/content-filters/index.js';
 import type { FairScheduler } from '../capture/fair-scheduler.js';
-import { videoShape } from '../capture/video-estimate.js';
-import type { VideoLane } from '../capture/video-lane.js';
+import { CaptureLanes } from '../capture/capture-lanes.js';
 import { ClientGoneError, Renderer } from '../capture/renderer.js';
 import { finishInsight } from '../capture/page-insight.js';
 import { CaptureAnalysis } from './capture-analysis.js';
@@ -48,12 +47,12 @@ export interface CaptureServiceDependencies {
   contentFilters: ContentFilters;
   /** The plans' limits of concurrent captures (issue #27); absent, no limit. */
   concurrency?: ConcurrencyGate;
-  /** Where videos wait for their own places (capture/video-lane.ts); absent, they take render slots like any capture. */
-  videoLane?: VideoLane;
+  /** Where videos and other long captures wait for their own places (capture/capture-lanes.ts); absent, they take render slots like any capture. */
+  lanes?: CaptureLanes;
 }
 
-/** How long an async video may wait for a place in the video lane; its capture deadline starts when it has one. */
-const ASYNC_VIDEO_WAIT_MS = 15 * 60_000;
+/** How long an async video or long capture may wait for a place in its lane; its capture deadline starts when it has one. */
+const ASYNC_LANE_WAIT_MS = 15 * 60_000;
 
 
 /** One capture request on its way through the pipeline. */
@@ -123,13 +122,13 @@ export class CaptureService {
     this.checkDestination = dependencies.checkDestination;
     this.contentFilters = dependencies.contentFilters;
     this.concurrency = dependencies.concurrency;
-    this.videoLane = dependencies.videoLane;
+    this.lanes = dependencies.lanes;
     this.analysis = new CaptureAnalysis(this.ai);
   }
 
   private readonly concurrency: ConcurrencyGate | undefined;
 
-  private readonly videoLane: VideoLane | undefined;
+  private readonly lanes: CaptureLanes | undefined;
 
   private readonly contentFilters: ContentFilters;
 
@@ -272,7 +271,7 @@ export class CaptureService {
   /** The plan's limit of concurrent captures (concurrency-gate.ts): past it a sync capture gets 429 before anything is reserved, a job waits. */
   private withinLimit(job: Job, renderNow: () => Promise<CaptureFile>): Promise<CaptureFile> {
     const { command } = job;
-    const render = () => this.inVideoLane(job, renderNow);
+    const render = () => this.inLane(job, renderNow);
     if (!this.concurrency) return render();
     const budgetMs = captureBudgetMs(this.options.captureTimeoutMs, command.options);
     const limitOf = { organizationId: job.entry.organizationId, planLimit: command.key.fairShare?.maxConcurrentCaptures, wait: command.mode === 'async' };
@@ -283,25 +282,26 @@ export class CaptureService {
   }
 
   /**
-   * A video first takes its place in the video lane (video-lane.ts), before anything is reserved: a
-   * synchronous one the instance cannot finish in time is refused there, uncharged. An async one
-   * may wait up to ASYNC_VIDEO_WAIT_MS, and its capture deadline counts from when its place comes.
+   * A video or another long capture first takes its place in its lane (capture-lanes.ts), before
+   * anything is reserved: a synchronous one the instance cannot finish in time is refused there,
+   * uncharged. An async one may wait up to ASYNC_LANE_WAIT_MS, and its capture deadline counts from
+   * when its place comes.
    */
-  private inVideoLane(job: Job, render: () => Promise<CaptureFile>): Promise<CaptureFile> {
+  private inLane(job: Job, render: () => Promise<CaptureFile>): Promise<CaptureFile> {
     const { command } = job;
-    if (!this.videoLane || !isVideoFormat(command.options.format)) return render();
+    if (!this.lanes || !CaptureLanes.needsLane(command.options)) return render();
     const sync = command.mode !== 'async';
     const budgetMs = captureBudgetMs(this.options.captureTimeoutMs, command.options);
-    const ticket = {
+    const request = {
       organizationId: job.entry.organizationId,
-      shape: videoShape(command.options),
+      options: command.options,
       sync,
-      deadline: sync ? job.started + budgetMs : Date.now() + ASYNC_VIDEO_WAIT_MS,
+      deadline: sync ? job.started + budgetMs : Date.now() + ASYNC_LANE_WAIT_MS,
       signal: command.signal,
       sharePercent: command.key.fairShare?.maxSharePercent ?? null,
     };
-    return this.videoLane
-      .run(ticket, () => {
+    return this.lanes
+      .run(request, () => {
         if (!sync) job.started = Date.now();
         return render();
       })

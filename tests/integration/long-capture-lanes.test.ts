@@ -5,7 +5,7 @@ import { createTestDatabase, type TestDatabase } from '../helpers/databases.js';
 import { probeVideo } from '../helpers/video.js';
 
 /**
- * Videos take their own lane (server/src/capture/video-lane.ts), against a real `daguerre serve`:
+ * Videos and other long captures take their own lanes (server/src/capture/capture-lanes.ts), against a real `daguerre serve`:
  * two organizations each send three synchronous videos at once, a third sends screenshots. Before,
  * the six videos held every render slot: the third organization's captures all ended 504 after
  * their deadline and the videos themselves 504 after 170 s, uncharged. Now one video records (the
@@ -27,7 +27,7 @@ interface Answer {
   bytes?: Uint8Array;
 }
 
-describe('videos against the other organizations', () => {
+describe('videos and long captures against the other organizations', () => {
   let database: TestDatabase;
   let service: ChildService;
   const orgs: Record<'a' | 'b' | 'c', { apiKey: string }> = {} as never;
@@ -71,7 +71,7 @@ describe('videos against the other organizations', () => {
     const answer = await capture('a', { ...VIDEO, viewportWidth: '1920', viewportHeight: '1080', videoFps: '30', videoDuration: '20' });
     expect(answer.status).toBe(503);
     expect(answer.code).toBe('SERVICE_UNAVAILABLE');
-    expect(answer.message).toMatch(/would take about \d+ s to record here .*POST \/captures/);
+    expect(answer.message).toMatch(/This video would take about \d+ s here \(600 frames of 2.1 Mpx.*POST \/captures/);
     expect(await usedCredits('a')).toBe(0);
   });
 
@@ -120,5 +120,32 @@ describe('videos against the other organizations', () => {
     const worst = Math.max(...screenshots.map((shot) => shot.ms));
     const median = screenshots.map((shot) => shot.ms).sort((x, y) => x - y)[Math.floor(screenshots.length / 2)];
     console.log(`third organization during the video flood: ${screenshots.length} screenshots, median ${median} ms, worst ${worst} ms`);
+  });
+
+  it('runs one long delay at a time beside the videos, refuses the rest at once, and a third organization keeps its ordinary latency', async () => {
+    // MAX_CONCURRENCY 3, VIDEO_CONCURRENCY 1: one place for long captures, one slot kept for the rest.
+    const slow = { html: '<h1>slow</h1>', viewportWidth: '400', viewportHeight: '300', delay: '20000' };
+    const before = (await usedCredits('a')) + (await usedCredits('b'));
+    const longOnes = (['a', 'a', 'b', 'b'] as const).map((org) => capture(org, slow));
+    const shots: number[] = [];
+    let done = false;
+    const all = Promise.all(longOnes).finally(() => (done = true));
+    while (!done) {
+      const started = Date.now();
+      expect(
+        (await capture('c', { html: '<h1 style="color:#264653">Third</h1>', viewportWidth: '800', viewportHeight: '600' })).status,
+      ).toBe(200);
+      shots.push(Date.now() - started);
+    }
+    const answers = await all;
+    const ran = answers.filter((answer) => answer.status === 200);
+    expect(ran).toHaveLength(1);
+    for (const answer of answers.filter((answer) => answer.status !== 200)) {
+      expect(answer.status).toBe(503);
+      expect(answer.message).toMatch(/long capture/);
+      expect(answer.at).toBeLessThan(ran[0]!.at);
+    }
+    expect((await usedCredits('a')) + (await usedCredits('b'))).toBe(before + 1);
+    console.log(`third organization during the long delays: ${shots.length} screenshots, worst ${Math.max(...shots)} ms`);
   });
 });
