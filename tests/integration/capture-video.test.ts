@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EASINGS } from '../../server/src/capture/video-scroll.js';
+import { ownerTag } from '../../server/src/capture/profile-owner.js';
 import { DaguerreError } from '../../client/src/index.js';
 import { FixtureServer } from '../helpers/fixture-server.js';
 import { decodeFrames, probeVideo } from '../helpers/video.js';
@@ -58,7 +59,8 @@ async function daguerreError(work: Promise<unknown>): Promise<DaguerreError> {
   return error as DaguerreError;
 }
 
-const leftoverVideoDirectories = async () => (await readdir(tmpdir())).filter((name) => name.startsWith('daguerre-video-'));
+/** This process's encoder folders (named after their owner, video-encoder.ts): other test files record videos beside this one. */
+const leftoverVideoDirectories = async () => (await readdir(tmpdir())).filter((name) => name.startsWith(`daguerre-video-${ownerTag()}`));
 
 describe('scrolling video: mp4, webm, gif (issue #34)', () => {
   let service: TestService;

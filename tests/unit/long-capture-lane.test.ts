@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { CaptureQuerySchema } from '@daguerre/contract';
 import { CaptureLanes } from '../../server/src/capture/capture-lanes.js';
 import { LongCaptureLane, type LaneTicket } from '../../server/src/capture/long-capture-lane.js';
+import { VideoEstimate } from '../../server/src/capture/video-estimate.js';
 import { ApiError } from '../../server/src/errors.js';
 
 /** The lanes' rules with tasks the test ends itself (the real videos: tests/integration/long-capture-lanes.test.ts). */
@@ -136,5 +137,14 @@ describe('long-capture lanes', () => {
     first.end();
     other.end();
     await Promise.all([running, otherRun]);
+  });
+
+  it('expects a video that ran out of its deadline to outlast it next time', () => {
+    const estimate = new VideoEstimate();
+    const shape = { frames: 600, framePixels: 1920 * 1080, durationMs: 20_000 };
+    const budget = 30_000 + 20_000 + 600 * 200;
+    expect(estimate.expectedMs(shape)).toBeLessThan(budget);
+    estimate.learnTooSlow(shape, budget);
+    expect(estimate.expectedMs(shape)).toBeGreaterThan(budget);
   });
 });

@@ -99,8 +99,12 @@ describe('openaiSchema answers', () => {
   });
 
   it('refuses a schema whose patterns fill the engine, and the next schema is checked by a fresh one', async () => {
-    const properties = Object.fromEntries(Array.from({ length: 6 }, (_, i) => [`p${i}`, { type: 'string', pattern: `^[\\p{L}\\p{N}]{1,${50 + i}}$` }]));
-    const refused = await failure(checkAiSchemas('org_a', [{ field: 'openaiSchema', text: JSON.stringify({ type: 'object', properties }) }]));
+    const properties = Object.fromEntries(
+      Array.from({ length: 6 }, (_, i) => [`p${i}`, { type: 'string', pattern: `^[\\p{L}\\p{N}]{1,${50 + i}}$` }]),
+    );
+    const refused = await failure(
+      checkAiSchemas('org_a', [{ field: 'openaiSchema', text: JSON.stringify({ type: 'object', properties }) }]),
+    );
     expect(refused.code).toBe('VALIDATION_ERROR');
     expect(refused.message).toMatch(/more memory than the regular-expression engine has|more than 3 s of work/);
     await expect(checkAiSchemas('org_a', [{ field: 'openaiSchema', text: schema.replace('"n"', '"m"') }])).resolves.toBeUndefined();
@@ -108,10 +112,25 @@ describe('openaiSchema answers', () => {
   });
 
   it('answers AI_RESULT_INVALID for an answer nested deeper than the validator can go', async () => {
-    const tree = JSON.stringify({ type: 'object', properties: { a: { $ref: '#/$defs/n' } }, $defs: { n: { type: 'array', items: { $ref: '#/$defs/n' } } } });
+    const tree = JSON.stringify({
+      type: 'object',
+      properties: { a: { $ref: '#/$defs/n' } },
+      $defs: { n: { type: 'array', items: { $ref: '#/$defs/n' } } },
+    });
     const bad = await failure(parseAiAnswer('org_a', tree, `{"a":${'['.repeat(50_000)}${']'.repeat(50_000)}}`));
     expect(bad.code).toBe('AI_RESULT_INVALID');
     expect(bad.message).toContain('could not be checked');
+  });
+
+  it("checks another organization's schema waiting behind one that was ended for its work", async () => {
+    // The heavy schema's thread is ended (over 3 s, or its engine's heap); the waiting check must get a new one.
+    const properties = Object.fromEntries(
+      Array.from({ length: 300 }, (_, i) => [`p${i}`, { type: 'string', pattern: `^[\\p{L}\\p{N}]{1,${i + 1}}xI$` }]),
+    );
+    const heavy = failure(checkAiSchemas('org_heavy', [{ field: 'openaiSchema', text: JSON.stringify({ type: 'object', properties }) }]));
+    const light = checkAiSchemas('org_light', [{ field: 'openaiSchema', text: schema.replace('"n"', '"k"') }]);
+    expect((await heavy).code).toBe('VALIDATION_ERROR');
+    await expect(light).resolves.toBeUndefined();
   });
 
   it("keeps each request's $id to itself: the same $id twice is no clash, another's $id cannot be referenced", async () => {

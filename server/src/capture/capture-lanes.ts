@@ -1,5 +1,7 @@
 import { isVideoFormat, requestedWaitMs, type CaptureOptions } from '@daguerre/contract';
+import { ApiError } from '../errors.js';
 import { LongCaptureLane } from './long-capture-lane.js';
+import { CaptureTimeoutError } from './stage-guard.js';
 import { VideoEstimate, videoShape } from './video-estimate.js';
 
 /**
@@ -10,6 +12,8 @@ import { VideoEstimate, videoShape } from './video-estimate.js';
 export const LONG_CAPTURE_WAIT_MS = 10_000;
 /** A long capture's time beyond the waits it asks for: loading, rendering, encoding. */
 const LONG_CAPTURE_OVERHEAD_MS = 5_000;
+
+const isTimeout = (error: unknown) => error instanceof CaptureTimeoutError || (error instanceof ApiError && error.status === 504);
 
 export interface CaptureLanesOptions {
   /** MAX_CONCURRENCY. */
@@ -65,9 +69,15 @@ export class CaptureLanes {
       };
       return this.videos.run(ticket, async () => {
         const started = Date.now();
-        const result = await task();
-        this.videoEstimate.learn(shape, Date.now() - started);
-        return result;
+        try {
+          const result = await task();
+          this.videoEstimate.learn(shape, Date.now() - started);
+          return result;
+        } catch (error) {
+          // Out of time while it recorded: it needed more than the whole budget, so the next such video is refused up front.
+          if (isTimeout(error)) this.videoEstimate.learnTooSlow(shape, Date.now() - started);
+          throw error;
+        }
       });
     }
     const waits = requestedWaitMs(options);

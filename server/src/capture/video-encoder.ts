@@ -28,7 +28,7 @@ export function removeDeadInstancesVideoFolders(): string[] {
 }
 
 /** Added to the service's own nice value for ffmpeg. */
-export const ENCODER_NICENESS = 10;
+export const ENCODER_NICENESS = 5;
 
 /**
  * ffmpeg runs through util-linux's `setpriv` (Essential in Debian, and what starts Chromium too) and
@@ -36,7 +36,7 @@ export const ENCODER_NICENESS = 10;
  * - `--pdeathsig KILL`: the kernel kills ffmpeg when the thread that forked it ends. Node's spawn forks
  *   on the event-loop thread, which lives as long as the process, so ffmpeg ends with the service
  *   even on SIGKILL, instead of encoding on until it notices that its input has closed (issue #48).
- * - `nice -n 10`: encoding yields the CPU to the captures of every organization (Chromium runs at the
+ * - `nice -n 5`: encoding yields the CPU to the captures of every organization (Chromium runs at the
  *   service's priority). Set before ffmpeg starts, so that every thread it creates inherits it
  *   (a nice value is per thread on Linux: os.setPriority after the spawn would miss threads already made).
  */

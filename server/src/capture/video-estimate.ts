@@ -50,6 +50,17 @@ export class VideoEstimate {
     this.speed = Math.min(10, Math.max(0.2, (1 - LEARNING_RATE) * this.speed + LEARNING_RATE * observed));
   }
 
+  /**
+   * A recording ran out of its deadline after `elapsedMs`, unfinished: it would have taken longer,
+   * by how much is unknown. The figure goes to a quarter above what it took, so that the same video
+   * is expected to outlast the same deadline and a synchronous one is refused up front, not held
+   * until it times out again.
+   */
+  learnTooSlow(shape: VideoShape, elapsedMs: number): void {
+    const atLeast = (elapsedMs * 1.25 - OVERHEAD_MS) / shape.frames / this.modelFrameMs(shape);
+    this.speed = Math.min(10, Math.max(this.speed, atLeast));
+  }
+
   private frameMs(shape: VideoShape): number {
     return this.speed * this.modelFrameMs(shape);
   }

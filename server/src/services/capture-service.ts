@@ -166,7 +166,10 @@ export class CaptureService {
   async capture(command: CaptureCommand): Promise<CaptureFile> {
     const started = Date.now();
     // The provider key the rule chose (header first), for the AI analysis.
-    const providerKey = await this.precheck(command);
+    const providerKey = await this.precheck(command).catch((error: unknown) => {
+      // A client that left while its schema waited for a thread is the usual departure, not an unexpected error.
+      throw error instanceof ClientGoneError ? this.mapFailure(error) : error;
+    });
     const organizationId = requireOrganization(command.key);
     const { options } = command;
 

@@ -14,14 +14,15 @@ import { packageFile } from '../package-files.js';
  *   others' schemas is never held against a schema;
  * - its organization: one task at a time per organization (a bulk of many schemas waits for its
  *   own turns and cannot fill the pool's queue), in order;
- * - the pool: at most MAX_QUEUED tasks wait; past that the service is busy (SchemaCheckerBusy).
+ * - the pool: at most MAX_QUEUED tasks wait, none longer than SCHEMA_QUEUE_WAIT_MS; past either
+ *   the service is busy (SchemaCheckerBusy: 503 with Retry-After).
  * Compiled schemas live in the task's own Ajv instance and die with it.
  */
 export const SCHEMA_WORK_LIMIT_MS = 3_000;
 export const SCHEMA_HEAP_LIMIT_MB = 64;
 const MAX_QUEUED = 64;
-/** A thread left idle this long ends (the first schema after it pays the thread's start, ~0.1 s). */
-const IDLE_THREAD_MS = 60_000;
+/** The longest a check waits for a thread before the service says it is busy (503, Retry-After). */
+export const SCHEMA_QUEUE_WAIT_MS = 10_000;
 
 export type SchemaTask = { op: 'compile'; schema: string } | { op: 'validate'; schema: string; answer: string };
 export type SchemaOutcome =
@@ -60,10 +61,12 @@ export class SchemaChecker {
   private poolOf(): Piscina {
     this.pool ??= new Piscina({
       filename: packageFile('workers', 'json-schema-check.mjs'),
-      minThreads: 0,
+      // Every thread is kept (made on the first schema, ~20 MB each): piscina starts a thread for the
+      // waiting tasks only when a task arrives or its minimum is short, so with fewer kept, a thread
+      // ended by a check over its limit left the queue waiting for the next schema to come along.
+      minThreads: this.threads,
       maxThreads: this.threads,
       maxQueue: MAX_QUEUED,
-      idleTimeout: IDLE_THREAD_MS,
       resourceLimits: { maxOldGenerationSizeMb: SCHEMA_HEAP_LIMIT_MB, maxYoungGenerationSizeMb: 16 },
     });
     return this.pool;
@@ -77,10 +80,16 @@ export class SchemaChecker {
     signal?.addEventListener('abort', onAbort, { once: true });
     let overran = false;
     let timer: NodeJS.Timeout | undefined;
+    const queued = Date.now();
+    let waitedTooLong = false;
     const watch = () => {
       const started = Number(Atomics.load(startedAt, 0));
-      // Still waiting for a thread: look again shortly.
-      if (started === 0) return void (timer = setTimeout(watch, 50));
+      if (started === 0) {
+        // Still waiting for a thread: look again shortly, up to SCHEMA_QUEUE_WAIT_MS.
+        if (Date.now() - queued < SCHEMA_QUEUE_WAIT_MS) return void (timer = setTimeout(watch, 50));
+        waitedTooLong = true;
+        return controller.abort();
+      }
       const left = started + SCHEMA_WORK_LIMIT_MS - Date.now();
       if (left > 0) return void (timer = setTimeout(watch, left));
       overran = true;
@@ -91,6 +100,7 @@ export class SchemaChecker {
       return (await this.poolOf().run({ ...task, startedAt }, { signal: controller.signal })) as SchemaOutcome;
     } catch (error) {
       if (overran) throw new SchemaWorkExceeded(`more than ${SCHEMA_WORK_LIMIT_MS / 1000} s of work`);
+      if (waitedTooLong) throw new SchemaCheckerBusy(`no thread was free within ${SCHEMA_QUEUE_WAIT_MS / 1000} s`);
       if (signal?.aborted) throw new ClientGoneError();
       const code = (error as { code?: string }).code;
       if (code === 'ERR_WORKER_OUT_OF_MEMORY') throw new SchemaWorkExceeded(`more than ${SCHEMA_HEAP_LIMIT_MB} MB of memory`);
