@@ -58,14 +58,11 @@ export function bulkHandlers(deps: BulkRouteDependencies) {
       }
       const schemas = body.items.flatMap((item, index) => (item.openaiSchema !== undefined ? [{ index, text: item.openaiSchema }] : []));
       checkSchemaBudget(schemas.map(({ index, text }) => ({ field: `requests[${index}].openaiSchema`, text })));
-      const compiled = new Set<string>();
-      for (const { index, text } of schemas) {
-        if (compiled.has(text)) continue;
-        await checkAiSchemas(organizationId, [{ field: 'openaiSchema', text }]).catch((error: unknown) => {
-          throw aboutItem(error, index);
-        });
-        compiled.add(text);
-      }
+      await checkAiSchemas(
+        organizationId,
+        schemas.map(({ text }) => ({ field: 'openaiSchema', text })),
+        { about: (error, at) => aboutItem(error, schemas[at]!.index) },
+      );
       if (body.webhookUrl !== undefined) await deps.checkDestination('webhookUrl', body.webhookUrl);
       // The credit check covers the whole batch; each item is charged when it succeeds.
       const balance = await deps.credits.rollOverIfDue(organizationId).catch((error: unknown) => {

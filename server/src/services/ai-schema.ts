@@ -14,7 +14,7 @@ import { SCHEMA_WORK_LIMIT_MS, SchemaChecker, SchemaCheckerBusy, SchemaWorkExcee
 /** One pool for the process; closed by the runtime on shutdown (it starts again if needed). */
 export const schemaChecker = new SchemaChecker();
 
-/** A schema of a request and the field it came in (`openaiSchema`, `items[3].openaiSchema`). */
+/** A schema of a request and the field it came in (`openaiSchema`, `requests[3].openaiSchema`). */
 export interface SchemaField {
   field: string;
   text: string;
@@ -56,16 +56,29 @@ export function checkSchemaBudget(schemas: SchemaField[]): void {
   }
 }
 
-/** A clean 400 naming the field when a schema cannot be compiled (unknown $ref, wrong keyword types, a pattern RE2 cannot run, too much work). */
-export async function checkAiSchemas(organizationId: string, schemas: SchemaField[], signal?: AbortSignal): Promise<void> {
-  checkSchemaBudget(schemas);
+/**
+ * A clean 400 naming the field when a schema cannot be compiled (unknown $ref, wrong keyword types,
+ * a pattern RE2 cannot run, too much work); each different schema is compiled once. `about` says a
+ * failure of the schema at that place of the list in its request's terms (a bulk names its item).
+ * A request with several schemas runs checkSchemaBudget first; one schema is within it by the contract.
+ */
+export async function checkAiSchemas(
+  organizationId: string,
+  schemas: SchemaField[],
+  options: { signal?: AbortSignal; about?: (error: unknown, at: number) => unknown } = {},
+): Promise<void> {
+  const about = options.about ?? ((error: unknown) => error);
   const compiled = new Set<string>();
-  for (const { field, text } of schemas) {
+  for (const [at, { field, text }] of schemas.entries()) {
     if (compiled.has(text)) continue;
-    const outcome = await runMapped(organizationId, { op: 'compile', schema: text }, signal, (reason) =>
-      invalidSchema(field, text, reason),
-    );
-    if (!outcome.ok) throw invalidSchema(field, text, compileReason(outcome));
+    try {
+      const outcome = await runMapped(organizationId, { op: 'compile', schema: text }, options.signal, (reason) =>
+        invalidSchema(field, text, reason),
+      );
+      if (!outcome.ok) throw invalidSchema(field, text, compileReason(outcome));
+    } catch (error) {
+      throw about(error, at);
+    }
     compiled.add(text);
   }
 }

@@ -145,7 +145,9 @@ export class CaptureService {
   async precheck(command: PrecheckCommand): Promise<string | undefined> {
     const providerKey = await this.cheapChecks(command);
     const { openaiSchema } = command.options;
-    if (openaiSchema !== undefined) await checkAiSchemas(requireOrganization(command.key), [{ field: 'openaiSchema', text: openaiSchema }], command.signal);
+    if (openaiSchema !== undefined) {
+      await checkAiSchemas(requireOrganization(command.key), [{ field: 'openaiSchema', text: openaiSchema }], command.signal ? { signal: command.signal } : {});
+    }
     return providerKey;
   }
 
