@@ -1,7 +1,6 @@
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import knex, { type Knex } from 'knex';
-import { migrationSource } from './migrations.js';
 import { SqliteClient } from './sqlite-driver.js';
 
 /** SQLite's own (blocking) wait for the write lock, each try; the driver's retries wait longer without blocking. */
@@ -124,39 +123,7 @@ export function openDatabase(url: string): Database {
   };
 }
 
-const MIGRATIONS_TABLE = 'daguerre_migrations';
-/** How long a start waits for another process's migrations (a deployment starts its API and workers at once). */
-const MIGRATION_LOCK_WAIT_MS = 120_000;
-
-/** Another process holds the lock, or created knex's own bookkeeping tables a moment before this one. */
-function lostMigrationRace(error: unknown): boolean {
-  const { name, message } = error as Error;
-  return name === 'MigrationLocked' || (message.includes(MIGRATIONS_TABLE) && /already exists/i.test(message));
-}
-
-/**
- * Brings the schema up to date. Processes that start together on one database (docs/deploy.md) race
- * for knex's migration lock: the loser waits for the winner instead of failing, and then finds
- * nothing left to run. A lock left by a process killed mid-migration is named in the error.
- */
-export async function migrate(db: Database, lockWaitMs = MIGRATION_LOCK_WAIT_MS): Promise<void> {
-  const deadline = Date.now() + lockWaitMs;
-  for (;;) {
-    try {
-      await db.knex.migrate.latest({ migrationSource, tableName: MIGRATIONS_TABLE });
-      return;
-    } catch (error) {
-      if (!lostMigrationRace(error)) throw error;
-      if (Date.now() > deadline) {
-        throw new Error(
-          `Another process has held the migration lock for ${Math.round(lockWaitMs / 1000)} s. If no other Daguerre process is migrating this database (one was killed mid-migration), release it: UPDATE ${MIGRATIONS_TABLE}_lock SET is_locked = 0`,
-          { cause: error },
-        );
-      }
-      await new Promise((resolve) => setTimeout(resolve, 250));
-    }
-  }
-}
+export { migrate } from './migrate.js';
 
 /** Affected-row count of an update, the same on both drivers. */
 export function affected(result: unknown): number {
