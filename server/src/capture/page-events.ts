@@ -1,5 +1,6 @@
 import { INSIGHT_LIMITS } from '@daguerre/contract';
 import type { ConsoleMessage, HTTPRequest, HTTPResponse, Page } from 'puppeteer-core';
+import type { ConnectionFailure } from './landing-checks.js';
 
 /**
  * What the page said while it loaded (issue #33, metadata): console errors and uncaught exceptions,
@@ -21,8 +22,12 @@ export interface PageEventRecorder {
 
 const cut = (text: string) => (text.length > MESSAGE_MAX_CHARS ? `${text.slice(0, MESSAGE_MAX_CHARS - 1)}…` : text);
 
-/** Starts listening on the page (before navigation); `stop()` removes the listeners. */
-export function recordPageEvents(page: Page): PageEventRecorder {
+/**
+ * Starts listening on the page (before navigation); `stop()` removes the listeners. Chromium names
+ * every connection the egress proxy could not make ERR_SOCKS_CONNECTION_FAILED; `connectionFailure`
+ * gives the destination's own error where the proxy may name it (landing-checks.ts).
+ */
+export function recordPageEvents(page: Page, connectionFailure?: ConnectionFailure): PageEventRecorder {
   const log: PageEventLog = { consoleErrors: { count: 0, first: [] }, failedRequests: { count: 0, first: [] } };
   const keep = INSIGHT_LIMITS.listedEntries;
   const consoleError = (entry: { message: string; url?: string }) => {
@@ -47,7 +52,8 @@ export function recordPageEvents(page: Page): PageEventRecorder {
   const onPageError = (error: unknown) =>
     consoleError({ message: cut(`Uncaught ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`) });
   const onRequestFailed = (request: HTTPRequest) => {
-    const reason = request.failure()?.errorText ?? 'failed';
+    const failure = request.failure()?.errorText ?? 'failed';
+    const reason = (failure.startsWith('net::ERR_SOCKS_') && connectionFailure?.(request.url())) || failure;
     // Requests the capture itself blocked (blockResources, blockUrls, removeAds) are not the page's failures.
     if (reason === 'net::ERR_BLOCKED_BY_CLIENT') return;
     failed(request, reason);

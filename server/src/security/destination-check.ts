@@ -6,6 +6,8 @@ export class DestinationRefusedError extends Error {
   constructor(
     readonly host: string,
     readonly reason: string,
+    /** The name has no address (as opposed to an address the policy refuses). */
+    readonly unresolved = false,
   ) {
     super(`destination ${host} refused: ${reason}`);
   }
@@ -28,9 +30,9 @@ export async function checkedAddress(policy: AddressPolicy, resolve: Resolver, h
     // An address literal is judged as it is: no resolver is asked about it.
     addresses = isIP(bare) ? [bare] : await resolve(bare);
   } catch (error) {
-    throw new DestinationRefusedError(host, `does not resolve (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+    throw new DestinationRefusedError(host, `does not resolve (${(error as NodeJS.ErrnoException).code ?? 'error'})`, true);
   }
-  if (addresses.length === 0) throw new DestinationRefusedError(host, 'does not resolve');
+  if (addresses.length === 0) throw new DestinationRefusedError(host, 'does not resolve', true);
   const refused = addresses.find((address) => !addressAllowed(policy, address, port));
   if (refused !== undefined) throw new DestinationRefusedError(host, `resolves to non-public address ${refused}`);
   return addresses[0]!;

@@ -29,6 +29,7 @@ const NET_ERROR_OF: Record<string, string> = {
   ETIMEDOUT: 'net::ERR_CONNECTION_TIMED_OUT',
   EHOSTUNREACH: 'net::ERR_ADDRESS_UNREACHABLE',
   ENETUNREACH: 'net::ERR_ADDRESS_UNREACHABLE',
+  ENOTFOUND: 'net::ERR_NAME_NOT_RESOLVED',
 };
 const HOP_BY_HOP = ['proxy-authorization', 'proxy-connection', 'connection', 'keep-alive', 'te', 'trailer', 'transfer-encoding', 'upgrade'];
 
@@ -103,7 +104,15 @@ export class EgressProxy {
     try {
       address = await checkedAddress(this.policy, this.resolve, host, port);
     } catch (error) {
-      throw new SocksRefusal(SOCKS_REPLY.notAllowed, error instanceof Error ? error.message : String(error));
+      const message = error instanceof Error ? error.message : String(error);
+      // With every address allowed, a name that does not resolve reveals nothing internal: it is
+      // the destination's error, named as Chromium names it. Otherwise it answers exactly as a
+      // refused one, so that no page or caller can tell an internal name from a missing one.
+      if (this.policy.allowPrivateNetwork && error instanceof DestinationRefusedError && error.unresolved) {
+        this.noteFailure(host, port, Object.assign(new Error(message), { code: 'ENOTFOUND' }));
+        throw new SocksRefusal(SOCKS_REPLY.hostUnreachable, message);
+      }
+      throw new SocksRefusal(SOCKS_REPLY.notAllowed, message);
     }
     let upstream: Socket;
     try {

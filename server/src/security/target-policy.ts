@@ -31,7 +31,10 @@ export async function assertUrlAllowed(policy: AddressPolicy, resolve: Resolver,
   try {
     await checkedAddress(policy, resolve, bareHost(url.hostname), port);
   } catch (error) {
-    // One answer whether or not the name resolves: otherwise internal names could be enumerated (issue #15).
+    // With every address allowed, a missing name is the target's own error: the capture fails as
+    // the browser meets it, naming the host (docs/security.md). Otherwise one answer whether or not
+    // the name resolves, so that internal names cannot be enumerated.
+    if (error instanceof DestinationRefusedError && error.unresolved && policy.allowPrivateNetwork) return;
     if (error instanceof DestinationRefusedError) throw destinationNotAllowed(field);
     throw error;
   }
