@@ -33,6 +33,7 @@ import { join } from 'node:path';
 import { captureWebsiteOnce, launchRaw, rawCapture, rawScrollCapture, VIEWPORT, type RawBrowser } from './bench/baselines.js';
 import { paintedLazyImages, resourceCheck } from './bench/checks.js';
 import { measureContentFilters } from './bench/content-filters.js';
+import { measureDeadHosts } from './bench/dead-hosts.js';
 import { lazyImagesRequested, startFixtureServer, type FixtureServer } from './bench/fixture-server.js';
 import { measureFullPage } from './bench/full-page.js';
 import { buildFixtures, LAZY_COUNT, REALISTIC_RESOURCES } from './bench/make-fixtures.js';
@@ -229,6 +230,15 @@ async function main(): Promise<number> {
     if (filters.failures > 0) results.meta.notes.push(`content filters: ${filters.failures} failed captures`);
   }
 
+  // A page naming 20 dead hosts, through the egress proxy and on a plain headless shell (its own service).
+  let deadHostsMd = '';
+  if (!SETTINGS.baselinesOnly && !flagEnv('BENCH_NO_DEAD_HOSTS')) {
+    log('dead hosts: a page with 40 images on 20 names that do not resolve');
+    const dead = await measureDeadHosts().catch((e: unknown) => ({ markdown: `dead hosts failed: ${String(e)}`, failures: 1 }));
+    deadHostsMd = `\n## Dead third-party hosts (BENCH_DEAD_N captures each)\n\n${dead.markdown}\n`;
+    if (dead.failures > 0) results.meta.notes.push(`dead hosts: ${dead.failures} failed captures`);
+  }
+
   // Full-page captures of tall pages: time, file size, peak PSS (its own service).
   let fullPageMd = '';
   let fullPageFailed = false;
@@ -252,7 +262,7 @@ async function main(): Promise<number> {
 
   results.meta.loadAvgEnd = round(loadavg()[0] ?? Number.NaN, 2);
   results.rows = buildRows(results);
-  const md = markdown(results) + organizationsMd + filtersMd + fullPageMd + pageSetMd;
+  const md = markdown(results) + organizationsMd + filtersMd + deadHostsMd + fullPageMd + pageSetMd;
   process.stdout.write(`\n${md}\n`);
   await writeFile(join(OUT_DIR, 'results.md'), md);
   await writeFile(join(OUT_DIR, 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
