@@ -1,5 +1,4 @@
 import type { Knex } from 'knex';
-import type { Database } from './database.js';
 import { migrationSource } from './migrations.js';
 
 const MIGRATIONS_TABLE = 'daguerre_migrations';
@@ -46,7 +45,7 @@ async function oneLockRow(knex: Knex): Promise<void> {
  * for knex's migration lock: the loser waits for the winner instead of failing, and then finds
  * nothing left to run. A lock left by a process killed mid-migration is named in the error.
  */
-export async function migrate(db: Database, lockWaitMs = MIGRATION_LOCK_WAIT_MS): Promise<void> {
+export async function migrate(db: { knex: Knex }, lockWaitMs = MIGRATION_LOCK_WAIT_MS): Promise<void> {
   const deadline = Date.now() + lockWaitMs;
   for (;;) {
     try {
