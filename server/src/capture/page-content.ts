@@ -19,8 +19,11 @@ const noContent = (what: string) =>
     `The page has no content to return as ${what}: it shows no text${what === 'text' || what === 'markdown' ? '' : ' and no pictures'}; nothing was charged`,
   );
 
-/** Runs in the page: the DOM as HTML, with absolute link and image URLs and without elements the page hides. */
-function serializeInPage(args: { selector: string | null; dropHidden: boolean }): string | null {
+/**
+ * Runs in the page: the DOM as HTML, with absolute link and image URLs and without elements the
+ * page hides (exported for scripts/bench/content-recall.ts, which feeds the same HTML to each extractor).
+ */
+export function serializeInPage(args: { selector: string | null; dropHidden: boolean }): string | null {
   const source = args.selector ? document.querySelector(args.selector) : document.documentElement;
   if (!source) return null;
   const copy = source.cloneNode(true) as Element;
@@ -108,7 +111,11 @@ export async function captureContent(slot: Slot, options: CaptureOptions): Promi
     const html = (await page.evaluate(serializeInPage, { selector, dropHidden: format === 'markdown' })) ?? '';
     if (format === 'html') text = html;
     else {
-      text = htmlToMarkdown(html).markdown;
+      // An element chosen with clipSelector is converted whole: the caller already chose the content
+      // (and alone it would parse as a document without a body).
+      text = selector
+        ? htmlToMarkdown(`<!DOCTYPE html><html><body>${html}</body></html>`, { extract: false }).markdown
+        : htmlToMarkdown(html, { url: page.url() }).markdown;
       if (!text.trim()) throw noContent(format);
     }
   }
