@@ -42,6 +42,8 @@ export interface CaptureFile {
   waitTimedOut: boolean;
   /** True when fullPageScroll stopped while the page was still growing (`X-Capture-Still-Growing`). */
   stillGrowing: boolean;
+  /** True when the page could not be read in time after its file: the file is whole, the page's reports are not (`X-Capture-Inspection-Timed-Out`). */
+  inspectionTimedOut: boolean;
 }
 
 interface RawClientArgs {
@@ -167,6 +169,7 @@ export function createClient(options: ClientOptions): DaguerreClient {
       truncated: response.headers.get('x-capture-truncated') === 'true',
       waitTimedOut: response.headers.get('x-capture-wait-timed-out') === 'true',
       stillGrowing: response.headers.get('x-capture-still-growing') === 'true',
+      inspectionTimedOut: response.headers.get('x-capture-inspection-timed-out') === 'true',
     };
   }
 

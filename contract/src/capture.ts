@@ -81,7 +81,7 @@ export const captureFields = {
   apiKey: z.string().optional().describe('API key; may instead be sent in header X-API-Key.'),
 
   format: enumParam('format', FORMATS, 'png',
-    'Output format: an image (png, webp, jpeg), pdf, or the page\'s content: html (the DOM after scripts), markdown (the main content, via Readability), text (the visible text) or mhtml (Chromium\'s snapshot archive); or a scrolling video: mp4, webm or gif (videoDuration, videoFps, scrollEasing).'),
+    'Output format: an image (png, webp, jpeg), pdf, or the page\'s content: html (the DOM after scripts), markdown (the main content: Readability\'s article, or Defuddle\'s or the main landmark\'s when Readability\'s is mostly links or much shorter than the page\'s main text), text (the visible text) or mhtml (Chromium\'s snapshot archive); or a scrolling video: mp4, webm or gif (videoDuration, videoFps, scrollEasing).'),
   pdfPageLayout: enumParam('pdfPageLayout', PDF_PAGE_LAYOUTS, 'paginated',
     'paginated: multi-page A4 with margins (pdfFormat, pdfMargin and the other pdf* options change that); single: one continuous page sized to the document height (viewport height when not full page). Ignored unless format is pdf.'),
   ...pdfFields,
@@ -307,7 +307,16 @@ export const PageReportSchema = withOpenApi(
     height: z.number().int().describe('Height in CSS pixels of what was captured (the whole document for fullPage and pdf, also when the image was cut)'),
     truncated: z.boolean().describe('True when the image was cut to the full-page budget (as X-Capture-Truncated)'),
     waitTimedOut: z.boolean().describe('True when waitUntil was not reached within its budget and the page was captured as it was (best attempt; as X-Capture-Wait-Timed-Out)'),
-    stillGrowing: z.boolean().describe('True when fullPageScroll stopped (at fullPageScrollDuration or the full-page height budget) while the page was still growing (as X-Capture-Still-Growing)'),
+    stillGrowing: z
+      .boolean()
+      .describe(
+        'True when fullPageScroll stopped (at fullPageScrollDuration or the full-page height budget) while the page was still growing, or when the page got taller while it was taken (a full page is taken again once first); the quality report\'s stillGrowing finding says the same (as X-Capture-Still-Growing)',
+      ),
+    inspectionTimedOut: z
+      .boolean()
+      .describe(
+        'True when reading the page after its file was taken did not end within the deadline and a short grace: the file is delivered and charged as it was taken, but title is empty, width and height are the viewport\'s, quality holds only the check of the pixels (ok false) and metadata is left out (as X-Capture-Inspection-Timed-Out)',
+      ),
   }),
   { title: 'PageReport' },
 );
@@ -326,7 +335,7 @@ export const CaptureResultSchema = withOpenApi(
       content: z.string().optional().describe('The file as text, for the content formats html, markdown, text and mhtml (instead of imageData)'),
       aiResult: AiResultOrObjectSchema.optional().describe('Present when openaiPrompt was given: {text, model}; with openaiSchema, the answer parsed and validated against the schema'),
       page: PageReportSchema.describe('What the capture saw: target status, final URL, title, captured size, truncation'),
-      metadata: PageMetadataSchema.optional().describe('Present when metadata=true'),
+      metadata: PageMetadataSchema.optional().describe('Present when metadata=true and it was read in time (page.inspectionTimedOut)'),
       quality: CaptureQualitySchema.describe('The capture quality report (also X-Capture-Quality)'),
     }),
   }),

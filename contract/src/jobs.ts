@@ -68,7 +68,7 @@ export const CaptureJobResultSchema = withOpenApi(
       'Present when openaiPrompt was given ({text, model}; with openaiSchema, the parsed answer)',
     ),
     page: PageReportSchema.optional().describe('What the capture saw: target status, final URL, title, captured size, truncation'),
-    metadata: PageMetadataSchema.optional().describe('Present when metadata=true'),
+    metadata: PageMetadataSchema.optional().describe('Present when metadata=true and it was read in time (page.inspectionTimedOut)'),
     quality: CaptureQualitySchema.optional().describe('The capture quality report'),
   }),
   { title: 'CaptureJobResult' },

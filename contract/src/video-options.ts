@@ -51,8 +51,11 @@ export const videoFields = {
 
 export const isVideoFormat = (format: string): format is VideoFormat => (VIDEO_FORMATS as readonly string[]).includes(format);
 
-/** Frames of a video: duration × fps, at least two (the top and the end of the scroll). */
-export const videoFrameCount = (options: { videoDuration: number; videoFps: number }) => Math.max(2, Math.round(options.videoDuration * options.videoFps));
+/**
+ * Frames of a video: duration × fps rounded, at least one. The video lasts frames ÷ fps: exactly
+ * videoDuration whenever videoDuration × videoFps is whole (a 1 s video at 1 fps is one frame, 1 s long).
+ */
+export const videoFrameCount = (options: { videoDuration: number; videoFps: number }) => Math.max(1, Math.round(options.videoDuration * options.videoFps));
 
 /** Credits of a capture: a video costs `perCapture` per started VIDEO_LIMITS.creditSeconds, anything else `perCapture`. */
 export function captureCredits(options: { format: string; videoDuration?: number }, perCapture: number): number {
@@ -71,6 +74,23 @@ export function videoWaitMs(options: { format?: string | undefined; videoDuratio
   return duration * 1000 + videoFrameCount({ videoDuration: duration, videoFps: options.videoFps ?? 24 }) * VIDEO_FRAME_ALLOWANCE_MS;
 }
 export const MAX_VIDEO_WAIT_MS = VIDEO_LIMITS.durationMaxSeconds * 1000 * (1 + (VIDEO_LIMITS.fpsMax * VIDEO_FRAME_ALLOWANCE_MS) / 1000);
+/** The same for the longest video GET and POST /capture take (20 s at 30 fps: 140 s). */
+export const SYNC_VIDEO_MAX_WAIT_MS =
+  VIDEO_LIMITS.syncMaxDurationSeconds * 1000 * (1 + (VIDEO_LIMITS.fpsMax * VIDEO_FRAME_ALLOWANCE_MS) / 1000);
+
+/**
+ * How far a video's recording may run past its capture deadline when its frames come more slowly
+ * than that deadline allows (a busy instance, a heavy page): up to the allowance of the longest video
+ * its route takes, CAPTURE_TIMEOUT_MS + 140 s on /capture and + 420 s on POST /captures, so that
+ * under load a video takes longer rather than being cut (docs/video.md, "Deadlines").
+ */
+export function videoStretchMs(
+  options: { format?: string | undefined; videoDuration?: number; videoFps?: number },
+  async: boolean,
+): number {
+  if (options.format === undefined || !isVideoFormat(options.format)) return 0;
+  return Math.max(0, (async ? MAX_VIDEO_WAIT_MS : SYNC_VIDEO_MAX_WAIT_MS) - videoWaitMs(options));
+}
 
 /** Options that make no sense in a video, with the reason. */
 const NOT_FOR_VIDEO = {

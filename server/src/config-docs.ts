@@ -28,7 +28,7 @@ export const CONFIG_DOCS: Record<keyof Config, { meaning: string; default?: stri
   },
   PAGE_UNRESPONSIVE_TIMEOUT_MS: { meaning: "A page whose main thread does not answer for this long is ended and the capture fails with 504 `PAGE_UNRESPONSIVE`, nothing charged; `0` turns the watchdog off." },
   ORG_MAX_CONCURRENT_CAPTURES: { meaning: 'Default number of captures one organization may have in progress on an instance (a plan may set its own); past it a sync capture gets 429 `CONCURRENCY_LIMIT_EXCEEDED` and an async job waits. `0`: `MAX_CONCURRENCY` + `MAX_QUEUE`.' },
-  CAPTURE_TIMEOUT_MS: { meaning: "Deadline of one capture, queue time included; a request's own `delay`, full-page scroll duration and video length are added." },
+  CAPTURE_TIMEOUT_MS: { meaning: "Deadline of one capture, queue time included; a request's own `delay`, full-page scroll duration and video length are added. On a busy instance a video's recording may go on past that deadline, until `CAPTURE_TIMEOUT_MS` + 140 s (+ 420 s for an async capture): docs/video.md." },
   FULL_PAGE_MAX_HEIGHT_PX: { meaning: 'Tallest `fullPage` or `clipSelector` image in device pixels; past it the image is cut and says `X-Capture-Truncated: true`.' },
   FULL_PAGE_MAX_PIXELS: { meaning: 'Largest `fullPage` or `clipSelector` image in device pixels (width × height); a wide page is cut shorter to stay within it.' },
   BROWSER_RECYCLE_AFTER: { meaning: 'Relaunch Chromium after this many captures.' },

@@ -44,12 +44,12 @@ describe('capture page report: target status, final URL, title, size', () => {
     expect(file.finalUrl).toBe(`${fixtures.url}/landing?from=hops`);
     expect(file.targetStatus).toBe(200);
     const json = await service.client.captureJson({ url: `${fixtures.url}/hop-1`, viewportWidth: 400, viewportHeight: 300 });
-    expect(json.data.page).toEqual({ status: 200, finalUrl: `${fixtures.url}/landing?from=hops`, title: 'Landed', width: 400, height: 300, truncated: false, waitTimedOut: false, stillGrowing: false });
+    expect(json.data.page).toEqual({ status: 200, finalUrl: `${fixtures.url}/landing?from=hops`, title: 'Landed', width: 400, height: 300, truncated: false, waitTimedOut: false, stillGrowing: false, inspectionTimedOut: false });
   });
 
   it('reports the title and the CSS size of the whole document for fullPage, of the element for clipSelector', async () => {
     const full = await service.client.captureJson({ url: `${fixtures.url}/tall`, fullPage: true, viewportWidth: 800, viewportHeight: 600 });
-    expect(full.data.page).toEqual({ status: 200, finalUrl: `${fixtures.url}/tall`, title: 'Tall page', width: 800, height: 3000, truncated: false, waitTimedOut: false, stillGrowing: false });
+    expect(full.data.page).toEqual({ status: 200, finalUrl: `${fixtures.url}/tall`, title: 'Tall page', width: 800, height: 3000, truncated: false, waitTimedOut: false, stillGrowing: false, inspectionTimedOut: false });
     const element = await service.client.captureJson({ url: `${fixtures.url}/box`, clipSelector: '#box', viewportWidth: 800, viewportHeight: 600 });
     expect(element.data.page).toMatchObject({ width: 321, height: 123, truncated: false, waitTimedOut: false, stillGrowing: false });
   });
@@ -62,7 +62,7 @@ describe('capture page report: target status, final URL, title, size', () => {
     expect(response.headers.get('x-final-url')).toBeNull();
     expect(response.headers.get('x-capture-truncated')).toBe('false');
     const json = await service.client.captureJson({ html, viewportWidth: 300, viewportHeight: 200 });
-    expect(json.data.page).toEqual({ status: null, finalUrl: null, title: 'Inline', width: 300, height: 200, truncated: false, waitTimedOut: false, stillGrowing: false });
+    expect(json.data.page).toEqual({ status: null, finalUrl: null, title: 'Inline', width: 300, height: 200, truncated: false, waitTimedOut: false, stillGrowing: false, inspectionTimedOut: false });
   });
 
   it('repeats the first capture report on a cache hit', async () => {

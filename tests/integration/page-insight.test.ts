@@ -42,13 +42,15 @@ function declaredIn(html: string, pageUrl: string) {
   );
   const base = document.querySelector('base[href]')?.getAttribute('href');
   const baseUrl = base ? new URL(base, pageUrl).href : pageUrl;
+  const openGraph = prefixed('og:');
+  const twitter = prefixed('twitter:');
   return {
     title: collapse(document.querySelector('title')?.textContent),
-    description: description?.getAttribute('content')?.trim() || null,
+    description: description?.getAttribute('content')?.trim() || openGraph.description || twitter.description || null,
     canonicalUrl: canonical ? new URL(canonical.getAttribute('href')!.trim(), baseUrl).href : null,
     language: document.documentElement.getAttribute('lang')?.trim() || null,
-    openGraph: prefixed('og:'),
-    twitter: prefixed('twitter:'),
+    openGraph,
+    twitter,
   };
 }
 
@@ -120,10 +122,17 @@ describe('page insight: metadata and content formats', () => {
         site_name: 'Fixture Gazette',
       },
       twitter: { card: 'summary_large_image', site: '@fixturegazette', title: 'Lighthouses (Twitter)' },
+      // Largest first: the touch icon comes before the favicon declared above it.
       icons: [
-        { rel: 'icon', href: `${fixtures.url}/insight/favicon.png`, sizes: '32x32', type: 'image/png' },
         { rel: 'apple-touch-icon', href: `${fixtures.url}/insight/touch-icon.png`, sizes: '180x180', type: null },
+        { rel: 'icon', href: `${fixtures.url}/insight/favicon.png`, sizes: '32x32', type: 'image/png' },
       ],
+      // Its h1; no byline ("By the nineteenth century, …" is a sentence) and no date.
+      articleTitle: 'Lighthouses of the North Sea',
+      author: null,
+      authors: [],
+      publishedAt: null,
+      modifiedAt: null,
       httpStatus: 200,
       redirects: [],
     });
@@ -138,6 +147,62 @@ describe('page insight: metadata and content formats', () => {
     expect(typeof metadata.timings.capture).toBe('number');
     const image = Buffer.from(result.data.imageData!.split(',')[1]!, 'base64');
     expect(metadata.sha256).toBe(createHash('sha256').update(image).digest('hex'));
+  });
+
+  it("reads the article's own title, authors and dates beside document.title, and every icon, largest first", async () => {
+    const metadata = (await json({ url: `${fixtures.url}/insight/article-meta.html`, metadata: true })).data.metadata!;
+    const icon = (name: string, rel = 'icon') => expect.objectContaining({ rel, href: `${fixtures.url}/insight/icons/${name}` });
+    expect(metadata).toMatchObject({
+      title: 'Tide tables, explained | Fixture Gazette',
+      // The article's h1, not the logo's, nor the longer og:title.
+      articleTitle: 'Tide tables, explained',
+      // JSON-LD names (one by reference in the @graph), confirmed by the byline, not the site's meta author
+      // nor the related story's byline; as the markup writes them, not as the CSS upper-cases them.
+      author: 'Ann Lee and Bo Chan',
+      authors: ['Ann Lee', 'Bo Chan'],
+      publishedAt: '2021-03-04T08:30:00.000Z',
+      modifiedAt: '2021-03-05T10:00:00.000Z',
+      // No <meta name=description>: Open Graph's.
+      description: 'Why two high waters a day, and when.',
+      icons: [
+        icon('logo.svg'),
+        icon('512.png'),
+        icon('192.png'),
+        icon('180.png', 'apple-touch-icon'),
+        icon('152.png'),
+        icon('144.png'),
+        icon('128.png'),
+        icon('96.png'),
+        icon('64.png'),
+        icon('48.png'),
+        icon('32.png'),
+        icon('16.png'),
+        icon('legacy.ico', 'shortcut icon'),
+        icon('mask.svg', 'mask-icon'),
+      ],
+    });
+
+    const inline = (
+      await json({
+        html: `<html lang="en-US"><head><title>Harbour lights - Coast Weekly</title><meta property="og:site_name" content="Coast Weekly">
+          <meta name="author" content="Coast Weekly"><meta name="twitter:description" content="From the card"></head>
+          <body><article itemscope itemtype="https://schema.org/Article"><h1 itemprop="headline">Harbour lights</h1>
+          <div class="article-byline" style="text-transform: uppercase">By <span itemprop="author" itemscope itemtype="https://schema.org/Person"><span itemprop="name">Dana Ortiz</span></span>
+          <span class="published">Published Jan 5, 2017 10:00 AM ET</span></div><p>The harbour has two lights.</p></article></body></html>`,
+        metadata: true,
+      })
+    ).data.metadata!;
+    expect(inline).toMatchObject({
+      title: 'Harbour lights - Coast Weekly',
+      articleTitle: 'Harbour lights',
+      author: 'Dana Ortiz',
+      authors: ['Dana Ortiz'],
+      // Eastern time in January: UTC-5.
+      publishedAt: '2017-01-05T15:00:00.000Z',
+      modifiedAt: null,
+      description: 'From the card',
+      icons: [],
+    });
   });
 
   it('has no metadata unless asked, and a compact header form in binary mode', async () => {
@@ -157,8 +222,8 @@ describe('page insight: metadata and content formats', () => {
     expect(cookies.language).toBe('fr');
     const hops = (await json({ url: `${fixtures.url}/insight/hop-1`, metadata: true })).data.metadata!;
     expect(hops.redirects).toEqual([
-      { url: `${fixtures.url}/insight/hop-1`, status: 302 },
-      { url: `${fixtures.url}/insight/hop-2`, status: 301 },
+      { url: `${fixtures.url}/insight/hop-1`, status: 302, via: 'http' },
+      { url: `${fixtures.url}/insight/hop-2`, status: 301, via: 'http' },
     ]);
     expect(hops.httpStatus).toBe(200);
   });

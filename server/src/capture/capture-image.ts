@@ -3,16 +3,10 @@ import type { ElementHandle, Page } from 'puppeteer-core';
 import { ApiError } from '../errors.js';
 import type { Slot } from './context-pool.js';
 import { captureTiles, webpTooLarge, type StitchFormat } from './full-page.js';
-import {
-  DEFAULT_FULL_PAGE_BUDGET,
-  FRAME_LIMIT_PX,
-  JPEG_LIMIT_PX,
-  fitsOneFrame,
-  planFullPage,
-  type FullPageBudget,
-  type FullPagePlan,
-} from './full-page-plan.js';
-import { documentSize } from './page-actions.js';
+import { captureFullPage, markLarge, tooBigForWebp } from './full-page-capture.js';
+import { DEFAULT_FULL_PAGE_BUDGET, FRAME_LIMIT_PX, JPEG_LIMIT_PX, fitsOneFrame, planFullPage, type FullPageBudget } from './full-page-plan.js';
+import { settleLayout } from './full-page-settle.js';
+import type { ImageRequests } from './image-requests.js';
 import { effectiveViewport } from './page-setup.js';
 import type { RenderResult } from './render-result.js';
 
@@ -23,14 +17,16 @@ import type { RenderResult } from './render-result.js';
  */
 export const MAX_OUTPUT_HEIGHT_PX = FRAME_LIMIT_PX;
 export const MAX_OUTPUT_WIDTH_PX = FRAME_LIMIT_PX;
-/** Rendered CSS pixels past which the slot's context is replaced after the capture (4 × a 1080p screen). */
-const LARGE_RENDER_PIXELS = 4 * 1920 * 1080;
+/** Longest wait for an element's late pictures before it is measured, and the time kept after it (as for a full page). */
+const ELEMENT_SETTLE_MAX_MS = 5_000;
+const ELEMENT_CAPTURE_RESERVE_MS = 2_000;
 
 type ImageType = ImageFormat;
 
 interface Shot {
   buffer: Uint8Array;
   truncated: boolean;
+  growth?: RenderResult['growth'];
 }
 
 /** A WebP holds 16 383 px per side and a JPEG 65 500: their budget never goes past that height. */
@@ -40,17 +36,15 @@ const budgetFor = (type: ImageType, budget: FullPageBudget): FullPageBudget => (
   maxHeightPx: Math.min(budget.maxHeightPx, FORMAT_LIMIT_PX[type]),
 });
 
-/** Whether a region of `size` CSS px at `scale` passes WebP's 16 383 px per side. */
-const tooBigForWebp = (size: { width: number; height: number }, scale: number) =>
-  Math.ceil(size.width * scale) > FRAME_LIMIT_PX || Math.ceil(size.height * scale) > FRAME_LIMIT_PX;
-
 /** Captures the page (viewport, full page or one element) as png, jpeg or webp, within the full-page budget. */
 export async function captureImage(
   slot: Slot,
   options: CaptureOptions,
   budget: FullPageBudget = DEFAULT_FULL_PAGE_BUDGET,
-  /** Epoch ms by which a tiled image must be stitched: past it the image is cut (and says so). */
+  /** Epoch ms past which a full page or element waits for nothing more (late pictures, a retake); it is never cut for time. */
   stopBy = Number.POSITIVE_INFINITY,
+  /** The page's picture requests under way, heard since the capture began (image-requests.ts). */
+  images?: ImageRequests,
 ): Promise<RenderResult> {
   const { page } = slot;
   const type = options.format as ImageType;
@@ -66,20 +60,14 @@ export async function captureImage(
     if (!element)
       throw new ApiError('INVALID_INPUT', `clipSelector "${options.clipSelector}" matches no element on the page; nothing was charged`);
     try {
-      shot = await captureElement(slot, element, options.clipSelector, scale, stitch, budgetFor(type, budget), stopBy);
+      await settleLayout(page, images, Math.min(Date.now() + ELEMENT_SETTLE_MAX_MS, stopBy - ELEMENT_CAPTURE_RESERVE_MS));
+      shot = await captureElement(slot, element, options.clipSelector, scale, stitch, budgetFor(type, budget));
     } finally {
       await element.dispose().catch(() => undefined);
     }
   } else if (options.fullPage) {
-    // Fixed and sticky elements are painted where a reader at the top of the page sees them.
-    await scrollToTop(page);
-    const size = await documentSize(page);
-    if (type === 'webp' && tooBigForWebp(size, scale)) throw webpTooLarge(size, scale);
-    const plan = planFullPage(size, scale, budgetFor(type, budget));
-    markLarge(slot, plan);
-    // Past one frame (or the budget) the page is captured in tiles and stitched (full-page.ts).
-    if (fitsOneFrame(plan, scale)) shot = { buffer: await page.screenshot({ ...base, fullPage: true }), truncated: false };
-    else shot = await captureTiles(page, plan, { x: 0, y: 0 }, scale, stitch, stopBy);
+    // Settled, measured, taken (in tiles past one frame) and measured again: full-page-capture.ts.
+    shot = await captureFullPage(slot, { type, scale, budget: budgetFor(type, budget), stitch, base, stopBy, images });
   } else {
     const viewport = effectiveViewport(options);
     // Issue #12: a WebP is never shortened, silently or not: past its limit it is refused.
@@ -98,26 +86,13 @@ export async function captureImage(
       `The browser produced an empty ${type} image; nothing was charged. Try another format or a smaller capture.`,
     );
   }
-  return { buffer: Buffer.from(shot.buffer), mime: MIME_TYPES[type], extension: type === 'jpeg' ? 'jpg' : type, truncated: shot.truncated };
-}
-
-/**
- * Scrolls to the top and keeps it there. A page opened at a #fragment with scroll-behavior: smooth
- * is still gliding towards it after load, and its animation moves the page again after an instant
- * scroll (measured: scrollY 12 right after scrollTo(0)): scrolling is repeated, a frame apart, until
- * the page stays at the top (bounded). Smooth scrolling changes nothing in a still image.
- * (Found and fixed by helper-14's stitching tests.)
- */
-async function scrollToTop(page: Page): Promise<void> {
-  await page.evaluate(async () => {
-    for (const element of [document.documentElement, document.body]) element?.style.setProperty('scroll-behavior', 'auto', 'important');
-    const frame = () => Promise.race([new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))), new Promise((done) => setTimeout(done, 100))]);
-    for (let attempt = 0; attempt < 5; attempt++) {
-      window.scrollTo({ top: 0, left: 0, behavior: 'instant' });
-      await frame();
-      if (window.scrollX === 0 && window.scrollY === 0) return;
-    }
-  });
+  return {
+    buffer: Buffer.from(shot.buffer),
+    mime: MIME_TYPES[type],
+    extension: type === 'jpeg' ? 'jpg' : type,
+    truncated: shot.truncated,
+    ...(shot.growth ? { growth: shot.growth } : {}),
+  };
 }
 
 /**
@@ -131,7 +106,6 @@ async function captureElement(
   scale: number,
   format: StitchFormat,
   budget: FullPageBudget,
-  stopBy: number,
 ): Promise<Shot> {
   const box = await element.evaluate((el) => {
     const rect = el.getBoundingClientRect();
@@ -156,17 +130,5 @@ async function captureElement(
     { x: Math.max(0, Math.floor(box.x)), y: Math.max(0, Math.floor(box.y)) },
     scale,
     format,
-    stopBy,
   );
-}
-
-/**
- * A very large render leaves large buffers in the kept renderer process (PSS drift in npm run
- * bench): the reset gives the context a new renderer, which returns that memory. Replacing the
- * whole context did the same for 0.3 CPU-s more a capture of the bench's 9 600 px page (a new
- * context is about 1 CPU-s); a render cut at the budget still replaces it.
- */
-function markLarge(slot: Slot, plan: FullPagePlan): void {
-  if (plan.truncated) slot.doubtful = true;
-  else if (plan.width * plan.height > LARGE_RENDER_PIXELS) slot.heavy = true;
 }

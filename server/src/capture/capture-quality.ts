@@ -3,6 +3,7 @@ import type { Page } from 'puppeteer-core';
 import { isOneColour } from './blank-image.js';
 import { inspectPage, type PageCheckArgs, type PageFindings } from './quality-page-scan.js';
 import { ApiError } from '../errors.js';
+import { isProtocolTimeout } from './stage-guard.js';
 
 /**
  * The quality report of every capture (issue #33): is the file any good? Five checks, each finding
@@ -14,7 +15,9 @@ import { ApiError } from '../errors.js';
  *   viewport *over other content* (sampled on a grid with elementsFromPoint: an app shell that is
  *   itself fixed, or a fixed background under the content, covers nothing);
  * - fontsFailed: web fonts the page asked for that failed to load (document.fonts, status "error");
- * - stillGrowing: the document got taller between the moment before the capture and after it.
+ * - stillGrowing: the document got taller between the moment before the capture and after it (for a
+ *   full page, between its last measure for the image and after it: full-page-capture.ts), or the
+ *   full-page scroll stopped while it grew; the page report says the same (agreeOnGrowth).
  */
 
 /** Sample grid over the viewport for the overlay check. */
@@ -51,7 +54,7 @@ export interface QualityInput {
   file: CapturedFile | Promise<CapturedFile>;
 }
 
-export type CapturedFile = { buffer: Buffer; mime: string };
+export type CapturedFile = { buffer: Buffer; mime: string; growth?: { heightBefore: number; heightAfter: number } | undefined };
 
 export async function readCaptureQuality(page: Page, { options, probe, file }: QualityInput): Promise<CaptureQuality> {
   const beside = file instanceof Promise;
@@ -64,20 +67,25 @@ export async function readCaptureQuality(page: Page, { options, probe, file }: Q
   const scan = () =>
     page
       .evaluate(inspectPage, { area, listed: LISTED, columns: GRID_COLUMNS, rows: GRID_ROWS, overlayShare: INSIGHT_LIMITS.overlayShare })
-      .catch((): PageFindings => ({
-        height: 0,
-        empty: false,
-        brokenImages: [],
-        brokenImageCount: 0,
-        loadingImageCount: 0,
-        overlays: [],
-        failedFonts: [],
-      }));
-  const [first, oneColour, heightAfter] = await Promise.all([
+      .catch((error: unknown): PageFindings => {
+        // A page too busy to answer in time is a report not made (capture-readers.ts), not a page without findings.
+        if (isProtocolTimeout(error)) throw error;
+        return {
+          height: 0,
+          empty: false,
+          brokenImages: [],
+          brokenImageCount: 0,
+          loadingImageCount: 0,
+          overlays: [],
+          failedFonts: [],
+        };
+      });
+  const [first, oneColour, heightAfter, growth] = await Promise.all([
     scan(),
     taken.then(({ buffer, mime }) => (IMAGE_MIMES.has(mime) ? isOneColour(buffer) : undefined)),
     // Read beside the screenshot, the scan's height may be from before it: the height once the file is taken.
     beside ? taken.then(() => page.evaluate(contentHeight).catch(() => 0)) : 0,
+    taken.then(({ growth }) => growth),
   ]);
   // Read beside the screenshot, an image still arriving may have been painted in time: pictures
   // still loading then are looked at again once the file is taken, as a scan after the capture
@@ -124,8 +132,10 @@ export async function readCaptureQuality(page: Page, { options, probe, file }: Q
       families: found.failedFonts,
     });
   }
-  const height = Math.max(found.height, heightAfter);
-  const { heightBefore } = await probe;
+  // A full page measured itself right before and after its image (it was retaken if it grew between):
+  // the heights the image was taken at, not those of before its late pictures settled.
+  const height = growth ? growth.heightAfter : Math.max(found.height, heightAfter);
+  const heightBefore = growth ? growth.heightBefore : (await probe).heightBefore;
   if (heightBefore !== null && height > heightBefore) {
     findings.push({
       check: 'stillGrowing',
@@ -135,6 +145,27 @@ export async function readCaptureQuality(page: Page, { options, probe, file }: Q
     });
   }
   return { ok: findings.length === 0, findings };
+}
+
+/**
+ * One answer to "was the page still growing?" in the page report (X-Capture-Still-Growing) and the
+ * quality report: the page grew while it was captured (the quality check), or the full-page scroll
+ * stopped while it grew (`scrolledWhileGrowing`, full-page-scroll.ts). Either one makes both say so.
+ */
+export function agreeOnGrowth(
+  quality: CaptureQuality,
+  scrolledWhileGrowing: boolean,
+  height: number,
+): { quality: CaptureQuality; stillGrowing: boolean } {
+  if (quality.findings.some((finding) => finding.check === 'stillGrowing')) return { quality, stillGrowing: true };
+  if (!scrolledWhileGrowing) return { quality, stillGrowing: false };
+  const finding: QualityFinding = {
+    check: 'stillGrowing',
+    message: `The page was still growing when fullPageScroll stopped (at fullPageScrollDuration or the full-page height budget): the capture shows its first ${height} px`,
+    heightBefore: height,
+    heightAfter: height,
+  };
+  return { quality: { ok: false, findings: [...quality.findings, finding] }, stillGrowing: true };
 }
 
 /** failOnBlank: a blank capture is the caller's 422, charged nothing. */

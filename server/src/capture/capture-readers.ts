@@ -1,12 +1,13 @@
 import { IMAGE_FORMATS, type CaptureOptions, type PageReport } from '@daguerre/contract';
-import type { QualityProbe } from './capture-quality.js';
+import { agreeOnGrowth, type QualityProbe } from './capture-quality.js';
 import type { Slot } from './context-pool.js';
 import type { Landing } from './navigation.js';
 import type { PageEventLog } from './page-events.js';
 import { readPageInsight, type PageInsight } from './page-insight.js';
 import { pageReport } from './page-report.js';
 import type { RenderResult } from './render-result.js';
-import { guard, type GuardedRequest } from './stage-guard.js';
+import { NOT_READ, openInspectionWindow, qualityWithoutPage, reportWithoutPage } from './late-inspection.js';
+import type { GuardedRequest } from './stage-guard.js';
 
 /**
  * Whether what is read of the page after its capture can be read while it is taken. A viewport
@@ -31,7 +32,9 @@ export interface CapturedPageInput {
 
 /**
  * The page report and the insight (quality, metadata) of a capture, read side by side: both only
- * read the page. `file` is a promise while it is still being taken; the pixels' checks wait for it.
+ * read the page. `file` is a promise while it is still being taken (bounded by the caller's guard);
+ * the pixels' checks wait for it. Once it is made, a reading that runs late is left out rather than
+ * costing the file (late-inspection.ts).
  */
 export async function readCapturedPage(
   input: CapturedPageInput,
@@ -40,11 +43,28 @@ export async function readCapturedPage(
   const { slot, options, request, landing } = input;
   // Inline html has no HTTP answer of its own (its data: URL's is Chromium's, not a target's).
   const targetResponse = options.html !== undefined ? null : landing.response;
+  const redirects = targetResponse ? landing.redirects : [];
   const flags = { truncated: false, waitTimedOut: landing.waitTimedOut, stillGrowing: input.stillGrowing };
-  const [report, insight, taken] = await Promise.all([
-    guard(pageReport(slot.page, options, landing.response, flags), request, 'capturing'),
-    guard(readPageInsight(slot, options, targetResponse, file, input.probe, input.events), request, 'inspecting the capture'),
-    file,
-  ]);
-  return { report: { ...report, truncated: taken.truncated === true }, insight };
+  const reading = {
+    report: pageReport(slot.page, options, landing.response, { ...flags, inspectionTimedOut: false }),
+    insight: readPageInsight(slot, options, targetResponse, file, input.probe, input.events, redirects),
+  };
+  reading.report.catch(() => undefined);
+  reading.insight.catch(() => undefined);
+  const taken = await file;
+  const window = openInspectionWindow(slot, request);
+  const [report, insight] = await Promise.all([window.within(reading.report), window.within(reading.insight)]);
+  const truncated = taken.truncated === true;
+  if (report === NOT_READ || insight === NOT_READ) {
+    return {
+      report:
+        report === NOT_READ
+          ? reportWithoutPage(slot, options, landing.response, { ...flags, truncated })
+          : { ...report, truncated, inspectionTimedOut: true },
+      insight: insight === NOT_READ ? { quality: await qualityWithoutPage(taken, options) } : insight,
+    };
+  }
+  // The page report and the quality report say the same about a page still growing.
+  const growth = agreeOnGrowth(insight.quality, input.stillGrowing, taken.growth?.heightBefore ?? report.height);
+  return { report: { ...report, truncated, stillGrowing: growth.stillGrowing }, insight: { ...insight, quality: growth.quality } };
 }

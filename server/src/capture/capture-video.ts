@@ -7,6 +7,21 @@ import { prepareScroll, scrollPosition, scrollTo } from './video-scroll.js';
 
 export type VideoSettings = Pick<VideoEncoderSettings, 'ffmpegPath' | 'maxBytes'>;
 
+export interface VideoRequest extends GuardedRequest {
+  /** How far the recording may go on past `deadline` (capture-deadlines.ts); absent: not past it. */
+  recordingDeadline?: number | undefined;
+}
+
+/** The recording's own bounds: up to its recording deadline, which the stages before it never get. */
+export const recordingWindow = <T extends VideoRequest>(request: T): T => ({
+  ...request,
+  deadline: request.recordingDeadline ?? request.deadline,
+});
+
+/** The stage a video's recording times out in (it had until its recording deadline, not the capture's). */
+export const RECORDING_STAGE = 'recording the video';
+export const isRecordingTimeout = (error: unknown) => error instanceof CaptureTimeoutError && error.stage.startsWith(RECORDING_STAGE);
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
@@ -16,20 +31,32 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * (video-encoder.ts). Frames are taken no earlier than their moment in the video, so the page's own
  * animations play at their speed; a slower machine makes the recording slower, never the video
  * shorter: it always has videoDuration × videoFps frames.
+ *
+ * A busy instance makes it slower than its deadline allows: rather than being cut there, with its
+ * work lost, the recording goes on past the deadline while its own pace says that it ends by its
+ * recording deadline, and stops at once when it cannot (docs/video.md, "Deadlines").
  */
-export async function captureVideo(slot: Slot, options: CaptureOptions, request: GuardedRequest, settings: VideoSettings = {}): Promise<RenderResult> {
+export async function captureVideo(slot: Slot, options: CaptureOptions, request: VideoRequest, settings: VideoSettings = {}): Promise<RenderResult> {
   const { page } = slot;
   const fps = options.videoFps;
   const frames = videoFrameCount(options);
   const followBottom = options.scrollToSelector === undefined;
   let distance = await prepareScroll(page, options.scrollToSelector);
-  const encoder = await VideoEncoder.start({ format: options.format as VideoFormat, fps, ...settings });
+  const encoder = await VideoEncoder.start({ format: options.format as VideoFormat, fps, frames, ...settings });
   try {
     const started = Date.now();
     let previous = 0;
+    const limit = request.recordingDeadline ?? request.deadline;
     for (let index = 0; index < frames; index++) {
       if (request.signal.aborted) throw new ClientGoneError();
-      if (Date.now() >= request.deadline) throw new CaptureTimeoutError('recording the video');
+      const now = Date.now();
+      // Each frame at its interval at best; the frames so far say how long the rest will take.
+      const pace = Math.max(1000 / fps, index > 0 ? (now - started) / index : 0);
+      if (now >= request.deadline && now + (frames - index) * pace > limit) {
+        throw new CaptureTimeoutError(
+          `${RECORDING_STAGE}: at ${Math.round(pace)} ms a frame its ${frames - index} frames left would end past its longest allowance`,
+        );
+      }
       const wait = started + (index * 1000) / fps - Date.now();
       if (wait > 0) await sleep(wait);
       // Never backwards, even when the page grew under the scroll.

@@ -1,13 +1,11 @@
 import type { Page } from 'puppeteer-core';
 import sharp from 'sharp';
 import { ApiError } from '../errors.js';
-import { FRAME_LIMIT_PX, type FullPagePlan, type Tile } from './full-page-plan.js';
+import { FRAME_LIMIT_PX, type FullPagePlan } from './full-page-plan.js';
 
 export interface FullPageShot {
   buffer: Buffer;
-  /** The plan as captured: cut short (and truncated) when the deadline came first. */
-  plan: FullPagePlan;
-  /** Whether the region was cut, by the budget or by the deadline. */
+  /** Whether the region was cut to the full-page budget (the plan says so; never for time). */
   truncated: boolean;
 }
 
@@ -17,21 +15,16 @@ export interface StitchFormat {
 }
 
 /**
- * Device pixels per second the stitching is assumed to encode at, to leave it time before the
- * deadline (measured here: a 16 383 × 11 744 jpeg in 2.4 s, so about 80 Mpx/s; a quarter of that
- * for a loaded machine and busier content).
- */
-const STITCH_PIXELS_PER_SECOND = 20_000_000;
-
-/**
  * Captures the planned region (its top-left corner at `origin`, CSS px from the top-left of the
  * document) as PNG tiles, each one Chromium frame, and joins them with sharp (libvips' arrayjoin,
  * which streams the tiles into the output instead of blending each one over a whole canvas), so
  * no single screenshot asks Chromium for a frame past its limit.
  *
- * `stopBy` (epoch ms) is when the stitched image must be ready: tiles that would not leave time
- * to stitch before it are not taken, and the image is cut (truncated) there instead of the
- * capture running into its deadline.
+ * Every planned tile is taken: a busy machine makes the capture slower, never shorter. Stopping
+ * the tiles when the deadline seemed near gave 16 000 px images of a 32 960 px page under load, a
+ * cut that looked like the page; past its deadline a capture now ends in 504 CAPTURE_TIMEOUT
+ * (nothing charged) instead (docs/capture-fidelity.md, "Late pictures and pages that change while
+ * they are taken").
  */
 export async function captureTiles(
   page: Page,
@@ -39,19 +32,11 @@ export async function captureTiles(
   origin: { x: number; y: number },
   scale: number,
   format: StitchFormat,
-  stopBy = Number.POSITIVE_INFINITY,
 ): Promise<FullPageShot> {
   const width = Math.round(plan.width * scale);
   const pngs: Buffer[] = [];
-  const taken: Tile[] = [];
   let height = 0;
-  const started = Date.now();
   for (const tile of plan.tiles) {
-    if (taken.length > 0) {
-      const perTile = (Date.now() - started) / taken.length;
-      const stitchMs = ((width * (height + tile.height * scale)) / STITCH_PIXELS_PER_SECOND) * 1000;
-      if (Date.now() + perTile + stitchMs > stopBy) break;
-    }
     const png = Buffer.from(
       await page.screenshot({
         type: 'png',
@@ -61,7 +46,6 @@ export async function captureTiles(
       }),
     );
     pngs.push(png);
-    taken.push(tile);
     height += (await sharp(png).metadata()).height ?? Math.round(tile.height * scale);
   }
   // arrayjoin makes every cell as tall as the tallest tile: the last, shorter one is padded, so the
@@ -85,9 +69,7 @@ export async function captureTiles(
       : format.type === 'jpeg'
         ? joined.flatten({ background: '#ffffff' }).jpeg({ quality, optimiseCoding: false })
         : joined.webp({ quality });
-  const cut = taken.length < plan.tiles.length;
-  const done = cut ? { ...plan, height: taken.reduce((sum, tile) => sum + tile.height, 0), tiles: taken, truncated: true } : plan;
-  return { buffer: await encoded.toBuffer(), plan: done, truncated: done.truncated };
+  return { buffer: await encoded.toBuffer(), truncated: plan.truncated };
 }
 
 /** WebP cannot hold more than 16 383 px per side: refuse rather than return an empty or cut file. */

@@ -2,27 +2,43 @@ import { requestedWaitMs, type CaptureOptions } from '@daguerre/contract';
 import type { HTTPResponse, Page } from 'puppeteer-core';
 import { ApiError } from '../errors.js';
 import { isContextLost, type NavigationWatch } from './navigation-watch.js';
+import { redirectChain, type RedirectHop } from './redirect-chain.js';
+import { awaitScheduledNavigation, endChain, holdNextDocuments } from './scheduled-navigation.js';
 import { CaptureTimeoutError, guard, type GuardedRequest } from './stage-guard.js';
 
-/** Where the browser ended up: the main document's response and whether its wait condition timed out. */
+/** Where the browser ended up: the main document's response, the hops before it, and whether its wait condition timed out. */
 export interface Landing {
   response: HTTPResponse | null;
+  /** Every address before the final document and how the browser went on from it (redirect-chain.ts). */
+  redirects: RedirectHop[];
   /** The wait condition (waitUntil) was not met within its budget; the page is captured as it is. */
   waitTimedOut: boolean;
 }
 
-/** Most navigations after the first one that are followed (script redirects, consent walls, routers). */
-const MAX_FOLLOWED = 5;
+/** The landing on the watch's current document. */
+export const landingOf = (watch: NavigationWatch, waitTimedOut: boolean): Landing => ({
+  response: watch.response,
+  redirects: redirectChain(watch.documents, watch.response),
+  waitTimedOut,
+});
+
 /**
- * A navigation a script asks for in a load handler is known before page.goto returns (the
- * renderer reports it while the script runs). One asked for by a zero-delay timer set then (or a
- * zero-delay meta refresh) is found by letting the page run its due timers once (`oneTurn`). One
- * that starts later and breaks a step is still followed (renderer.ts starts the steps again).
+ * Most navigations after the first document that are followed (script redirects, refreshes,
+ * consent walls, routers), like a browser's bound on HTTP redirects; past it the page stays where it is.
  */
-const oneTurn = (page: Page) =>
-  page.evaluate(() => new Promise((done) => setTimeout(done, 0))).catch((error: unknown) => {
-    if (!isContextLost(error)) throw error;
-  });
+export const MAX_FOLLOWED = 10;
+
+/**
+ * Whether the chain is at its bound, which it then ends (scheduled-navigation.ts): the documents
+ * after the last one to follow are held from their start, so that a page navigating again at once
+ * stops at the bound rather than some navigations later.
+ */
+async function atBound(page: Page, watch: NavigationWatch): Promise<boolean> {
+  if (watch.followed >= MAX_FOLLOWED - 1) await holdNextDocuments(page, watch);
+  if (watch.followed < MAX_FOLLOWED) return false;
+  await endChain(page, watch);
+  return true;
+}
 /** Time kept after a timed-out wait to look at the page, capture and answer. */
 const MIN_CAPTURE_RESERVE_MS = 1_500;
 const MAX_CAPTURE_RESERVE_MS = 5_000;
@@ -62,6 +78,8 @@ const reached = (state: DocumentReadyState | undefined, waitUntil: CaptureOption
  */
 async function settle(page: Page, watch: NavigationWatch, options: CaptureOptions, until: number): Promise<boolean> {
   for (;;) {
+    // A page that navigates again before each load settles: the chain ends at the bound here too.
+    await atBound(page, watch);
     if (!watch.pending && reached(await readyState(page), options.waitUntil)) break;
     if (Date.now() >= until) return false;
     await watch.next(POLL_MS);
@@ -115,19 +133,26 @@ export async function navigate(page: Page, target: string, options: CaptureOptio
     }
   }
   waitTimedOut = (await follow(page, watch, options, request, replaced ? firstCommit : watch.commits)) || waitTimedOut;
-  return { response: watch.response, waitTimedOut };
+  return landingOf(watch, waitTimedOut);
 }
 
 /**
- * Follows navigations the loaded page starts by itself (at most MAX_FOLLOWED), each waited for
- * like the first one; `since` is the count of commits already waited for. Returns whether a wait ran out of its budget (the page is then taken as it is).
+ * Follows the navigations the loaded page starts by itself, each waited for like the first one:
+ * those under way, and those it has scheduled within the redirect window (scheduled-navigation.ts).
+ * `since` is the count of commits already waited for. At MAX_FOLLOWED the chain ends on the page
+ * reached (endChain). Returns whether a wait ran out of its budget (the page is then taken as it is).
  */
 export async function follow(page: Page, watch: NavigationWatch, options: CaptureOptions, request: GuardedRequest, since = watch.commits): Promise<boolean> {
   let timedOut = false;
   let seen = since;
-  for (let hop = 0; hop < MAX_FOLLOWED; hop++) {
-    if (!watch.pending) await guard(oneTurn(page), request, 'checking for navigations after load');
-    if (!watch.pending && watch.commits === seen) break;
+  // Each turn waits for one document; past the bound only those already on their way are left.
+  for (let turn = 0; turn <= MAX_FOLLOWED + 2; turn++) {
+    const ended = await guard(atBound(page, watch), request, 'checking for navigations after load');
+    if (!watch.pending && watch.commits === seen) {
+      if (ended) break;
+      const waitEnd = Date.now() + waitBudgetMs(request, options);
+      if (!(await guard(awaitScheduledNavigation(page, watch, waitEnd), request, 'checking for navigations after load'))) break;
+    }
     const before = watch.commits;
     const until = Date.now() + waitBudgetMs(request, options);
     if (!(await guard(settle(page, watch, options, until), request, 'loading the page'))) {
@@ -149,7 +174,8 @@ export function unreachable(url: string | undefined, errorText: string | undefin
     // keep the generic name
   }
   const code = errorText && /net::ERR_[A-Z_]+/.exec(errorText)?.[0];
-  return new ApiError('OPERATION_FAILED', `The page could not be loaded: ${host} did not answer (${code ?? 'network error'}); nothing was charged`, {
+  const what = code === 'net::ERR_NAME_NOT_RESOLVED' ? 'does not resolve' : 'did not answer';
+  return new ApiError('OPERATION_FAILED', `The page could not be loaded: ${host} ${what} (${code ?? 'network error'}); nothing was charged`, {
     details: { host, error: code ?? 'network error', ...(url ? { url } : {}) },
     ...(url ? { headers: { 'X-Final-Url': url } } : {}),
   });

@@ -23,10 +23,11 @@ export async function readPageInsight(
   file: CapturedFile | Promise<CapturedFile>,
   probe: QualityProbe | Promise<QualityProbe>,
   events: PageEventLog | undefined,
+  redirects: PageMetadata['redirects'] = [],
 ): Promise<PageInsight> {
   const [quality, metadata] = await Promise.all([
     readCaptureQuality(slot.page, { options, probe, file }),
-    options.metadata && events ? readPageMetadata(slot.page, slot.session, response, events) : Promise.resolve(undefined),
+    options.metadata && events ? readPageMetadata(slot.page, slot.session, response, events, redirects) : Promise.resolve(undefined),
   ]);
   assertNotBlank(quality, options);
   return { quality, ...(metadata ? { metadata } : {}) };

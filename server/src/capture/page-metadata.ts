@@ -1,13 +1,15 @@
 import { INSIGHT_LIMITS, type PageMetadata } from '@daguerre/contract';
 import type { CDPSession, HTTPResponse, Page } from 'puppeteer-core';
+import { articleMetadata, NO_ARTICLE_METADATA } from './article-metadata.js';
+import { readArticleSignals } from './article-signals.js';
 import type { PageEventLog } from './page-events.js';
-import { withoutCredentials } from './page-report.js';
 
 /**
  * The page's metadata (issue #33, `metadata=true`): what its markup declares (title, description,
- * canonical URL, language, OpenGraph, Twitter card, icons), the fonts Chromium actually drew its
- * text with, and the main document's answer (status, headers without cookies, redirects). The
- * timings and the file's sha256 are added by the service, which sees the final file.
+ * canonical URL, language, OpenGraph, Twitter card, icons), the article's own title, authors and
+ * dates (article-metadata.ts), the fonts Chromium actually drew its text with, and the main
+ * document's answer (status, headers without cookies, redirects). The timings and the file's
+ * sha256 are added by the service, which sees the final file.
  */
 export type PageMetadataParts = Omit<PageMetadata, 'timings' | 'sha256'> & {
   /** ms from navigation start to the end of the load event (Navigation Timing), when it ended. */
@@ -43,25 +45,55 @@ function readDeclared(maxIcons: number): DeclaredMetadata {
     }
     return found;
   };
+  const openGraph = prefixed('og:');
+  const twitter = prefixed('twitter:');
   const canonical = document.querySelector<HTMLLinkElement>('link[rel~="canonical" i][href]');
   const icons: DeclaredMetadata['icons'] = [];
+  const seen = new Set<string>();
   for (const link of document.querySelectorAll<HTMLLinkElement>('link[rel][href]')) {
     const rel = link.rel.toLowerCase();
     if (!/(^|\s)(icon|apple-touch-icon|apple-touch-icon-precomposed|mask-icon)(\s|$)/.test(rel)) continue;
-    if (icons.length >= maxIcons) break;
-    icons.push({ rel, href: link.href, sizes: link.getAttribute('sizes'), type: link.getAttribute('type') });
+    // Enough to sort and keep the largest; the same icon declared twice is listed once.
+    if (icons.length >= maxIcons * 4) break;
+    const icon = { rel, href: link.href, sizes: link.getAttribute('sizes'), type: link.getAttribute('type') };
+    const key = JSON.stringify(icon);
+    if (!seen.has(key)) icons.push(icon);
+    seen.add(key);
   }
   const navigation = performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming | undefined;
   return {
     title: document.title,
-    description: meta('meta[name="description" i]'),
+    description: meta('meta[name="description" i]') ?? openGraph.description ?? twitter.description ?? null,
     canonicalUrl: canonical ? canonical.href : null,
     language: document.documentElement.getAttribute('lang')?.trim() || null,
-    openGraph: prefixed('og:'),
-    twitter: prefixed('twitter:'),
+    openGraph,
+    twitter,
     icons,
     loadMs: navigation && navigation.loadEventEnd > 0 ? Math.round(navigation.loadEventEnd) : null,
   };
+}
+
+/** An icon's largest declared side in px: sizes="any" (scalable) is larger than any, no sizes is 0. */
+function declaredSize(sizes: string | null): number {
+  let largest = 0;
+  for (const size of (sizes ?? '').toLowerCase().split(/\s+/)) {
+    if (size === 'any') return Number.POSITIVE_INFINITY;
+    const match = /^(\d+)x(\d+)$/.exec(size);
+    if (match) largest = Math.max(largest, +match[1]!, +match[2]!);
+  }
+  return largest;
+}
+
+/**
+ * Icons largest first by their declared sizes (what a client wants first is the sharpest one),
+ * icons that declare none after the sized ones, page order among equals; at most iconEntries.
+ */
+export function largestIconsFirst(icons: PageMetadata['icons']): PageMetadata['icons'] {
+  return icons
+    .map((icon, index) => ({ icon, index, size: declaredSize(icon.sizes) }))
+    .sort((a, b) => (a.size === b.size ? a.index - b.index : b.size > a.size ? 1 : -1))
+    .slice(0, INSIGHT_LIMITS.iconEntries)
+    .map(({ icon }) => icon);
 }
 
 /**
@@ -139,11 +171,12 @@ export async function readPageMetadata(
   session: CDPSession,
   response: HTTPResponse | null,
   events: PageEventLog,
+  redirects: PageMetadata['redirects'],
 ): Promise<PageMetadataParts> {
   // Metadata never fails a capture: what a page's broken DOM APIs (or CDP) would not give stays empty.
-  const [declared, fonts] = await Promise.all([
+  const [declared, fonts, signals] = await Promise.all([
     page
-      .evaluate(readDeclared, INSIGHT_LIMITS.listedEntries)
+      .evaluate(readDeclared, INSIGHT_LIMITS.iconEntries)
       .catch((): DeclaredMetadata => ({
         title: '',
         description: null,
@@ -155,15 +188,19 @@ export async function readPageMetadata(
         loadMs: null,
       })),
     fontsUsed(session).catch((): PageMetadata['fonts'] => []),
+    readArticleSignals(page),
   ]);
-  const redirects = response
-    ? response
-        .request()
-        .redirectChain()
-        .map((hop) => ({ url: withoutCredentials(hop.url()), status: hop.response()?.status() ?? 0 }))
-    : [];
+  let article = NO_ARTICLE_METADATA;
+  try {
+    article = signals ? articleMetadata(signals) : NO_ARTICLE_METADATA;
+  } catch {
+    // A page's odd markup leaves the article fields empty; it never fails the capture.
+  }
   return {
     ...declared,
+    ...article,
+    authors: article.authors.slice(0, INSIGHT_LIMITS.authorEntries),
+    icons: largestIconsFirst(declared.icons),
     language: declared.language ?? response?.headers()['content-language']?.split(',')[0]?.trim() ?? null,
     fonts,
     httpStatus: response ? response.status() : null,

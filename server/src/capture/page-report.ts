@@ -15,7 +15,7 @@ export async function pageReport(
   page: Page,
   options: CaptureOptions,
   response: HTTPResponse | null,
-  flags: Pick<PageReport, 'truncated' | 'waitTimedOut' | 'stillGrowing'>,
+  flags: Pick<PageReport, 'truncated' | 'waitTimedOut' | 'stillGrowing' | 'inspectionTimedOut'>,
 ): Promise<PageReport> {
   const isUrl = options.html === undefined;
   return {

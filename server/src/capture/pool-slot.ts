@@ -1,5 +1,6 @@
 import type { Browser, BrowserContext, CDPSession, HTTPRequest, Page } from 'puppeteer-core';
 import type { BrowserManager } from './browser-manager.js';
+import { REDIRECT_WINDOW_MS, trackNavigationTimers } from './navigation-timers.js';
 import { pageEventsSession } from './page-events-session.js';
 import { BLANK, park } from './parked-page.js';
 import { ThirdPartyStorageKeys } from './third-party-storage.js';
@@ -88,6 +89,8 @@ async function openPage(slot: Slot): Promise<void> {
     // Commits are what thaws a parked page (parked-page.ts): this session hears them from the start.
     const events = await pageEventsSession(page, session);
     await page.evaluateOnNewDocument(PAGE_GUARDS);
+    // After the guards (which define __name for it): which timers may navigate soon (navigation-timers.ts).
+    await page.evaluateOnNewDocument(trackNavigationTimers, REDIRECT_WINDOW_MS);
     // A new document, so that the guards exist before the first capture (html mode writes into it).
     await page.goto(BLANK, { timeout: 5_000 });
     // A beforeunload prompt is accepted: a page never keeps the next capture from replacing it.

@@ -4,7 +4,7 @@ import { ApiError } from '../errors.js';
 import type { BrowserManager } from './browser-manager.js';
 import { PoolSaturatedError, type ContextPool, type Slot } from './context-pool.js';
 import { captureFile } from './capture-output.js';
-import { captureVideo, type VideoSettings } from './capture-video.js';
+import { captureVideo, RECORDING_STAGE, recordingWindow, type VideoSettings } from './capture-video.js';
 import { probeBeforeCapture } from './capture-quality.js';
 import { assertValidSelectors } from './selector-check.js';
 import { proxySettings } from './proxy-settings.js';
@@ -15,8 +15,9 @@ import { recordPageEvents, type PageEventRecorder } from './page-events.js';
 import type { PageInsight } from './page-insight.js';
 import { readableDuringCapture, readCapturedPage } from './capture-readers.js';
 import { DEFAULT_FULL_PAGE_BUDGET, type FullPageBudget } from './full-page-plan.js';
+import { watchImageRequests, type ImageRequests } from './image-requests.js';
 import { assertLanded, navigationFailure, targetHeaders, type ConnectionFailure, type WasRefused } from './landing-checks.js';
-import { follow, navigate, type Landing } from './navigation.js';
+import { follow, landingOf, navigate, type Landing } from './navigation.js';
 import { isContextLost, NavigationWatch } from './navigation-watch.js';
 import { effectiveViewport, touchAndMobile } from './page-setup.js';
 import { withTargetHeaders } from './target-facts.js';
@@ -24,7 +25,7 @@ import { compactRenderResult } from './png-encoder.js';
 import { depart, type Departure } from './parked-page.js';
 import type { RenderResult } from './render-result.js';
 import { detectProtection } from './protection-detector.js';
-import { CaptureTimeoutError, ClientGoneError, guard, watchPageCrash } from './stage-guard.js';
+import { CaptureTimeoutError, ClientGoneError, guard, isPageGone, watchPageCrash } from './stage-guard.js';
 import { watchResponsiveness } from './responsiveness-watchdog.js';
 import { remainingMs, waitAndClean } from './wait-and-clean.js';
 import type { UpstreamProxy } from '../security/egress-proxy.js';
@@ -38,6 +39,8 @@ export interface RenderRequest {
   organizationId?: string;
   /** Epoch ms by which the capture must be done, queue time included. */
   deadline: number;
+  /** A video's recording may go on past `deadline` while its pace says it ends by this (capture-video.ts). */
+  recordingDeadline?: number;
   /** Aborted when the client goes away. */
   signal: AbortSignal;
   /** Extra request filters (ad blocking, the egress policy). */
@@ -52,6 +55,8 @@ export interface RenderRequest {
   timings?: Record<string, number>;
   /** Set by the renderer once it holds a page: rejects when that page crashes. */
   pageCrash?: Promise<never>;
+  /** Set by the renderer for a full page or an element: the page's picture requests under way (image-requests.ts). */
+  images?: ImageRequests;
 }
 
 /** A finished capture: the file, what the page was (page-report.ts), its quality and metadata (page-insight.ts). */
@@ -67,13 +72,10 @@ export { CaptureTimeoutError, ClientGoneError } from './stage-guard.js';
 /** Times the steps after loading start again when the page navigated under them (a late script redirect). */
 const MAX_RESTARTS = 2;
 
-/** A CDP call that failed because the page's renderer went away. */
-const PAGE_GONE = /Target crashed|Target closed|Session closed/i;
-
 /** Answers that already say why the page ended (the watchdogs): a crash that follows them adds nothing. */
 const PAGE_ENDED_BY_US = new Set(['PAGE_UNRESPONSIVE', 'PAGE_MEMORY_LIMIT']);
 
-/** Time kept between a tiled image's planned end and the deadline, for the answer (and png re-encoding) after it. */
+/** Time kept between a full page's last wait (late pictures, a retake) and the deadline, for the answer (and png re-encoding) after it. */
 const STITCH_RESERVE_MS = 1_500;
 
 /** A loopback listener of the egress proxy that forwards one capture's traffic to the caller's proxy. */
@@ -153,7 +155,9 @@ export class Renderer {
     let events: PageEventRecorder | undefined;
     const crash = watchPageCrash(slot.page, this.options.explainCrash);
     const hang = this.options.unresponsiveTimeoutMs ? watchResponsiveness(slot.page, slot.session, { timeoutMs: this.options.unresponsiveTimeoutMs }) : undefined;
-    request = { ...request, pageCrash: hang ? Promise.race([hang.unresponsive, crash.crashed]) : crash.crashed };
+    // Heard from before navigation: a full page waits for the pictures still arriving (full-page-settle.ts).
+    const images = options.fullPage || options.clipSelector ? watchImageRequests(slot.page) : undefined;
+    request = { ...request, pageCrash: hang ? Promise.race([hang.unresponsive, crash.crashed]) : crash.crashed, ...(images ? { images } : {}) };
     request.pageCrash!.catch(() => undefined);
     try {
       const page = slot.page;
@@ -166,7 +170,7 @@ export class Renderer {
       if (request.beforeNavigate) await guard(request.beforeNavigate(page), request, 'preparing the page');
       mark('setup', started);
       // Console errors and failed requests, for metadata=true (page-events.ts).
-      if (options.metadata) events = recordPageEvents(page);
+      if (options.metadata) events = recordPageEvents(page, this.options.connectionFailure);
 
       started = Date.now();
       watch = new NavigationWatch(page, slot.events);
@@ -185,7 +189,7 @@ export class Renderer {
       // sees it: the crash, and what ended the renderer, say why.
       // A navigation's own "frame detached" is not a crash; only a page that is really gone asks the memory watchdog.
       const explained = error instanceof ApiError && PAGE_ENDED_BY_US.has(error.code);
-      const gone = error instanceof Error && !(error instanceof ApiError) && !isContextLost(error) && PAGE_GONE.test(error.message);
+      const gone = error instanceof Error && !(error instanceof ApiError) && !isContextLost(error) && isPageGone(error);
       const crashed = explained ? undefined : (crash.error() ?? (gone ? this.options.explainCrash?.() : undefined));
       if (crashed) slot.doubtful = true;
       // What was known of the target goes on the error answer too (X-Target-Status, X-Final-Url).
@@ -195,6 +199,7 @@ export class Renderer {
       departure?.stop();
       crash.stop();
       hang?.stop();
+      images?.stop();
       stopFiltering();
       events?.stop();
       await request.cleanup?.().catch(() => (slot.doubtful = true));
@@ -227,8 +232,9 @@ export class Renderer {
 
   /**
    * Everything after loading: protection check, waits and cleaning, capture and report. A page that
-   * navigates meanwhile (a script redirect after load) destroys the document these steps work on:
-   * the new page is then followed and the steps start again on it (at most MAX_RESTARTS times).
+   * navigates meanwhile (a script redirect after load) destroys the document these steps work on, or
+   * leaves the one taken: the new page is then followed and the steps start again on it (at most
+   * MAX_RESTARTS times).
    */
   private async afterLanding(
     slot: Slot,
@@ -243,16 +249,21 @@ export class Renderer {
       const commits = watch.commits;
       try {
         assertLanded(landing, options, watch, this.options);
-        return await this.captureLanded(slot, request, landing, mark, events);
+        const captured = await this.captureLanded(slot, request, landing, mark, events);
+        // A navigation that began while the page was taken (a late script timer) leads to the page to
+        // capture; a video shows it as it happens.
+        const navigatedAway = watch.commits !== commits || watch.pending;
+        if (restart >= MAX_RESTARTS || !navigatedAway || isVideoFormat(options.format)) return captured;
+        captured.compacted.catch(() => undefined);
       } catch (error) {
         const navigatedAway = watch.commits !== commits || watch.pending;
         const stopped = error instanceof CaptureTimeoutError || error instanceof ClientGoneError || error instanceof ApiError;
         if (restart >= MAX_RESTARTS || !(isContextLost(error) || (navigatedAway && !stopped))) throw error;
-        const timedOut = await follow(slot.page, watch, options, request, commits).catch((followError: unknown) => {
-          throw navigationFailure(followError, options, watch, this.options);
-        });
-        landing = { response: watch.response, waitTimedOut: landing.waitTimedOut || timedOut };
       }
+      const timedOut = await follow(slot.page, watch, options, request, commits).catch((followError: unknown) => {
+        throw navigationFailure(followError, options, watch, this.options);
+      });
+      landing = landingOf(watch, landing.waitTimedOut || timedOut);
     }
   }
 
@@ -283,9 +294,17 @@ export class Renderer {
     // Beside the screenshot the probe is awaited by the quality report, which a failed screenshot cuts short.
     if (beside) probing.catch(() => undefined);
     const probe = beside ? probing : await probing;
-    const limits = { fullPageBudget: this.options.fullPageBudget, stopBy: request.deadline - STITCH_RESERVE_MS, pdfTimeoutMs: remainingMs(request, 200) };
-    // A scrolling video is a capture mode of its own: it scrolls the page while ffmpeg encodes (capture-video.ts).
-    const output = guard(isVideoFormat(options.format) ? captureVideo(slot, options, request, this.options.video) : captureFile(slot, options, limits), request, 'capturing');
+    const limits = {
+      fullPageBudget: this.options.fullPageBudget,
+      stopBy: request.deadline - STITCH_RESERVE_MS,
+      images: request.images,
+      pdfTimeoutMs: remainingMs(request, 200),
+    };
+    // A scrolling video is a capture mode of its own: it scrolls the page while ffmpeg encodes, and may record past the deadline (capture-video.ts).
+    const video = isVideoFormat(options.format);
+    const output = video
+      ? guard(captureVideo(slot, options, request, this.options.video), recordingWindow(request), RECORDING_STAGE)
+      : guard(captureFile(slot, options, limits), request, 'capturing');
     const reads = { slot, options, request, landing, probe, stillGrowing: scrolled.stillGrowing, ...(events ? { events: events.log } : {}) };
     const readingBeside = beside ? readCapturedPage(reads, output) : undefined;
     readingBeside?.catch(() => undefined);

@@ -10,6 +10,9 @@ export class CaptureTimeoutError extends Error {
 
 export class ClientGoneError extends Error {}
 
+/** A CDP call that failed because the page's renderer went away (a crash, the responsiveness watchdog). */
+export const isPageGone = (error: unknown) => error instanceof Error && /Target crashed|Target closed|Session closed/i.test(error.message);
+
 /** What a guarded stage needs from its render request. */
 export interface GuardedRequest {
   /** Epoch ms by which the capture must be done. */
@@ -53,6 +56,7 @@ export function watchPageCrash(page: Page, explain?: () => Error | undefined): {
 
 /** A CDP call that ran into puppeteer's protocol timeout: the page is busy, which is a timeout of the stage. */
 const PROTOCOL_TIMEOUT = /timed out\. Increase the 'protocolTimeout'/;
+export const isProtocolTimeout = (error: unknown) => error instanceof Error && PROTOCOL_TIMEOUT.test(error.message);
 
 /**
  * Rejects when the deadline passes, the client leaves or the page crashes, whichever comes first;
@@ -71,7 +75,7 @@ export function guard<T>(work: Promise<T>, request: GuardedRequest, stage: strin
     request.signal.addEventListener('abort', onAbort, { once: true });
   });
   const mapped = work.catch((error: unknown) => {
-    if (error instanceof Error && PROTOCOL_TIMEOUT.test(error.message)) throw new CaptureTimeoutError(stage);
+    if (isProtocolTimeout(error)) throw new CaptureTimeoutError(stage);
     throw error;
   });
   mapped.catch(() => undefined);

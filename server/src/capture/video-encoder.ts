@@ -47,6 +47,8 @@ function encoderCommand(ffmpegPath: string, args: string[]): [string, string[]] 
 export interface VideoEncoderSettings {
   format: VideoFormat;
   fps: number;
+  /** Frames the video will have: a GIF's last frame is shown for what makes its length frames ÷ fps. */
+  frames: number;
   /** Largest output, bytes (VIDEO_LIMITS.maxOutputBytes unless a test asks for less). */
   maxBytes?: number;
   /** The ffmpeg binary (FFMPEG_PATH). */
@@ -68,7 +70,16 @@ const EVEN = 'crop=trunc(iw/2)*2:trunc(ih/2)*2';
  */
 const GIF_FILTER = 'split[a][b];[a]palettegen=stats_mode=single[p];[b][p]paletteuse=new=1:dither=bayer:bayer_scale=4';
 
-function outputArguments(format: VideoFormat, fps: number): string[] {
+/**
+ * A GIF's frame delays are whole centiseconds, each the rounded distance to the next frame; the last
+ * frame has none to measure and ffmpeg repeats the one before (one frame alone: 0.1 s). Its delay is
+ * set to what makes the whole GIF last frames ÷ fps, to the centisecond (1 s at 1 fps: 1 frame, 1.00 s).
+ */
+export function gifFinalDelay(frames: number, fps: number): number {
+  return Math.round((100 * frames) / fps) - Math.round((100 * (frames - 1)) / fps);
+}
+
+function outputArguments(format: VideoFormat, fps: number, frames: number): string[] {
   const rate = String(VIDEO_LIMITS.maxBitrate);
   switch (format) {
     case 'mp4':
@@ -80,7 +91,7 @@ function outputArguments(format: VideoFormat, fps: number): string[] {
       return ['-vf', EVEN, '-c:v', 'libvpx-vp9', '-deadline', 'realtime', '-cpu-used', '8', '-row-mt', '1', '-lag-in-frames', '0', '-crf', '33', '-b:v', rate,
         '-pix_fmt', 'yuv420p', '-r', String(fps), '-f', 'webm'];
     case 'gif':
-      return ['-filter_complex', GIF_FILTER, '-loop', '0', '-f', 'gif'];
+      return ['-filter_complex', GIF_FILTER, '-loop', '0', '-final_delay', String(gifFinalDelay(frames, fps)), '-f', 'gif'];
   }
 }
 
@@ -125,7 +136,7 @@ export class VideoEncoder {
     const directory = await mkdtemp(join(tmpdir(), `${FOLDER_PREFIX}${ownerTag()}`));
     const output = join(directory, `video.${full.format}`);
     const args = ['-hide_banner', '-loglevel', 'error', '-f', 'image2pipe', '-c:v', 'mjpeg', '-framerate', String(full.fps), '-i', 'pipe:0',
-      ...outputArguments(full.format, full.fps), '-threads', '2', '-fs', String(full.maxBytes), '-y', output];
+      ...outputArguments(full.format, full.fps, full.frames), '-threads', '2', '-fs', String(full.maxBytes), '-y', output];
     // No environment of the service's (secrets) reaches the encoder.
     const [command, commandArgs] = encoderCommand(full.ffmpegPath, args);
     const child = spawn(command, commandArgs, { stdio: ['pipe', 'ignore', 'pipe'], env: { PATH: process.env.PATH ?? '/usr/bin:/bin' } });

@@ -10,9 +10,12 @@ export const EASINGS: Record<ScrollEasing, (t: number) => number> = {
   'ease-in-out': (t) => (t < 0.5 ? 4 * t * t * t : 1 - (-2 * t + 2) ** 3 / 2),
 };
 
-/** The scroll position of frame `index` of `frames`: the first at 0, the last at `distance`, never going back. */
+/**
+ * The scroll position of frame `index` of `frames`: the first at 0, the last at `distance`, never
+ * going back. A video of one frame is its first moment: the top.
+ */
 export function scrollPosition(easing: ScrollEasing, index: number, frames: number, distance: number): number {
-  const t = frames <= 1 ? 1 : index / (frames - 1);
+  const t = frames <= 1 ? 0 : index / (frames - 1);
   return Math.round(EASINGS[easing](Math.min(1, Math.max(0, t))) * distance);
 }
 

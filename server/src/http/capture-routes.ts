@@ -34,12 +34,14 @@ function decodeURIComponentSafe(url: string): string {
   }
 }
 
-/** The page report as headers: X-Capture-Truncated, X-Capture-Wait-Timed-Out and X-Capture-Still-Growing always; the target's status and final URL for url captures only. */
+/** The page report as headers: X-Capture-Truncated, X-Capture-Wait-Timed-Out, X-Capture-Still-Growing and X-Capture-Inspection-Timed-Out always; the target's status and final URL for url captures only. */
 export function setPageHeaders(res: Response, page: PageReport): void {
   res.setHeader('X-Capture-Truncated', String(page.truncated));
   // Issue #30: a best-attempt capture (waitUntil not reached in time) and a page still growing when the scroll stopped.
   res.setHeader('X-Capture-Wait-Timed-Out', String(page.waitTimedOut === true));
   res.setHeader('X-Capture-Still-Growing', String(page.stillGrowing === true));
+  // The page could not be read in time after the file (late-inspection.ts): the file is as taken, the reports are not.
+  res.setHeader('X-Capture-Inspection-Timed-Out', String(page.inspectionTimedOut === true));
   if (page.status !== null) res.setHeader('X-Target-Status', String(page.status));
   if (page.finalUrl !== null) res.setHeader('X-Final-Url', headerSafeUrl(page.finalUrl));
 }

@@ -98,6 +98,7 @@ export function insightFromHeaders(file: CaptureFile): CaptureInsight {
     truncated: file.truncated,
     waitTimedOut: file.waitTimedOut,
     stillGrowing: file.stillGrowing,
+    inspectionTimedOut: file.inspectionTimedOut,
   };
   const checks = (headers['x-capture-quality-findings'] ?? '')
     .split(',')

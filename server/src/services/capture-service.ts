@@ -1,4 +1,4 @@
-import { captureBudgetMs, captureCredits, isContentFormat, type CaptureOptions } from '@daguerre/contract';
+import { captureCredits, isContentFormat, type CaptureOptions } from '@daguerre/contract';
 import type { Logger } from 'pino';
 import type { Page } from 'puppeteer-core';
 import { ApiError, errors } from '../errors.js';
@@ -13,12 +13,14 @@ import { captureFailure } from './capture-failures.js';
 import type { CreditRepository, LedgerEntry } from '../store/credit-repository.js';
 import type { StorageConfigRepository } from '../store/storage-config-repository.js';
 import type { AiAnalyzer, AiResult } from './ai-analysis.js';
-import { ResponseCache, type CachedRender, type Flight } from './response-cache.js';
+import { ResponseCache, waitForFlight, type CachedRender } from './response-cache.js';
 import { StorageEncryptionError } from '../security/secret-box.js';
 import type { StorageTarget, StorageUploader } from './storage.js';
 import { requireOrganization } from './usage-service.js';
 import { checkProviderKeyRule } from './provider-key-rule.js';
 import type { ConcurrencyGate } from './concurrency-gate.js';
+import { captureDeadlines } from './capture-deadlines.js';
+import { isRecordingTimeout } from '../capture/capture-video.js';
 import type { CaptureCommand, CaptureFile } from './capture-types.js';
 
 export type { CaptureCommand, CaptureFile } from './capture-types.js';
@@ -54,11 +56,12 @@ export interface CaptureServiceDependencies {
 /** How long an async video or long capture may wait for a place in its lane; its capture deadline starts when it has one. */
 const ASYNC_LANE_WAIT_MS = 15 * 60_000;
 
-
 /** One capture request on its way through the pipeline. */
 interface Job {
   command: CaptureCommand;
   started: number;
+  /** When its lane place came (capture-deadlines.ts). */
+  placed?: number;
   entry: LedgerEntry;
   timings: Record<string, number>;
   analysis?: { prompt: string; providerKey: string; schema?: string };
@@ -74,17 +77,6 @@ interface Delivery {
 
 /** The quality report and metadata of a render, as the answer carries them. */
 const insightOf = (render: CachedRender) => ({ quality: render.quality, ...(render.metadata ? { metadata: render.metadata } : {}) });
-
-/** Waits for another request's render, unless this request's client leaves first. */
-function waitForFlight(flight: Flight, signal: AbortSignal): Promise<CachedRender> {
-  if (signal.aborted) return Promise.reject(new ClientGoneError());
-  let onAbort: (() => void) | undefined;
-  const gone = new Promise<never>((_, reject) => {
-    onAbort = () => reject(new ClientGoneError());
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
-  return Promise.race([flight.promise, gone]).finally(() => signal.removeEventListener('abort', onAbort!));
-}
 
 /**
  * The capture use case: check, look in the cache, reserve credits, render, analyse and upload,
@@ -278,10 +270,10 @@ export class CaptureService {
     const { command } = job;
     const render = () => this.inLane(job, renderNow);
     if (!this.concurrency) return render();
-    const budgetMs = captureBudgetMs(this.options.captureTimeoutMs, command.options);
+    const { budgetMs, page } = this.deadlinesOf(job);
     const limitOf = { organizationId: job.entry.organizationId, planLimit: command.key.fairShare?.maxConcurrentCaptures, wait: command.mode === 'async' };
     // The render's own errors are ApiErrors already (mapped as they are); waiting can end in a timeout or a departed client.
-    return this.concurrency.run({ ...limitOf, deadline: job.started + budgetMs, signal: command.signal }, render).catch((error: unknown) => {
+    return this.concurrency.run({ ...limitOf, deadline: page, signal: command.signal }, render).catch((error: unknown) => {
       throw this.mapFailure(error, budgetMs);
     });
   }
@@ -290,24 +282,25 @@ export class CaptureService {
    * A video or another long capture first takes its place in its lane (capture-lanes.ts), before
    * anything is reserved: a synchronous one the instance cannot finish in time is refused there,
    * uncharged. An async one may wait up to ASYNC_LANE_WAIT_MS, and its capture deadline counts from
-   * when its place comes.
+   * when its place comes. A sync video may wait as long as it can still end by its limit (capture-deadlines.ts).
    */
   private inLane(job: Job, render: () => Promise<CaptureFile>): Promise<CaptureFile> {
     const { command } = job;
     if (!this.lanes || !CaptureLanes.needsLane(command.options)) return render();
     const sync = command.mode !== 'async';
-    const budgetMs = captureBudgetMs(this.options.captureTimeoutMs, command.options);
+    const { budgetMs, limit } = this.deadlinesOf(job);
     const request = {
       organizationId: job.entry.organizationId,
       options: command.options,
       sync,
-      deadline: sync ? job.started + budgetMs : Date.now() + ASYNC_LANE_WAIT_MS,
+      deadline: sync ? limit : Date.now() + ASYNC_LANE_WAIT_MS,
       signal: command.signal,
       sharePercent: command.key.fairShare?.maxSharePercent ?? null,
     };
     return this.lanes
       .run(request, () => {
-        if (!sync) job.started = Date.now();
+        job.placed = Date.now();
+        if (!sync) job.started = job.placed;
         return render();
       })
       .catch((error: unknown) => {
@@ -320,15 +313,16 @@ export class CaptureService {
     const { command, entry, timings } = job;
     const { options, requestId } = command;
     const cost = captureCredits(options, this.options.creditsPerCapture);
+    const deadlines = this.deadlinesOf(job);
     // A database failure is the repository's 503.
-    const reservation = await this.credits.reserve({ ...entry, deadline: job.started + captureBudgetMs(this.options.captureTimeoutMs, options) }, cost);
+    const reservation = await this.credits.reserve({ ...entry, deadline: deadlines.reservation }, cost);
     if (!reservation.reserved) throw errors.insufficientCredits(reservation.remaining, cost);
 
     try {
       // A pdf is analysed from a PNG of the same page; with caching on it is kept for later hits too.
       let analysisPng: Buffer | undefined;
       const wantsPng = (options.format === 'pdf' || isContentFormat(options.format)) && (job.analysis !== undefined || options.cacheEnabled);
-      const deadline = job.started + captureBudgetMs(this.options.captureTimeoutMs, options);
+      const deadline = deadlines.page;
       // Ads and cookie banners go before the analysis PNG is taken, so that it shows the cleaned page too.
       const filters = await this.contentFilters.hooksFor(options, { deadline, timings });
       const afterLoadSteps = [filters?.afterLoad, wantsPng ? async (page: Page) => void (analysisPng = await Renderer.analysisPng(page)) : undefined].filter(
@@ -345,6 +339,7 @@ export class CaptureService {
           options,
           organizationId: requireOrganization(command.key),
           deadline,
+          recordingDeadline: deadlines.limit,
           signal: command.signal,
           timings,
           ...(filters?.requestFilters.length ? { requestFilters: filters.requestFilters } : {}),
@@ -377,7 +372,7 @@ export class CaptureService {
       onCharged?.(render);
       return { requestId, fileName: render.fileName, mime: render.mime, buffer: render.buffer, page: render.page, ...insightOf(render), processingTime, timings, ...delivery };
     } catch (error) {
-      const mapped = this.mapFailure(error, captureBudgetMs(this.options.captureTimeoutMs, options));
+      const mapped = this.mapFailure(error, (isRecordingTimeout(error) ? deadlines.limit : deadlines.page) - job.started);
       await this.credits.release(requestId, mapped.code).catch((releaseError: unknown) =>
         this.logger.error({ err: releaseError, requestId }, 'could not release a reservation; the stale-reservation sweeper will'),
       );
@@ -446,6 +441,11 @@ export class CaptureService {
       timings.storage = Date.now() - started;
     }
     return delivery;
+  }
+
+  private deadlinesOf(job: Job) {
+    const clock = { started: job.started, placed: job.placed, async: job.command.mode === 'async' };
+    return captureDeadlines(this.options.captureTimeoutMs, job.command.options, clock);
   }
 
   private mapFailure(error: unknown, budgetMs = this.options.captureTimeoutMs): ApiError {

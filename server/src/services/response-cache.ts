@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { paginatedPdfSettings, type CaptureOptions, type CaptureQuality, type PageMetadata, type PageReport } from '@daguerre/contract';
 import { LRUCache } from 'lru-cache';
+import { ClientGoneError } from '../capture/stage-guard.js';
 
 /**
  * Options that do not change the rendered file: secrets, how the answer is delivered, the cache
@@ -61,6 +62,17 @@ export interface Flight {
   promise: Promise<CachedRender>;
   resolve(render: CachedRender): void;
   reject(error: unknown): void;
+}
+
+/** Waits for another request's render, unless this request's client leaves first. */
+export function waitForFlight(flight: Flight, signal: AbortSignal): Promise<CachedRender> {
+  if (signal.aborted) return Promise.reject(new ClientGoneError());
+  let onAbort: (() => void) | undefined;
+  const gone = new Promise<never>((_, reject) => {
+    onAbort = () => reject(new ClientGoneError());
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+  return Promise.race([flight.promise, gone]).finally(() => signal.removeEventListener('abort', onAbort!));
 }
 
 /**
