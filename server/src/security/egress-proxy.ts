@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import type { AddressPolicy } from './address-policy.js';
 import { bareHost, checkedAddress, DestinationRefusedError } from './destination-check.js';
 import type { Resolver } from './resolver.js';
+import { RecentDestinations } from './recent-destinations.js';
 import { SOCKS_REPLY, SocksRefusal, startSocks5Server } from './socks5-server.js';
 
 /** Header on every response the proxy refuses itself, so the renderer can tell a refusal from a site's 403. */
@@ -22,15 +23,6 @@ interface Chain {
 }
 
 const CONNECT_TIMEOUT_MS = 10_000;
-/** Node's connection errors as Chromium names them. */
-const NET_ERROR_OF: Record<string, string> = {
-  ECONNREFUSED: 'net::ERR_CONNECTION_REFUSED',
-  ECONNRESET: 'net::ERR_CONNECTION_RESET',
-  ETIMEDOUT: 'net::ERR_CONNECTION_TIMED_OUT',
-  EHOSTUNREACH: 'net::ERR_ADDRESS_UNREACHABLE',
-  ENETUNREACH: 'net::ERR_ADDRESS_UNREACHABLE',
-  ENOTFOUND: 'net::ERR_NAME_NOT_RESOLVED',
-};
 const HOP_BY_HOP = ['proxy-authorization', 'proxy-connection', 'connection', 'keep-alive', 'te', 'trailer', 'transfer-encoding', 'upgrade'];
 
 function basic(username = '', password = ''): string {
@@ -109,7 +101,7 @@ export class EgressProxy {
       // the destination's error, named as Chromium names it. Otherwise it answers exactly as a
       // refused one, so that no page or caller can tell an internal name from a missing one.
       if (this.policy.allowPrivateNetwork && error instanceof DestinationRefusedError && error.unresolved) {
-        this.noteFailure(host, port, Object.assign(new Error(message), { code: 'ENOTFOUND' }));
+        this.recent.noteFailure(host, port, Object.assign(new Error(message), { code: 'ENOTFOUND' }));
         throw new SocksRefusal(SOCKS_REPLY.hostUnreachable, message);
       }
       throw new SocksRefusal(SOCKS_REPLY.notAllowed, message);
@@ -119,7 +111,7 @@ export class EgressProxy {
       upstream = await this.open(address, port);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code === 'ECONNREFUSED' ? SOCKS_REPLY.connectionRefused : SOCKS_REPLY.hostUnreachable;
-      this.noteFailure(host, port, error);
+      this.recent.noteFailure(host, port, error);
       throw new SocksRefusal(code, error instanceof Error ? error.message : String(error));
     }
     this.track(upstream);
@@ -143,45 +135,17 @@ export class EgressProxy {
     };
   }
 
-  /**
-   * Why connections to a destination failed in the last seconds, as Chromium names network errors:
-   * Chromium sees every failed SOCKS connection as net::ERR_SOCKS_CONNECTION_FAILED, and a capture
-   * that ends on its error page names the real one (issue #30).
-   */
-  private readonly recentFailures = new Map<string, { error: string; at: number }>();
-
-  private noteFailure(host: string, port: number, error: unknown): void {
-    const errno = (error as NodeJS.ErrnoException).code;
-    const name = errno ? NET_ERROR_OF[errno] : /timeout/i.test(String(error)) ? 'net::ERR_CONNECTION_TIMED_OUT' : undefined;
-    if (!name) return;
-    this.recentFailures.set(`${bareHost(host)}:${port}`, { error: name, at: Date.now() });
-    if (this.recentFailures.size > 1_000) this.recentFailures.delete(this.recentFailures.keys().next().value!);
-  }
+  /** What happened to destinations in the last seconds (recent-destinations.ts). */
+  private readonly recent = new RecentDestinations();
 
   /** Chromium's name for why a connection to the host:port of `url` failed in the last 30 seconds, if one did. */
   failureOf(url: string): string | undefined {
-    try {
-      const parsed = new URL(url);
-      const failure = this.recentFailures.get(`${bareHost(parsed.hostname)}:${parsed.port || (parsed.protocol === 'https:' ? 443 : 80)}`);
-      return failure && Date.now() - failure.at < 30_000 ? failure.error : undefined;
-    } catch {
-      return undefined;
-    }
+    return this.recent.failureOf(url);
   }
-
-  /** Destinations refused in the last seconds, so a failed HTTPS navigation can be told apart from a dead site. */
-  private readonly recentRefusals = new Map<string, number>();
 
   /** Whether the host:port of `url` was refused by the policy in the last 30 seconds. */
   refusedRecently(url: string): boolean {
-    try {
-      const parsed = new URL(url);
-      const authority = `${bareHost(parsed.hostname)}:${parsed.port || (parsed.protocol === 'https:' ? 443 : 80)}`;
-      const at = this.recentRefusals.get(authority);
-      return at !== undefined && Date.now() - at < 30_000;
-    } catch {
-      return false;
-    }
+    return this.recent.refusedRecently(url);
   }
 
   private refuse(where: string, error: unknown): void {
@@ -195,8 +159,7 @@ export class EgressProxy {
           return { host: authority, port: 80 };
         }
       })();
-      this.recentRefusals.set(`${host}:${port}`, Date.now());
-      if (this.recentRefusals.size > 1_000) this.recentRefusals.delete(this.recentRefusals.keys().next().value!);
+      this.recent.noteRefusal(host, port);
     }
     this.logger.info({ destination: where, reason: error instanceof Error ? error.message : String(error) }, 'egress refused');
   }
