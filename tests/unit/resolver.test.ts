@@ -32,6 +32,7 @@ describe('the network policy resolver', () => {
 
   it('reads /etc/hosts first, as getaddrinfo does: its names resolve as the system resolves them', async () => {
     expect(await hostsFileAddresses('LocalHost')).toContain('127.0.0.1');
+    expect(await hostsFileAddresses('localhost.')).toContain('127.0.0.1');
     expect(await systemResolver('localhost')).toContain('127.0.0.1');
     expect(await hostsFileAddresses(`nowhere-${process.pid}.invalid`)).toBeUndefined();
     await expect(systemResolver(`nowhere-${process.pid}.invalid`)).rejects.toMatchObject({ code: 'ENOTFOUND' });

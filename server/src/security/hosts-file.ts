@@ -42,5 +42,6 @@ export async function hostsFileAddresses(host: string): Promise<string[] | undef
   // Callers at once share one look at the file.
   if (!checked || now - checked.at >= CHECKED_EVERY_MS) checked = { at: now, done: reread() };
   await checked.done;
-  return known?.names.get(host.toLowerCase());
+  // A fully qualified name (its trailing dot) is the same entry, as getaddrinfo reads it.
+  return known?.names.get(host.toLowerCase().replace(/\.$/, ''));
 }
