@@ -184,7 +184,42 @@ export function collectArticleSignals(limits: typeof SIGNAL_LIMITS): ArticleSign
   };
 }
 
+const text = (value: unknown, max: number) => (typeof value === 'string' ? value.slice(0, max) : '');
+const list = <T>(value: unknown, max: number, each: (item: Record<string, unknown>) => T): T[] =>
+  Array.isArray(value) ? value.slice(0, max).map((item) => each(typeof item === 'object' && item !== null ? (item as Record<string, unknown>) : {})) : [];
+
+/**
+ * The page's answer cut to SIGNAL_LIMITS again, here: the collector's own bounds ran on the page's
+ * String and Array prototypes, which the page can replace, and the rules that read these texts
+ * (article-metadata.ts) must never meet a text longer than the bounds they were written for.
+ */
+export function boundSignals(raw: unknown): ArticleSignals {
+  const signals = typeof raw === 'object' && raw !== null ? (raw as Record<string, unknown>) : {};
+  const { metas, jsonLdScripts, jsonLdChars, elements, text: line, headerText } = SIGNAL_LIMITS;
+  const lines = line * 10;
+  return {
+    documentTitle: text(signals.documentTitle, line * 4),
+    host: text(signals.host, 255),
+    language: typeof signals.language === 'string' ? signals.language.slice(0, 64) : null,
+    metas: (Array.isArray(signals.metas) ? signals.metas.slice(0, metas) : []).map((pair): [string, string] =>
+      Array.isArray(pair) ? [text(pair[0], 200), text(pair[1], line)] : ['', ''],
+    ),
+    jsonLd: (Array.isArray(signals.jsonLd) ? signals.jsonLd.slice(0, jsonLdScripts) : []).map((script) => text(script, jsonLdChars)),
+    itemprops: list(signals.itemprops, elements, (item) => ({ prop: text(item.prop, 200), value: text(item.value, line), near: item.near === true })),
+    headerText: text(signals.headerText, headerText),
+    bylines: list(signals.bylines, elements, (item) => ({ hint: text(item.hint, 200), text: text(item.text, lines), near: item.near === true })),
+    byTexts: (Array.isArray(signals.byTexts) ? signals.byTexts.slice(0, elements) : []).map((by) => text(by, line)),
+    times: list(signals.times, elements, (item) => ({
+      hint: text(item.hint, 200),
+      datetime: text(item.datetime, line),
+      text: text(item.text, line),
+      near: item.near === true,
+    })),
+    headings: list(signals.headings, 10, (item) => ({ text: text(item.text, line), inArticle: item.inArticle === true, visible: item.visible === true })),
+  };
+}
+
 /** The signals of the page as it is now; a page whose DOM APIs are broken gives none. */
 export async function readArticleSignals(page: Page): Promise<ArticleSignals | null> {
-  return page.evaluate(collectArticleSignals, SIGNAL_LIMITS).catch(() => null);
+  return page.evaluate(collectArticleSignals, SIGNAL_LIMITS).then(boundSignals, () => null);
 }
