@@ -1,6 +1,7 @@
 import { lookup, Resolver as AresResolver } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import { hostsFileAddresses } from './hosts-file.js';
+import { searchCandidates, systemSearchRules } from './resolv-conf.js';
 
 /** Resolves a host name to all of its addresses. Replaceable in tests (a stub resolver for rebinding). */
 export type Resolver = (host: string) => Promise<string[]>;
@@ -13,7 +14,7 @@ const ANSWERS_KEPT = 2_000;
 const NO_SUCH_NAME = new Set(['ENOTFOUND', 'ENODATA']);
 
 /**
- * The name servers of resolv.conf (its search domains and ndots included), asked through c-ares.
+ * The name servers of resolv.conf, asked through c-ares (its search domains applied here).
  * Not the system's getaddrinfo: glibc sends a name's A and AAAA queries together and waits
  * resolv.conf's timeout, 5 s by default, when one reply is lost (as happens when a page names many
  * hosts at once; https://man7.org/linux/man-pages/man5/resolv.conf.5.html, `single-request`), and
@@ -22,7 +23,8 @@ const NO_SUCH_NAME = new Set(['ENOTFOUND', 'ENODATA']);
  */
 const nameServers = new AresResolver({ timeout: 300, tries: 4 });
 
-async function askNameServers(host: string): Promise<string[]> {
+/** The addresses the name servers give `host` itself; rejects with ENOTFOUND when the answer is final. */
+async function askFor(host: string): Promise<string[]> {
   const [v4, v6] = await Promise.allSettled([nameServers.resolve4(host), nameServers.resolve6(host)]);
   const addresses = [...(v4.status === 'fulfilled' ? v4.value : []), ...(v6.status === 'fulfilled' ? v6.value : [])];
   if (addresses.length > 0) return addresses;
@@ -35,6 +37,23 @@ async function askNameServers(host: string): Promise<string[]> {
   // No name server answered: the system's own way (nsswitch, its resolver) decides.
   const records = await lookup(host, { all: true, verbatim: true });
   return records.map((record) => record.address);
+}
+
+/** The name as asked, then with resolv.conf's search domains when it is a short name (resolv-conf.ts). */
+async function askNameServers(host: string): Promise<string[]> {
+  try {
+    return await askFor(host);
+  } catch (error) {
+    if (!NO_SUCH_NAME.has((error as NodeJS.ErrnoException).code ?? '')) throw error;
+    for (const candidate of searchCandidates(host, systemSearchRules())) {
+      const found = await askFor(candidate).catch((failure: NodeJS.ErrnoException) => {
+        if (NO_SUCH_NAME.has(failure.code ?? '')) return null;
+        throw failure;
+      });
+      if (found) return found;
+    }
+    throw error;
+  }
 }
 
 /**
