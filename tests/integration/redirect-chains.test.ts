@@ -99,6 +99,8 @@ describe('redirect chains after load', () => {
       doc('<title>To metadata</title><meta http-equiv="refresh" content="1; url=http://169.254.169.254/latest/meta-data/">', GREEN),
     );
     // One capture place: every capture runs on the same pooled page, so what one leaves on it shows in the next.
+    // A page whose first script breaks setTimeout: the look for scheduled navigations must not hang on it.
+    fixtures.page('/broken-timers', doc('<title>Broken timers</title><script>window.setTimeout = function () { return 0; };</script>', GREEN));
     service = await startTestService({ env: { RATE_LIMIT_MAX: '1000', MAX_CONCURRENCY: '1' } });
   });
   afterAll(async () => {
@@ -134,6 +136,13 @@ describe('redirect chains after load', () => {
       { url: `${fixtures.url}/a/start`, status: 200, via: 'script' },
       { url: `${fixtures.url}/a/middle`, status: 200, via: 'metaRefresh' },
     ]);
+  });
+
+  it("captures a page that replaced setTimeout at once: the capture's own turn does not use the page's timer", async () => {
+    const response = await get({ url: `${fixtures.url}/broken-timers` });
+    expect(response.status, await response.clone().text()).toBe(200);
+    expect(response.headers.get('x-capture-wait-timed-out')).toBe('false');
+    expect(near(await centre(response), GREEN)).toBe(true);
   });
 
   it('follows an HTTP 302, then a script hop, to the last page, whose headers the answer has', async () => {

@@ -74,6 +74,8 @@ export function trackNavigationTimers(windowMs: number): void {
         return Reflect.apply(target, self, args);
       },
     });
+  // Kept before the page's scripts run: the capture's own turn must not depend on a setTimeout the page replaced.
+  const nativeSetTimeout = window.setTimeout.bind(window);
   window.setTimeout = track(window.setTimeout, false);
   window.setInterval = track(window.setInterval as typeof setTimeout, true) as typeof setInterval;
   window.clearTimeout = forget(window.clearTimeout);
@@ -96,7 +98,9 @@ export function trackNavigationTimers(windowMs: number): void {
     }
     return first;
   };
-  Object.defineProperty(window, key, { value: next, enumerable: false });
+  /** After the page's due timers have run once: `next(horizonMs)`. */
+  const afterTurn = (horizonMs: number) => new Promise<number | null>((done) => nativeSetTimeout(() => done(next(horizonMs)), 0));
+  Object.defineProperty(window, key, { value: afterTurn, enumerable: false });
 }
 
 /**
@@ -108,13 +112,10 @@ export function trackNavigationTimers(windowMs: number): void {
 export async function afterOneTurn(page: Page, horizonMs: number): Promise<number | null> {
   return page
     .evaluate(
-      (reader, horizon) =>
-        new Promise<number | null>((done) =>
-          setTimeout(() => {
-            const next = (window as unknown as Record<symbol, ((ms: number) => number | null) | undefined>)[Symbol.for(reader)];
-            done(typeof next === 'function' ? next(horizon) : null);
-          }, 0),
-        ),
+      (reader, horizon) => {
+        const afterTurn = (window as unknown as Record<symbol, ((ms: number) => Promise<number | null>) | undefined>)[Symbol.for(reader)];
+        return typeof afterTurn === 'function' ? afterTurn(horizon) : new Promise<null>((done) => setTimeout(() => done(null), 0));
+      },
       READER,
       Math.max(0, horizonMs),
     )
