@@ -46,10 +46,13 @@ export interface FullPageImage {
 export async function captureFullPage(slot: Slot, request: FullPageRequest): Promise<FullPageImage> {
   const { page } = slot;
   const { scale, budget } = request;
+  // How long the last shot took: a retake's wait for its pictures leaves that much time for its own shot.
+  let lastShotMs = 0;
   for (let attempt = 1; ; attempt++) {
     // Fixed and sticky elements are painted where a reader at the top of the page sees them.
     await scrollToTop(page);
-    const size = await settleLayout(page, request.images, Math.min(Date.now() + SETTLE_MAX_MS, request.stopBy - CAPTURE_RESERVE_MS));
+    const settleBy = Math.min(Date.now() + SETTLE_MAX_MS, request.stopBy - CAPTURE_RESERVE_MS - lastShotMs);
+    const size = await settleLayout(page, request.images, settleBy);
     if (request.type === 'webp' && tooBigForWebp(size, scale)) throw webpTooLarge(size, scale);
     const plan = planFullPage(size, scale, budget);
     markLarge(slot, plan);
@@ -66,8 +69,10 @@ export async function captureFullPage(slot: Slot, request: FullPageRequest): Pro
       : await captureTiles(page, plan, { x: 0, y: 0 }, scale, request.stitch);
     const after = await documentSize(page);
     const changed = !samePlan(planFullPage(after, scale, budget), plan);
-    // A retake is made when it can end before stopBy, going by how long this one took.
-    const timeForAnother = Date.now() + (Date.now() - started) < request.stopBy;
+    lastShotMs = Date.now() - started;
+    // A retake is made when it can end before stopBy, going by how long this one took (its wait for
+    // pictures is bounded by that too, above).
+    const timeForAnother = Date.now() + lastShotMs + CAPTURE_RESERVE_MS < request.stopBy;
     if (!changed || attempt >= MAX_ATTEMPTS || !timeForAnother) {
       return { ...shot, growth: { heightBefore: Math.round(size.height), heightAfter: Math.round(after.height) } };
     }
