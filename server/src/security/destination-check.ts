@@ -1,6 +1,6 @@
 import { isIP } from 'node:net';
 import { addressAllowed, type AddressPolicy } from './address-policy.js';
-import type { Resolver } from './resolver.js';
+import { isNoSuchName, type Resolver } from './resolver.js';
 
 export class DestinationRefusedError extends Error {
   constructor(
@@ -30,9 +30,8 @@ export async function checkedAddress(policy: AddressPolicy, resolve: Resolver, h
     // An address literal is judged as it is: no resolver is asked about it.
     addresses = isIP(bare) ? [bare] : await resolve(bare);
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
     // Only "no such name" is the name's own answer; a name server that did not answer is not.
-    throw new DestinationRefusedError(host, `does not resolve (${code ?? 'error'})`, code === 'ENOTFOUND' || code === 'ENODATA');
+    throw new DestinationRefusedError(host, `does not resolve (${(error as NodeJS.ErrnoException).code ?? 'error'})`, isNoSuchName(error));
   }
   if (addresses.length === 0) throw new DestinationRefusedError(host, 'does not resolve', true);
   const refused = addresses.find((address) => !addressAllowed(policy, address, port));

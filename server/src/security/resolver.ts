@@ -13,6 +13,9 @@ const ANSWERS_KEPT = 2_000;
 /** A final answer: the name does not exist, or has no address. */
 const NO_SUCH_NAME = new Set(['ENOTFOUND', 'ENODATA']);
 
+/** Whether a resolver's error is the name's own final answer (not a name server that did not answer). */
+export const isNoSuchName = (error: unknown) => NO_SUCH_NAME.has((error as NodeJS.ErrnoException | null)?.code ?? '');
+
 /**
  * The name servers of resolv.conf, asked through c-ares (its search domains applied here).
  * Not the system's getaddrinfo: glibc sends a name's A and AAAA queries together and waits
@@ -44,10 +47,10 @@ async function askNameServers(host: string): Promise<string[]> {
   try {
     return await askFor(host);
   } catch (error) {
-    if (!NO_SUCH_NAME.has((error as NodeJS.ErrnoException).code ?? '')) throw error;
+    if (!isNoSuchName(error)) throw error;
     for (const candidate of searchCandidates(host, systemSearchRules())) {
       const found = await askFor(candidate).catch((failure: NodeJS.ErrnoException) => {
-        if (NO_SUCH_NAME.has(failure.code ?? '')) return null;
+        if (isNoSuchName(failure)) return null;
         throw failure;
       });
       if (found) return found;
@@ -75,7 +78,7 @@ export function sharedAnswers(resolveOnce: Resolver): Resolver {
     if (answers.size > ANSWERS_KEPT) answers.delete(answers.keys().next().value!);
     // A failure that is not final (no name server answered) is asked again next time.
     answer.catch((error: NodeJS.ErrnoException) => {
-      if (!NO_SUCH_NAME.has(error.code ?? '') && answers.get(host)?.answer === answer) answers.delete(host);
+      if (!isNoSuchName(error) && answers.get(host)?.answer === answer) answers.delete(host);
     });
     return answer;
   };
