@@ -137,6 +137,7 @@ export function buildOpenApiDocument(): OpenAPIObject {
         { name: 'capture', description: 'Screenshots and PDFs of a page or inline HTML' },
         { name: 'usage', description: 'Credit balance and rate limit of the organization' },
         { name: 'captures', description: 'Async captures: queue a capture, poll it, download its file, get a signed webhook' },
+        { name: 'webhooks', description: 'Webhook events of async captures and batches: each attempt, and sending one again' },
       ],
       components: { securitySchemes: structuredClone(SECURITY_SCHEMES) as never },
     },

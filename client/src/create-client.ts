@@ -1,5 +1,14 @@
 import { initClient, type ApiFetcher, type InitClientReturn } from '@ts-rest/core';
-import { contract, MIME_TYPES, type CaptureResult, type Contract, type UsageReport } from '@daguerre/contract';
+import {
+  contract,
+  MIME_TYPES,
+  type CaptureLogPage,
+  type CaptureLogQuery,
+  type CaptureResult,
+  type Contract,
+  type UsageReport,
+  type WebhookEventLog,
+} from '@daguerre/contract';
 import { toCaptureBody, toCaptureQuery, needsJsonBody, type CaptureInput, type CaptureRequest } from './capture-request.js';
 import { parseContentDispositionFileName } from './content-disposition.js';
 import { pollUntilDone, toAsyncCaptureBody, type AsyncCaptureAccepted, type AsyncCaptureRequest, type CaptureJobData, type WaitOptions } from './async-captures.js';
@@ -22,6 +31,9 @@ export interface ClientOptions {
   /** The key's signing secret (shown once at creation or rotation); needed by `signedUrl()`. Keep it server-side. */
   signingSecret?: string;
 }
+
+/** Filters of `listCaptures()`: every field optional, as in the query of GET /captures. */
+export type CaptureLogFilters = Partial<Omit<CaptureLogQuery, 'apiKey'>>;
 
 /** A captured file (`returnFile=true`). */
 export interface CaptureFile {
@@ -63,6 +75,17 @@ export interface DaguerreClient {
   captureJson(options: CaptureInput): Promise<CaptureResult>;
   /** Credit balance and capture rate limit of the key's organization. */
   usage(): Promise<UsageReport>;
+  /**
+   * One page of the organization's request log (`GET /captures`), newest first; pass the answer's
+   * `nextCursor` as `cursor` for older captures.
+   */
+  listCaptures(filters?: CaptureLogFilters): Promise<CaptureLogPage['data']>;
+  /** Cancels an async job that has not ended (`DELETE /captures/{jobId}`): it fails with CANCELLED and is never charged. */
+  cancelCapture(jobId: string): Promise<CaptureJobData>;
+  /** The webhook events of a job or a batch, each with its delivery attempts (status, duration, next retry). */
+  listWebhookEvents(of: { jobId: string } | { batchId: string }): Promise<WebhookEventLog[]>;
+  /** Sends a webhook event again: the same event id and body, newly signed. */
+  redeliverWebhookEvent(eventId: string): Promise<WebhookEventLog>;
   /**
    * A signed GET /capture link for these options, usable as a public `<img src>`: it carries no
    * key. Needs `keyId` and `signingSecret` in the client options. `expiresIn` is in seconds.
@@ -232,6 +255,30 @@ export function createClient(options: ClientOptions): DaguerreClient {
     async usage() {
       const response = await send('GET', '/usage', { accept: 'application/json' });
       return (await readJson(response)) as UsageReport;
+    },
+
+    async cancelCapture(jobId) {
+      const response = await send('DELETE', `/captures/${encodeURIComponent(jobId)}`, { accept: 'application/json' });
+      return ((await readJson(response)) as { data: CaptureJobData }).data;
+    },
+
+    async listWebhookEvents(of) {
+      const query = 'jobId' in of ? `jobId=${encodeURIComponent(of.jobId)}` : `batchId=${encodeURIComponent(of.batchId)}`;
+      const response = await send('GET', `/webhooks/events?${query}`, { accept: 'application/json' });
+      return ((await readJson(response)) as { data: { events: WebhookEventLog[] } }).data.events;
+    },
+
+    async redeliverWebhookEvent(eventId) {
+      const response = await send('POST', `/webhooks/events/${encodeURIComponent(eventId)}/redeliver`, { accept: 'application/json' });
+      return ((await readJson(response)) as { data: WebhookEventLog }).data;
+    },
+
+    async listCaptures(filters = {}) {
+      const query = new URLSearchParams();
+      for (const [name, value] of Object.entries(filters)) if (value !== undefined) query.set(name, String(value));
+      const search = query.size > 0 ? `?${query.toString()}` : '';
+      const response = await send('GET', `/captures${search}`, { accept: 'application/json' });
+      return ((await readJson(response)) as CaptureLogPage).data;
     },
 
     async signedUrl(request, signing) {

@@ -1,5 +1,5 @@
 export { createClient } from './create-client.js';
-export type { CaptureFile, ClientOptions, RawClient, DaguerreClient } from './create-client.js';
+export type { CaptureFile, CaptureLogFilters, ClientOptions, RawClient, DaguerreClient } from './create-client.js';
 export { DaguerreError } from './daguerre-error.js';
 export type { ErrorDetails } from './daguerre-error.js';
 export type { RetryOptions } from './retry.js';
@@ -21,7 +21,11 @@ export type {
   BatchItem,
   BatchWebhookEvent,
   CaptureJobData,
+  CaptureKind,
+  CaptureLogPage,
   CaptureResult,
+  LoggedCapture,
+  LoggedCaptureStatus,
   CaptureWebhookEvent,
   Contract,
   DeviceId,
@@ -30,6 +34,8 @@ export type {
   ErrorCode,
   UsageReport,
   ValidationIssue,
+  WebhookAttempt,
   WebhookEvent,
+  WebhookEventLog,
   WebhookEventType,
 } from '@daguerre/contract';

@@ -18,3 +18,5 @@ export * from './page-insight.js';
 export * from './video-options.js';
 export * from './bulk.js';
 export * from './webhook-events.js';
+export * from './request-log.js';
+export * from './webhooks.js';

@@ -5,6 +5,8 @@ import { ErrorBodySchema } from './errors.js';
 import { AsyncCaptureAcceptedSchema, AsyncCaptureBodySchema, CaptureJobSchema } from './jobs.js';
 import { UsageQuerySchema, UsageReportSchema } from './usage.js';
 import { BatchSchema, BulkAcceptedSchema, BulkCaptureBodySchema } from './bulk.js';
+import { CaptureLogPageSchema, CaptureLogQuerySchema } from './request-log.js';
+import { webhooksContract } from './webhooks.js';
 
 const c = initContract();
 
@@ -79,6 +81,20 @@ export const usageContract = c.router({
   },
 });
 
+/** The request log: every capture of the organization, newest first. */
+export const requestLogContract = c.router({
+  listCaptures: {
+    method: 'GET',
+    path: '/captures',
+    summary: 'The request log: every capture of the organization (sync, async, batch item, MCP, monitor), newest first',
+    description:
+      "Each capture with its time, API key, target (query values masked as in the server log), format, outcome, HTTP status, error code, credits and duration, filtered by status, keyId and time (from, to) and read a page at a time (cursor). Captures refused before any credit was reserved (bad input, no credits, the rate limit) are listed as refused; a flood of refusals from one key is logged at most REQUEST_LOG_REFUSALS_PER_MINUTE a minute. Kept for REQUEST_LOG_RETENTION_DAYS (30 by default). Any key of the organization reads the whole organization's log. Costs nothing and is not rate limited.",
+    query: CaptureLogQuerySchema,
+    headers: authHeaders,
+    responses: { 200: CaptureLogPageSchema, 400: ErrorBodySchema, 401: ErrorBodySchema, 403: ErrorBodySchema, 500: ErrorBodySchema, 503: ErrorBodySchema },
+  },
+});
+
 /** Async captures (`POST /captures`): queued on BullMQ, rendered by any worker, reported by webhook. */
 export const jobsContract = c.router({
   createCaptureJob: {
@@ -124,6 +140,17 @@ export const jobsContract = c.router({
       503: ErrorBodySchema,
     },
   },
+  cancelCaptureJob: {
+    method: 'DELETE',
+    path: '/captures/:jobId',
+    summary: 'Cancel an async capture that has not ended: it fails with code CANCELLED and is never charged',
+    description:
+      'A queued job leaves the queue; one being rendered loses its result and releases its credits. Its webhook, when one was given, reports capture.failed with code CANCELLED; an item of a batch counts as cancelled there. A job that has already ended is answered as it is. 404 NOT_FOUND for an unknown id or a job of another organization.',
+    pathParams: z.object({ jobId: z.string().describe('The jobId answered by POST /captures') }),
+    body: c.noBody(),
+    headers: authHeaders,
+    responses: { 200: CaptureJobSchema, 401: ErrorBodySchema, 404: ErrorBodySchema, 500: ErrorBodySchema, 503: ErrorBodySchema },
+  },
 });
 
 /** Bulk captures (issue #34): a batch of async jobs on the same queue, tracked and cancelled together. */
@@ -161,5 +188,5 @@ export const bulkContract = c.router({
   },
 });
 
-export const contract = c.router({ ...captureContract, ...usageContract, ...jobsContract, ...bulkContract }, { strictStatusCodes: true });
+export const contract = c.router({ ...captureContract, ...usageContract, ...requestLogContract, ...jobsContract, ...bulkContract, ...webhooksContract }, { strictStatusCodes: true });
 export type Contract = typeof contract;

@@ -60,6 +60,9 @@ export const CONFIG_DOCS: Record<keyof Config, { meaning: string; default?: stri
   SHUTDOWN_TIMEOUT_MS: { meaning: 'Grace period of in-flight captures on SIGTERM/SIGINT.' },
   STALE_RESERVATION_MARGIN_MS: { meaning: 'A credit reservation whose capture deadline ended longer ago than this is released by the sweeper.' },
   CREDIT_SWEEP_INTERVAL_MS: { meaning: 'How often each instance sweeps stale credit reservations.' },
+  REQUEST_LOG_RETENTION_DAYS: { meaning: 'Days the request log (`GET /captures`, the dashboard\'s Request log and its per-day usage) keeps each capture; older rows are deleted.' },
+  REQUEST_LOG_REFUSALS_PER_MINUTE: { meaning: 'Refused captures (bad input, the rate limit, no credits) written to the request log per API key and minute on each instance; a flood beyond it is answered but not logged, so it cannot turn into database writes.' },
+  REQUEST_LOG_SWEEP_INTERVAL_MS: { meaning: 'How often each instance deletes request-log rows older than `REQUEST_LOG_RETENTION_DAYS`.' },
   RENDERER_MEMORY_LIMIT_MB: { meaning: 'All the memory (PSS) one Chromium process may use; past it the renderer is ended and the capture answers 422 `PAGE_MEMORY_LIMIT`, nothing charged. Enforced by a memory cgroup where the kernel offers one, and by a watchdog always.' },
   RENDERER_MAX_HEAP_MB: { meaning: 'JavaScript heap cap of each Chromium renderer; a page past it crashes alone (500, nothing charged).' },
   ALLOW_UNSANDBOXED_CHROMIUM: {

@@ -116,6 +116,9 @@ export const ConfigSchema = z.object({
   /** A reservation older than CAPTURE_TIMEOUT_MS plus this is released by the sweeper. */
   STALE_RESERVATION_MARGIN_MS: integer('STALE_RESERVATION_MARGIN_MS', 1_000, 3_600_000, 15_000),
   CREDIT_SWEEP_INTERVAL_MS: integer('CREDIT_SWEEP_INTERVAL_MS', 500, 3_600_000, 10_000),
+  REQUEST_LOG_RETENTION_DAYS: integer('REQUEST_LOG_RETENTION_DAYS', 1, 3_650, 30),
+  REQUEST_LOG_REFUSALS_PER_MINUTE: integer('REQUEST_LOG_REFUSALS_PER_MINUTE', 0, 100_000, 60),
+  REQUEST_LOG_SWEEP_INTERVAL_MS: integer('REQUEST_LOG_SWEEP_INTERVAL_MS', 1_000, 86_400_000, 3_600_000),
   /** V8 heap cap of each renderer (MiB): a page past it crashes alone instead of taking the host's memory. */
   RENDERER_MAX_HEAP_MB: integer('RENDERER_MAX_HEAP_MB', 64, 65_536, 512),
   /**

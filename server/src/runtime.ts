@@ -40,6 +40,8 @@ import { CaptureService } from './services/capture-service.js';
 import { ConcurrencyGate, defaultConcurrentCaptures } from './services/concurrency-gate.js';
 import { RedisCapturePlaces } from './services/shared-capture-places.js';
 import { CreditSweeper } from './services/credit-sweeper.js';
+import { RequestLog } from './services/request-log.js';
+import { RequestLogRepository } from './store/request-log-repository.js';
 import { ResponseCache } from './services/response-cache.js';
 import { egressPolicy, openDataLayer, type DataLayer } from './services/data-layer.js';
 
@@ -126,6 +128,13 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
     });
     await sweeper.sweep();
     sweeper.start();
+    const requestLog = new RequestLog(new RequestLogRepository(data.db), {
+      retentionDays: config.REQUEST_LOG_RETENTION_DAYS,
+      refusalsPerMinute: config.REQUEST_LOG_REFUSALS_PER_MINUTE,
+      sweepIntervalMs: config.REQUEST_LOG_SWEEP_INTERVAL_MS,
+      logger,
+    });
+    requestLog.start();
 
     const browser = new BrowserManager({
       executablePath: config.CHROME_PATH,
@@ -201,7 +210,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
       },
       { creditsPerCapture: config.CREDITS_PER_CAPTURE, captureTimeoutMs: config.CAPTURE_TIMEOUT_MS },
     );
-    const jobs = startJobs(config, role, { data, captures, secretFor: options.secretFor ?? ((keyId) => data.signingSecrets.signingSecretFor(keyId)), logger });
+    const jobs = startJobs(config, role, { data, captures, secretFor: options.secretFor ?? ((keyId) => data.signingSecrets.signingSecretFor(keyId)), requestLog, logger });
     const metrics = new Metrics();
     metrics.observeFairShare(() => scheduler.snapshot());
     const queue = jobs.jobs?.queue;
@@ -224,14 +233,22 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
       shutdownSignal: shutdown.signal,
       inFlight,
       creditsPerCapture: config.CREDITS_PER_CAPTURE,
-      jobRoutes: { jobs: jobs.jobs, batches: jobs.batches, credits: data.credits, checkDestination: (field, url) => assertUrlAllowed(data.policy, data.resolve, field, url) },
+      jobRoutes: {
+        jobs: jobs.jobs,
+        withdrawal: jobs.withdrawal,
+        batches: jobs.batches,
+        webhooks: jobs.webhooks,
+        credits: data.credits,
+        checkDestination: (field, url) => assertUrlAllowed(data.policy, data.resolve, field, url),
+      },
       extraRoutes: (expressApp) => {
         mountOps(expressApp);
-        mountDashboard(expressApp, { data, logger, config });
+        mountDashboard(expressApp, { data, logger, config, jobs });
       },
       apiKeys: data.apiKeys,
       captures,
       usage: data.usage,
+      requestLog,
       rateLimiter: new CaptureRateLimiter(store, data.plans),
       logger,
       trustProxy: config.TRUST_PROXY,
@@ -280,6 +297,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
         server.closeAllConnections();
         await closed;
         await sweeper.stop();
+        await requestLog.stop();
         await pool.close();
         await schemaChecker.close();
         memoryWatchdog.stop();

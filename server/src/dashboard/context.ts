@@ -1,5 +1,6 @@
 import type { Response } from 'express';
 import type { Logger } from 'pino';
+import type { JobsRuntime } from '../jobs/start-jobs.js';
 import type { DataLayer } from '../services/data-layer.js';
 import type { SessionRepository } from '../store/session-repository.js';
 import type { SafeHtml } from './html.js';
@@ -7,6 +8,9 @@ import type { Assets } from './views/layout.js';
 
 /** What the dashboard uses of the data layer: no browser, so it can also run beside a plain app in tests. */
 export type DashboardData = Pick<DataLayer, 'db' | 'accounts' | 'credits' | 'apiKeys' | 'usage' | 'storageConfigs' | 'storage'>;
+
+/** What the dashboard uses of async jobs to act on them (file, cancel, send again); each is undefined without REDIS_URL. */
+export type DashboardJobs = Pick<JobsRuntime, 'jobs' | 'batches' | 'withdrawal' | 'webhooks'>;
 
 /** Shared by the dashboard's route modules. */
 export interface DashboardServices {
@@ -16,6 +20,9 @@ export interface DashboardServices {
   assets: Assets;
   /** Whether STORAGE_ENCRYPTION_KEY is set (storage configurations can be saved). */
   encryptionConfigured: boolean;
+  jobs: DashboardJobs;
+  /** REQUEST_LOG_RETENTION_DAYS, said on the request log's page. */
+  requestLogRetentionDays: number;
   now(): number;
 }
 

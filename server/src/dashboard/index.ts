@@ -5,13 +5,15 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { SessionRepository, type SessionTimes } from '../store/session-repository.js';
 import { mountAuthRoutes } from './auth-routes.js';
-import { sendPage, type DashboardData, type DashboardServices } from './context.js';
+import { sendPage, type DashboardData, type DashboardJobs, type DashboardServices } from './context.js';
 import { mountKeyRoutes } from './keys-routes.js';
 import { mountSignedLinkRoutes } from './signed-link-routes.js';
 import { dashboardContext, DASHBOARD_PATH, loadSession, requireCsrfToken } from './session.js';
 import { mountStorageRoutes } from './storage-routes.js';
 import { mountUsageRoutes } from './usage-routes.js';
 import { mountBatchRoutes } from './batches-routes.js';
+import { mountRequestLogRoutes } from './request-log-routes.js';
+import { mountJobRoutes } from './jobs-routes.js';
 import { inactiveMembershipPage, messagePage, noOrganizationPage } from './views/auth-pages.js';
 import type { Assets } from './views/layout.js';
 import { packageFile } from '../package-files.js';
@@ -19,11 +21,16 @@ import { packageFile } from '../package-files.js';
 export interface DashboardDependencies {
   data: DashboardData;
   logger: Logger;
-  config: Pick<Config, 'REQUIRE_HTTPS' | 'STORAGE_ENCRYPTION_KEY'>;
+  config: Pick<Config, 'REQUIRE_HTTPS' | 'STORAGE_ENCRYPTION_KEY'> & Partial<Pick<Config, 'REQUEST_LOG_RETENTION_DAYS'>>;
+  /** Async jobs, batches and their webhooks (absent without REDIS_URL: their pages then only read). */
+  jobs?: DashboardJobs;
   /** Default: idle 12 hours, absolute 7 days. */
   sessionTimes?: SessionTimes;
   now?: () => number;
 }
+
+/** config.ts's default, for a dashboard mounted without the full configuration (tests). */
+const DEFAULT_REQUEST_LOG_RETENTION_DAYS = 30;
 
 export const DEFAULT_SESSION_TIMES: SessionTimes = { idleMs: 12 * 60 * 60_000, absoluteMs: 7 * 24 * 60 * 60_000 };
 
@@ -70,6 +77,8 @@ export function mountDashboard(app: Express, deps: DashboardDependencies): void 
     logger: deps.logger,
     assets: assetUrls(),
     encryptionConfigured: Boolean(deps.config.STORAGE_ENCRYPTION_KEY),
+    jobs: deps.jobs ?? {},
+    requestLogRetentionDays: deps.config.REQUEST_LOG_RETENTION_DAYS ?? DEFAULT_REQUEST_LOG_RETENTION_DAYS,
     now: deps.now ?? Date.now,
   };
   const { assets } = services;
@@ -124,7 +133,9 @@ export function mountDashboard(app: Express, deps: DashboardDependencies): void 
   mountKeyRoutes(router, services);
   mountSignedLinkRoutes(router, services);
   mountStorageRoutes(router, services);
+  mountJobRoutes(router, services);
   mountBatchRoutes(router, services);
+  mountRequestLogRoutes(router, services);
 
   router.use((_req, res) => {
     const ctx = res.locals.dashboard ? dashboardContext(res) : undefined;

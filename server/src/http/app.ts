@@ -19,11 +19,14 @@ import { errorResponder, sendError } from './error-responder.js';
 import { rateLimit, type CaptureRateLimiter } from './rate-limit.js';
 import { rejectRepeatedParameters } from './repeated-parameters.js';
 import { usageHandler } from './usage-routes.js';
+import { captureKindOf, recordRefusals, requestLogHandler } from './request-log-routes.js';
+import type { RequestLog } from '../services/request-log.js';
 import { docsPageOptions } from './docs-page.js';
 import { jobHandlers, type JobRouteDependencies } from './job-routes.js';
 import type { InlineBudget } from '../mcp/delivery.js';
 import { mcpEndpoint } from '../mcp/http-endpoint.js';
 import { bulkHandlers, type BulkRouteDependencies } from './bulk-routes.js';
+import { webhookHandlers, type WebhookRouteDependencies } from './webhook-routes.js';
 import { openApiDocumentPath } from '../package-files.js';
 
 export interface AppDependencies {
@@ -35,12 +38,14 @@ export interface AppDependencies {
   apiKeys: ApiKeyService;
   captures: CaptureService;
   usage: UsageService;
+  /** The request log: GET /captures, and the refusals it records. */
+  requestLog: RequestLog;
   rateLimiter: CaptureRateLimiter;
   logger: Logger;
   trustProxy: boolean;
   requireHttps: boolean;
   /** Async captures (POST /captures); `jobs` is undefined without REDIS_URL. */
-  jobRoutes: Omit<JobRouteDependencies, 'captures' | 'creditsPerCapture'> & Pick<BulkRouteDependencies, 'batches'>;
+  jobRoutes: Omit<JobRouteDependencies, 'captures' | 'creditsPerCapture'> & Pick<BulkRouteDependencies, 'batches'> & WebhookRouteDependencies;
   /** The MCP face at /mcp (docs/mcp.md): what an inline image may weigh. */
   mcpBudget: InlineBudget;
   /** Browser origins allowed on /mcp besides the service's own (MCP_ALLOWED_ORIGINS). */
@@ -97,27 +102,37 @@ export function createApp(deps: AppDependencies): Express {
     sendError(res, new ApiError('INVALID_INPUT', 'HEAD is not supported on /capture: a capture is rendered and charged only for GET or POST', { status: 405 }));
   });
   // Order of the spec's pipeline: authenticate, throttle, then the contract's validation.
+  // Refusals are logged from the answer, so this is mounted before anything that may refuse.
+  app.use('/capture', recordRefusals(deps.requestLog, (req) => captureKindOf(req, 'sync')));
+  app.post('/captures', recordRefusals(deps.requestLog, (req) => captureKindOf(req, 'async')));
+  app.post('/captures/bulk', recordRefusals(deps.requestLog, () => 'batch'));
   app.use('/capture', captureMetrics(deps.metrics, deps.creditsPerCapture), rejectRepeatedParameters(), captureAuth, throttle);
   app.use('/usage', rejectRepeatedParameters(), auth);
   app.use('/captures', rejectRepeatedParameters(), auth);
+  app.use('/webhooks', rejectRepeatedParameters(), auth);
   // Queuing a job counts against the organization's capture rate limit; polling does not.
   app.post('/captures', throttle);
   // A batch counts as one request against the rate limit (its items are checked for credits).
   app.post('/captures/bulk', throttle);
   const jobs = jobHandlers({ ...deps.jobRoutes, captures: deps.captures, creditsPerCapture: deps.creditsPerCapture });
   const bulk = bulkHandlers({ ...deps.jobRoutes, captures: deps.captures, creditsPerCapture: deps.creditsPerCapture });
+  const webhooks = webhookHandlers(deps.jobRoutes);
   const providerKey = (headers: { 'x-openai-api-key'?: string | undefined }) =>
     headers['x-openai-api-key'] ? { providerKeyHeader: headers['x-openai-api-key'] } : {};
   const router = s.router(contract, {
-    capture: ({ query, headers, res }) => capture({ options: query, ...providerKey(headers), res }),
-    captureWithBody: ({ body, headers, res }) => capture({ options: body, ...providerKey(headers), res }),
+    capture: ({ query, headers, req, res }) => capture({ options: query, ...providerKey(headers), req, res }),
+    captureWithBody: ({ body, headers, req, res }) => capture({ options: body, ...providerKey(headers), req, res }),
     usage: usageHandler(deps.usage),
+    listCaptures: requestLogHandler(deps.requestLog),
     createCaptureJob: ({ body, headers, req, res }) => jobs.create({ body, ...providerKey(headers), req, res }),
     getCaptureJob: ({ params, res }) => jobs.get({ jobId: params.jobId, res }),
     getCaptureJobFile: ({ params, res }) => jobs.file({ jobId: params.jobId, res }),
+    cancelCaptureJob: ({ params, res }) => jobs.cancel({ jobId: params.jobId, res }),
     createCaptureBatch: ({ body, headers, req, res }) => bulk.create({ body, ...providerKey(headers), req, res }),
     getCaptureBatch: ({ params, res }) => bulk.get({ batchId: params.batchId, res }),
     cancelCaptureBatch: ({ params, res }) => bulk.cancel({ batchId: params.batchId, res }),
+    listWebhookEvents: ({ query, res }) => webhooks.list({ query, res }),
+    redeliverWebhookEvent: ({ params, res }) => webhooks.redeliver({ eventId: params.eventId, res }),
   });
   createExpressEndpoints(contract, router, app, {
     logInitialization: false,

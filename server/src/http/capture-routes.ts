@@ -1,12 +1,13 @@
 import { Readable } from 'node:stream';
 import { isContentFormat, type CaptureOptions, type CaptureResult, type PageReport } from '@daguerre/contract';
-import type { Response } from 'express';
+import type { Request, Response } from 'express';
 import { ApiError } from '../errors.js';
 import { aiResultBody, aiResultHeader } from '../services/ai-analysis.js';
 import type { CaptureFile, CaptureService } from '../services/capture-service.js';
 import { observeCapture } from './capture-metrics.js';
 import { contentTypeOf, setInsightHeaders } from './insight-headers.js';
 import { contextOf } from './request-context.js';
+import { captureKindOf } from './request-log-routes.js';
 
 /** The signal that tells a capture its client has gone: a closed socket before the response finished. */
 function disconnectSignal(res: Response, shutdown?: AbortSignal): AbortSignal {
@@ -116,7 +117,7 @@ export class InFlight {
 }
 
 export function captureHandler(service: CaptureService, shutdown?: AbortSignal, inFlight = new InFlight()) {
-  return async ({ options: query, providerKeyHeader, res }: { options: CaptureOptions; providerKeyHeader?: string; res: Response }) => {
+  return async ({ options: query, providerKeyHeader, req, res }: { options: CaptureOptions; providerKeyHeader?: string; req: Pick<Request, 'get'>; res: Response }) => {
     const context = contextOf(res);
     // A signed link's parameters did their job in authentication: they are not capture options.
     const { keyId: _keyId, expires: _expires, signature: _signature, ...captureOptions } = query;
@@ -130,6 +131,7 @@ export function captureHandler(service: CaptureService, shutdown?: AbortSignal, 
         key: context.auth!,
         options,
         ...(providerKeyHeader ? { providerKeyHeader } : {}),
+        kind: captureKindOf(req, 'sync'),
         signal: disconnectSignal(res, shutdown),
       })
       .catch((error: unknown) => {

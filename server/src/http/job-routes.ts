@@ -2,16 +2,20 @@ import { captureCredits, type AsyncCaptureOptions } from '@daguerre/contract';
 import type { Request, Response } from 'express';
 import { ApiError } from '../errors.js';
 import type { CaptureJobs } from '../jobs/capture-jobs.js';
+import type { JobWithdrawal } from '../jobs/job-cancel.js';
 import { statusPath } from '../jobs/capture-jobs.js';
 import type { CaptureService } from '../services/capture-service.js';
 import type { CreditRepository } from '../store/credit-repository.js';
 import { setPageHeaders } from './capture-routes.js';
 import { contentTypeOf } from './insight-headers.js';
 import { contextOf } from './request-context.js';
+import { captureKindOf } from './request-log-routes.js';
 
 export interface JobRouteDependencies {
   /** Undefined without REDIS_URL: async captures then answer 503. */
   jobs: CaptureJobs | undefined;
+  /** DELETE /captures/{jobId}; undefined without REDIS_URL like `jobs`. */
+  withdrawal: JobWithdrawal | undefined;
   captures: CaptureService;
   credits: CreditRepository;
   creditsPerCapture: number;
@@ -37,7 +41,7 @@ function baseUrlOf(req: Request): string {
   return `${req.protocol}://${req.get('host') ?? 'localhost'}`;
 }
 
-/** `POST /captures`, `GET /captures/{jobId}` and `GET /captures/{jobId}/file`. */
+/** `POST /captures`, `GET /captures/{jobId}`, `GET /captures/{jobId}/file` and `DELETE /captures/{jobId}`. */
 export function jobHandlers(deps: JobRouteDependencies) {
   return {
     async create({ body, providerKeyHeader, req, res }: { body: AsyncCaptureOptions; providerKeyHeader?: string; req: Request; res: Response }) {
@@ -63,6 +67,7 @@ export function jobHandlers(deps: JobRouteDependencies) {
         keyId,
         options,
         baseUrl,
+        kind: captureKindOf(req, 'async') === 'mcp' ? 'mcp' : 'async',
         ...(key.fairShare ? { fairShare: key.fairShare } : {}),
         ...(providerKeyHeader ? { providerKeyHeader } : {}),
         ...(webhookUrl !== undefined ? { webhookUrl } : {}),
@@ -90,6 +95,12 @@ export function jobHandlers(deps: JobRouteDependencies) {
       if (file.page) setPageHeaders(res, file.page);
       // Streamed from the result store (a local directory or the deployment's bucket), never held whole in memory.
       return { status: 200 as const, body: file.stream as unknown as Blob };
+    },
+
+    async cancel({ jobId, res }: { jobId: string; res: Response }) {
+      requireJobs(deps.jobs);
+      const { organizationId } = organizationOf(res);
+      return { status: 200 as const, body: { success: true as const, data: await deps.withdrawal!.cancel(jobId, organizationId) } };
     },
   };
 }

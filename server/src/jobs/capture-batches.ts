@@ -4,9 +4,9 @@ import type { Logger } from 'pino';
 import { ApiError, errors } from '../errors.js';
 import type { FairShare } from '../capture/fair-scheduler.js';
 import type { BatchItemRecord, BatchRecord, BatchRepository } from '../store/batch-repository.js';
-import type { JobRepository } from '../store/job-repository.js';
 import { filePath, statusPath, type CaptureJobs } from './capture-jobs.js';
 import type { JobAnnouncer } from './job-announcer.js';
+import type { JobWithdrawal } from './job-cancel.js';
 import type { WebhookQueue } from './webhook-delivery.js';
 
 export const batchPath = (batchId: string) => `/captures/bulk/${batchId}`;
@@ -66,7 +66,14 @@ export class CaptureBatches {
   private timer: NodeJS.Timeout | undefined;
 
   constructor(
-    private readonly deps: { jobs: CaptureJobs; batches: BatchRepository; jobRecords: JobRepository; webhooks: WebhookQueue; announcer: JobAnnouncer; logger: Logger },
+    private readonly deps: {
+      jobs: CaptureJobs;
+      batches: BatchRepository;
+      webhooks: WebhookQueue;
+      announcer: JobAnnouncer;
+      withdrawal: JobWithdrawal;
+      logger: Logger;
+    },
     private readonly options: { checkIntervalMs: number; resultTtlSeconds: number },
   ) {}
 
@@ -91,6 +98,7 @@ export class CaptureBatches {
           keyId: batch.keyId,
           options,
           baseUrl: batch.baseUrl,
+          kind: 'batch',
           ...(batch.fairShare ? { fairShare: batch.fairShare } : {}),
           ...(batch.providerKeyHeader ? { providerKeyHeader: batch.providerKeyHeader } : {}),
           ...(webhookUrl !== undefined ? { webhookUrl } : {}),
@@ -139,18 +147,9 @@ export class CaptureBatches {
     return this.view(batchId, organizationId);
   }
 
-  /**
-   * Ends a job that has not ended as failed with code CANCELLED: a worker that has not taken it
-   * finds it final and skips it; one rendering it loses the final write and releases its credits.
-   */
-  private async withdraw(jobId: string, why: string, options: { forget?: boolean } = {}): Promise<void> {
-    const ended = await this.db(this.deps.jobRecords.fail(jobId, { code: CANCELLED_CODE, message: `Cancelled: ${why}; nothing was charged` }, Date.now() + this.options.resultTtlSeconds * 1000));
-    // Best effort: a job still waiting leaves the queue at once (a locked one is skipped by its worker).
-    await this.deps.jobs.queue.remove(jobId).catch(() => undefined);
-    if (!ended) return;
-    if (options.forget) await this.db(this.deps.jobRecords.remove(jobId));
-    // The item's own webhook (capture.failed, code CANCELLED) goes now rather than at the next upkeep.
-    else await this.deps.announcer.announce(jobId);
+  /** Ends a job that has not ended as cancelled (job-cancel.ts), shared with DELETE /captures/{jobId}. */
+  private withdraw(jobId: string, why: string, options: { forget?: boolean } = {}): Promise<void> {
+    return this.deps.withdrawal.withdraw(jobId, why, options);
   }
 
   /** The end-of-job hook: completes the job's batch when it was the last item. */

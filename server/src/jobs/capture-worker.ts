@@ -4,6 +4,8 @@ import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { ApiError } from '../errors.js';
 import type { CaptureService } from '../services/capture-service.js';
+import { loggableTarget, type RequestLog } from '../services/request-log.js';
+import type { RefusedCapture } from '../store/request-log-repository.js';
 import type { FinishedCapture } from '../services/capture-types.js';
 import type { CreditRepository } from '../store/credit-repository.js';
 import type { JobFileLocation, JobRepository } from '../store/job-repository.js';
@@ -27,6 +29,8 @@ export interface CaptureWorkerDependencies {
   repository: JobRepository;
   files: ResultFiles;
   announcer: JobAnnouncer;
+  /** The request log: an attempt that ended before it reserved credits (refused) is logged here; others have their ledger row. */
+  requestLog?: Pick<RequestLog, 'refused'>;
   logger: Logger;
 }
 
@@ -107,6 +111,7 @@ export class CaptureWorker {
       );
     }, Math.max(500, Math.round(this.options.lockMs / 3)));
     const data = job.data;
+    const started = Date.now();
     try {
       await captures.capture({
         requestId,
@@ -116,6 +121,7 @@ export class CaptureWorker {
         ...(data.providerKeyHeader ? { providerKeyHeader: data.providerKeyHeader } : {}),
         signal: controller.signal,
         mode: 'async',
+        kind: data.kind ?? 'async',
         finish: (finished) => this.record(jobId, token, finished),
       });
       logger.info({ jobId, requestId }, 'capture job succeeded');
@@ -133,6 +139,7 @@ export class CaptureWorker {
       if (!current || current.status === 'succeeded' || current.status === 'failed' || current.leaseToken !== token) return;
       const failure = error instanceof ApiError ? error : new ApiError('INTERNAL_ERROR', 'The capture failed', { logDetail: error });
       logger.warn({ jobId, requestId, code: failure.code, err: failure.options.logDetail }, 'capture job failed');
+      await this.deps.requestLog?.refused(refusalOf(data, { requestId, jobId, status: failure.status, code: failure.code, started }));
       await repository.fail(jobId, { code: failure.code, message: failureMessage(failure.message) }, Date.now() + this.options.resultTtlSeconds * 1000);
       await announcer.announce(jobId);
     } finally {
@@ -186,4 +193,23 @@ export class CaptureWorker {
     const handedBack = await Promise.race([closing.then(() => true), new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 5_000).unref())]);
     if (!handedBack) await this.worker.close(true);
   }
+}
+
+/** A job attempt that failed before it reserved anything, as the request log records it (ignored when it did reserve). */
+function refusalOf(data: CaptureJobPayload, ended: { requestId: string; jobId: string; status: number; code: string; started: number }): RefusedCapture {
+  const { options } = data;
+  return {
+    requestId: ended.requestId,
+    organizationId: data.organizationId,
+    apiKeyId: data.keyId,
+    kind: data.kind ?? 'async',
+    format: options.format,
+    source: options.url !== undefined ? 'url' : 'html',
+    target: options.url !== undefined ? loggableTarget(options.url) : null,
+    errorCode: ended.code,
+    httpStatus: ended.status,
+    durationMs: Date.now() - ended.started,
+    at: ended.started,
+    jobId: ended.jobId,
+  };
 }

@@ -1,4 +1,4 @@
-import type { CaptureOptions } from '@daguerre/contract';
+import type { CaptureOptions, QueuedKind } from '@daguerre/contract';
 import type { FairShare } from '../capture/fair-scheduler.js';
 
 export const CAPTURE_QUEUE = 'captures';
@@ -19,6 +19,8 @@ export interface CaptureJobPayload {
   webhookUrl?: string;
   /** The service's address as the caller reached it: statusUrl and fileUrl are built on it, also by workers. */
   baseUrl: string;
+  /** Who queued it, for the request log: POST /captures (async, the default), a bulk item, an MCP tool or a monitor. */
+  kind?: QueuedKind;
 }
 
 /** A webhook delivery job: the body is fixed once, so every retry sends the same bytes under the same id. */
@@ -29,6 +31,14 @@ export interface WebhookDelivery {
   organizationId?: string;
   messageId: string;
   body: string;
+}
+
+/** Whose webhook a message is, from its id: msg_batch_<batchId> (capture-batches.ts) or msg_<jobId> (job-announcer.ts). */
+export function webhookSubjectOf(messageId: string): { jobId: string } | { batchId: string } | undefined {
+  const batchId = /^msg_batch_(.+)$/.exec(messageId)?.[1];
+  if (batchId) return { batchId };
+  const jobId = /^msg_(.+)$/.exec(messageId)?.[1];
+  return jobId ? { jobId } : undefined;
 }
 
 /** Fields of CaptureOptions that hold secrets: never written to the database, gone from Redis when the job ends. */

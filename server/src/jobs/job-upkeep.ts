@@ -3,6 +3,7 @@ import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { BatchRepository } from '../store/batch-repository.js';
 import type { JobRecord, JobRepository } from '../store/job-repository.js';
+import type { WebhookEventRepository } from '../store/webhook-event-repository.js';
 import { addToQueue } from './capture-jobs.js';
 import type { JobAnnouncer } from './job-announcer.js';
 import type { CaptureJobPayload } from './job-types.js';
@@ -36,6 +37,8 @@ export class JobUpkeep {
     private readonly deps: {
       repository: JobRepository;
       batches?: BatchRepository;
+      /** Webhook events on record (issue #50), kept as long as the jobs and batches they report. */
+      webhookEvents?: WebhookEventRepository;
       queue: Queue<CaptureJobPayload>;
       commands: Redis;
       files: ResultFiles;
@@ -138,6 +141,14 @@ export class JobUpkeep {
       }
     }
     if (removed > 0) this.deps.logger.info({ removed }, 'job upkeep: removed jobs past their retention');
+    // Webhook events go with the jobs and batches they report: both are kept that long after they end.
+    const events = this.deps.webhookEvents;
+    if (events) {
+      const cutoff = Date.now() - this.options.resultTtlSeconds * 1000;
+      let swept: number;
+      do swept = await events.removeCreatedBefore(cutoff);
+      while (swept > 0);
+    }
   }
 
   async stop(): Promise<void> {

@@ -2,16 +2,22 @@ import type { Logger } from 'pino';
 import { ConfigError, type Config } from '../config.js';
 import type { DataLayer } from '../services/data-layer.js';
 import type { CaptureService } from '../services/capture-service.js';
+import type { RequestLog } from '../services/request-log.js';
 import { JobRepository, type WebhookOutcome } from '../store/job-repository.js';
 import { BatchRepository } from '../store/batch-repository.js';
+import { WebhookEventRepository } from '../store/webhook-event-repository.js';
 import { CaptureBatches } from './capture-batches.js';
 import { CaptureJobs } from './capture-jobs.js';
 import { CaptureWorker } from './capture-worker.js';
 import { JobAnnouncer } from './job-announcer.js';
+import { JobWithdrawal } from './job-cancel.js';
 import { JobUpkeep } from './job-upkeep.js';
 import { commandConnection, jobConnection } from './redis-connection.js';
 import { LocalResultFiles, S3ResultFiles, type ResultFiles } from './result-files.js';
 import { WebhookQueue, WebhookWorker, type SigningSecretLookup } from './webhook-delivery.js';
+import { WebhookHistory } from './webhook-history.js';
+import { WebhookRecorder } from './webhook-recorder.js';
+import { webhookSubjectOf } from './job-types.js';
 
 /** `serve` takes requests (and renders jobs unless CAPTURE_WORKERS=0); `worker` only renders jobs. */
 export type ProcessRole = 'serve' | 'worker';
@@ -22,6 +28,10 @@ export interface JobsRuntime {
   worker?: CaptureWorker;
   /** Bulk captures over the same queue (issue #34); the API side only where `jobs` is. */
   batches?: CaptureBatches;
+  /** DELETE /captures/{jobId}; where `jobs` is. */
+  withdrawal?: JobWithdrawal;
+  /** Webhook events and attempts on record, and sending one again (issue #50); where `jobs` is. */
+  webhooks?: WebhookHistory;
   /** The job records (undefined without REDIS_URL). */
   repository?: JobRepository;
   /** Jobs waiting and running across the deployment, and BullMQ's own count of waiting entries: the scaling signal. */
@@ -56,7 +66,7 @@ export function resultFiles(config: Config): ResultFiles {
 export function startJobs(
   config: Config,
   role: ProcessRole,
-  deps: { data: DataLayer; captures: CaptureService; secretFor: SigningSecretLookup; logger: Logger },
+  deps: { data: DataLayer; captures: CaptureService; secretFor: SigningSecretLookup; requestLog?: Pick<RequestLog, 'refused'>; logger: Logger },
 ): JobsRuntime {
   const redisUrl = config.REDIS_URL;
   if (!redisUrl) {
@@ -81,13 +91,17 @@ export function startJobs(
   const connections = [queueConnection, commands];
 
   const jobs = new CaptureJobs(queueConnection, { repository, files, uploader: data.storage, configs: data.storageConfigs }, { prefix, resultTtlSeconds: ttl });
-  const webhooks = new WebhookQueue(queueConnection, webhookOptions);
+  const webhookEvents = new WebhookEventRepository(data.db);
+  const recorder = new WebhookRecorder(webhookEvents, logger);
+  const webhooks = new WebhookQueue(queueConnection, webhookOptions, recorder);
   const announcer = new JobAnnouncer(repository, webhooks, logger);
   const batchRecords = new BatchRepository(data.db);
+  const withdrawal = new JobWithdrawal({ jobs, jobRecords: repository, announcer }, { resultTtlSeconds: ttl });
   const batches = new CaptureBatches(
-    { jobs, batches: batchRecords, jobRecords: repository, webhooks, announcer, logger },
+    { jobs, batches: batchRecords, webhooks, announcer, withdrawal, logger },
     { checkIntervalMs: config.JOB_LOCK_MS, resultTtlSeconds: ttl },
   );
+  const history = new WebhookHistory({ events: webhookEvents, webhooks, jobRecords: repository, batches: batchRecords, logger });
   announcer.onEnded((jobId) => batches.jobEnded(jobId));
   batches.start();
 
@@ -98,18 +112,18 @@ export function startJobs(
     const workerConnection = jobConnection(redisUrl);
     const webhookConnection = jobConnection(redisUrl);
     connections.push(workerConnection, webhookConnection);
-    worker = new CaptureWorker(workerConnection, { captures, credits: data.credits, repository, files, announcer, logger }, {
+    worker = new CaptureWorker(workerConnection, { captures, credits: data.credits, repository, files, announcer, logger, ...(deps.requestLog ? { requestLog: deps.requestLog } : {}) }, {
       prefix,
       concurrency,
       lockMs: config.JOB_LOCK_MS,
       maxAttempts: config.JOB_MAX_ATTEMPTS,
       resultTtlSeconds: ttl,
     });
-    // The message id says whose webhook it is: msg_batch_<batchId> (capture-batches.ts) or msg_<jobId> (job-announcer.ts).
+    // The message id says whose webhook it is.
     const ended = (outcome: WebhookOutcome) => async (messageId: string) => {
-      const batchId = /^msg_batch_(.+)$/.exec(messageId)?.[1];
-      if (batchId) await batchRecords.markWebhookEnded(batchId, outcome);
-      else await repository.markWebhookEnded(messageId.replace(/^msg_/, ''), outcome);
+      const subject = webhookSubjectOf(messageId);
+      if (subject && 'batchId' in subject) await batchRecords.markWebhookEnded(subject.batchId, outcome);
+      else if (subject) await repository.markWebhookEnded(subject.jobId, outcome);
     };
     webhookWorker = new WebhookWorker(
       webhookConnection,
@@ -120,19 +134,20 @@ export function startJobs(
         logger,
         onDelivered: ended('delivered'),
         onGaveUp: ended('gave_up'),
+        onAttempt: (delivery, outcome) => recorder.attempted(delivery, outcome),
       },
       webhookOptions,
     );
     logger.info({ concurrency, results: files.description }, 'capture worker started');
   }
   const upkeep = new JobUpkeep(
-    { repository, batches: batchRecords, queue: jobs.queue, commands, files, announcer, logger },
+    { repository, batches: batchRecords, webhookEvents, queue: jobs.queue, commands, files, announcer, logger },
     { prefix, reconcileIntervalMs: config.JOB_LOCK_MS, sweepIntervalMs: config.RESULT_SWEEP_INTERVAL_MS, resultTtlSeconds: ttl },
   );
   upkeep.start();
 
   return {
-    ...(role === 'serve' ? { jobs, batches } : {}),
+    ...(role === 'serve' ? { jobs, batches, withdrawal, webhooks: history } : {}),
     ...(worker ? { worker } : {}),
     repository,
     upkeep,

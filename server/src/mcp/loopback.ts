@@ -14,7 +14,7 @@ export function loopbackHeaders(): Record<string, string> {
   return { [LOOPBACK_HEADER]: TOKEN };
 }
 
-export function isMcpLoopback(req: Request): boolean {
+export function isMcpLoopback(req: Pick<Request, 'get'>): boolean {
   const presented = req.get(LOOPBACK_HEADER);
   if (presented === undefined || presented.length !== TOKEN.length) return false;
   return timingSafeEqual(Buffer.from(presented), Buffer.from(TOKEN));

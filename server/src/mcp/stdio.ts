@@ -17,7 +17,12 @@ export interface StdioOptions {
  */
 export async function serveMcpOverStdio(options: StdioOptions): Promise<void> {
   const publicBaseUrl = normalizedBaseUrl(options.url);
-  const client = createClient({ baseUrl: publicBaseUrl, apiKey: options.apiKey });
+  // Labels its captures as MCP's in the request log (a label only: it grants nothing).
+  const client = createClient({
+    baseUrl: publicBaseUrl,
+    apiKey: options.apiKey,
+    fetch: (input, init) => fetch(input, { ...init, headers: { ...(init?.headers as Record<string, string>), 'x-daguerre-client': 'mcp' } }),
+  });
   const server = createDaguerreMcpServer({ client, publicBaseUrl, budget: options.budget });
   const transport = new StdioServerTransport();
   await server.connect(transport);

@@ -1,4 +1,4 @@
-import { AsyncCaptureBodySchema, CaptureBodySchema } from '@daguerre/contract';
+import { AsyncCaptureBodySchema, CaptureBodySchema, CaptureLogQuerySchema } from '@daguerre/contract';
 import { z } from 'zod';
 
 /**
@@ -43,6 +43,8 @@ export const getCaptureToolInput = z
     delivery,
   })
   .strict();
+/** The filters of GET /captures, from the contract as they are. */
+export const listCapturesToolInput = CaptureLogQuerySchema.omit({ apiKey: true }).strict();
 export const describeOptionsToolInput = z
   .object({
     names: z.array(z.string()).optional().describe('Only these options (e.g. ["fullPage", "device"]); all of them when left out.'),

@@ -15,6 +15,7 @@ import {
   describeOptions,
   describeOptionsToolInput,
   getCaptureToolInput,
+  listCapturesToolInput,
   type Delivery,
 } from './tool-inputs.js';
 
@@ -171,6 +172,27 @@ export function registerDaguerreTools(server: McpServer, deps: ToolDependencies)
       const { credits, rateLimits } = report;
       const text = `${credits.remaining} of ${credits.totalMonthlyAllocation} credits left (${credits.usedThisPeriod} used) until ${credits.periodEnd}; at most ${rateLimits.capture.maxRequestsPerWindow} captures per ${rateLimits.capture.windowMs / 1000} s.`;
       return { content: [{ type: 'text', text }], structuredContent: report as unknown as Record<string, unknown> };
+    }),
+  );
+
+  server.registerTool(
+    'list_captures',
+    {
+      title: 'Request log',
+      description:
+        "The organization's captures, newest first (the request log, GET /captures): time, key, target (secret query values masked), format, outcome (running, succeeded, cached, failed, refused), HTTP status, error code, credits and duration. Filter by status, keyId, from and to (ISO 8601); pass nextCursor as cursor for older ones. Use it to find out why a capture failed. Costs nothing.",
+      inputSchema: listCapturesToolInput,
+      annotations: { readOnlyHint: true, openWorldHint: false, destructiveHint: false, idempotentHint: true },
+    },
+    guarded(async (args: z.output<typeof listCapturesToolInput>) => {
+      const page = await client.listCaptures(args);
+      const lines = page.captures.map(
+        (c) =>
+          `- ${c.createdAt} ${c.status}${c.errorCode ? ` ${c.errorCode}` : ''} ${c.format} ${c.target ?? 'inline HTML'} (${c.kind}, key ${c.keyName ?? c.keyId ?? 'deleted'}, ${c.credits} credits${c.durationMs === null ? '' : `, ${c.durationMs} ms`}) request ${c.requestId}`,
+      );
+      const more = page.nextCursor ? `\nOlder captures: call list_captures with cursor "${page.nextCursor}".` : '';
+      const text = lines.length ? `${lines.join('\n')}${more}` : 'No captures match (the log keeps the last ' + page.retentionDays + ' days).';
+      return { content: [{ type: 'text', text }], structuredContent: page as unknown as Record<string, unknown> };
     }),
   );
 

@@ -22,6 +22,7 @@ import type { ConcurrencyGate } from './concurrency-gate.js';
 import { captureDeadlines } from './capture-deadlines.js';
 import { isRecordingTimeout } from '../capture/capture-video.js';
 import type { CaptureCommand, CaptureFile } from './capture-types.js';
+import { loggableTarget } from './request-log.js';
 
 export type { CaptureCommand, CaptureFile } from './capture-types.js';
 
@@ -180,6 +181,8 @@ export class CaptureService {
         targetHost: options.url !== undefined ? new URL(options.url).host : null,
         userAgent: options.userAgent ?? null,
         ...(command.mode ? { mode: command.mode } : {}),
+        kind: command.kind ?? (command.mode === 'async' ? 'async' : 'sync'),
+        target: options.url !== undefined ? loggableTarget(options.url) : null,
         ...(command.jobId ? { jobId: command.jobId } : {}),
       },
       ...(options.openaiPrompt !== undefined
@@ -373,7 +376,8 @@ export class CaptureService {
       return { requestId, fileName: render.fileName, mime: render.mime, buffer: render.buffer, page: render.page, ...insightOf(render), processingTime, timings, ...delivery };
     } catch (error) {
       const mapped = this.mapFailure(error, (isRecordingTimeout(error) ? deadlines.limit : deadlines.page) - job.started);
-      await this.credits.release(requestId, mapped.code).catch((releaseError: unknown) =>
+      const ended = { processingMs: Date.now() - job.started, httpStatus: mapped.status };
+      await this.credits.release(requestId, mapped.code, ended).catch((releaseError: unknown) =>
         this.logger.error({ err: releaseError, requestId }, 'could not release a reservation; the stale-reservation sweeper will'),
       );
       throw mapped;

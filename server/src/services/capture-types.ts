@@ -1,4 +1,4 @@
-import type { CaptureOptions, CaptureQuality, PageMetadata, PageReport } from '@daguerre/contract';
+import type { CaptureKind, CaptureOptions, CaptureQuality, PageMetadata, PageReport } from '@daguerre/contract';
 import type { AiResult } from './ai-analysis.js';
 import type { AuthenticatedKey } from './api-keys.js';
 
@@ -15,6 +15,8 @@ export interface CaptureCommand {
   signal: AbortSignal;
   /** `async` for a job of POST /captures (marked in the ledger). */
   mode?: 'sync' | 'async';
+  /** The face that sent it, for the request log: by default sync, or async for `mode: 'async'`. */
+  kind?: CaptureKind;
   /** The async job this capture renders: its reservation is filed under the job id. */
   jobId?: string;
   /**

@@ -112,6 +112,13 @@ export class BatchRepository {
     return (row?.batch_id as string | undefined) ?? undefined;
   }
 
+  /** The batch of each of these jobs that belongs to one (the dashboard's Jobs page). */
+  async batchesOfJobs(jobIds: string[]): Promise<Map<string, string>> {
+    if (jobIds.length === 0) return new Map();
+    const rows = await this.knex('capture_batch_items').whereIn('job_id', jobIds).select('job_id', 'batch_id');
+    return new Map(rows.map((row: { job_id: string; batch_id: string }) => [row.job_id, row.batch_id]));
+  }
+
   /**
    * open → completed once every item is recorded and its job has ended (or is gone); true only for
    * the call that made the move, so the batch webhook is queued once.

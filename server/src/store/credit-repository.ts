@@ -1,3 +1,4 @@
+import type { CaptureKind } from '@daguerre/contract';
 import type { Knex } from 'knex';
 import { errors } from '../errors.js';
 import { periodContaining } from './billing-period.js';
@@ -24,6 +25,10 @@ export interface LedgerEntry {
   userAgent: string | null;
   /** `async` for a job of POST /captures. */
   mode?: 'sync' | 'async';
+  /** The face that sent the capture, for the request log (sync by default). */
+  kind?: CaptureKind;
+  /** The captured URL as the log may show it (secret query values masked); null for inline HTML. */
+  target?: string | null;
   /** Epoch ms at which the capture's own deadline ends; the sweeper leaves the row alone until then. */
   deadline?: number;
   /** The async job this attempt belongs to (its reservations are found, and released, by job id). */
@@ -35,6 +40,13 @@ export type ReserveOutcome = { reserved: true } | { reserved: false; remaining: 
 export interface CaptureOutcome {
   processingMs: number;
   fileSize: number;
+}
+
+/** How a released capture ended, for the request log. */
+export interface ReleaseDetail {
+  processingMs?: number;
+  /** The status its caller was answered. */
+  httpStatus?: number;
 }
 
 /** Any database failure becomes the client's 503 (nothing charged, retry shortly). */
@@ -131,6 +143,8 @@ export class CreditRepository {
         credits: cost,
         user_agent: entry.userAgent?.slice(0, 1024) ?? null,
         mode: entry.mode ?? 'sync',
+        kind: entry.kind ?? 'sync',
+        target: entry.target?.slice(0, 2048) ?? null,
         deadline_at: entry.deadline ?? null,
         ...(entry.jobId ? { job_id: entry.jobId } : {}),
         created_at: Date.now(),
@@ -141,12 +155,18 @@ export class CreditRepository {
 
   /** Turns the reservation into a charge. Returns false when it was already settled. */
   async commit(requestId: string, outcome: CaptureOutcome): Promise<boolean> {
-    return unavailableOnFailure(() => this.settle(requestId, 'charged', { processing_ms: outcome.processingMs, file_size: outcome.fileSize }));
+    return unavailableOnFailure(() =>
+      this.settle(requestId, 'charged', { processing_ms: outcome.processingMs, file_size: outcome.fileSize, http_status: 200 }),
+    );
   }
 
   /** Gives the reserved credits back. Returns false when it was already settled. */
-  async release(requestId: string, errorCode: string | null): Promise<boolean> {
-    return unavailableOnFailure(() => this.settle(requestId, 'released', { error_code: errorCode }));
+  async release(requestId: string, errorCode: string | null, detail: ReleaseDetail = {}): Promise<boolean> {
+    const logged = {
+      ...(detail.processingMs !== undefined ? { processing_ms: detail.processingMs } : {}),
+      ...(detail.httpStatus !== undefined ? { http_status: detail.httpStatus } : {}),
+    };
+    return unavailableOnFailure(() => this.settle(requestId, 'released', { error_code: errorCode, ...logged }));
   }
 
   private async settle(requestId: string, status: 'charged' | 'released', fields: Record<string, unknown>): Promise<boolean> {
@@ -192,6 +212,11 @@ export class CreditRepository {
       format: entry.format,
       source: entry.source,
       target_host: entry.targetHost,
+      mode: entry.mode ?? 'sync',
+      kind: entry.kind ?? 'sync',
+      target: entry.target?.slice(0, 2048) ?? null,
+      http_status: 200,
+      ...(entry.jobId ? { job_id: entry.jobId } : {}),
       credits: 0,
       processing_ms: outcome.processingMs,
       file_size: outcome.fileSize,

@@ -286,6 +286,12 @@ export class JobRepository {
     });
   }
 
+  /** The organization's latest jobs, newest first (the dashboard's Jobs page). */
+  async latest(organizationId: string, limit = 50): Promise<JobRecord[]> {
+    const rows = await this.knex('capture_jobs').where('organization_id', organizationId).orderBy('created_at', 'desc').orderBy('id').limit(limit);
+    return rows.map(toRecord);
+  }
+
   /** Jobs the queue may have lost: queued longer than `queuedForMs`, or active with an ended lease. */
   async unattended(queuedForMs: number, limit = 200, now = Date.now()): Promise<JobRecord[]> {
     const rows = await this.knex('capture_jobs')

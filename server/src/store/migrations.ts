@@ -1,5 +1,7 @@
 import type { Knex } from 'knex';
 import { captureBatches } from './batch-migration.js';
+import { requestLog } from './request-log-migration.js';
+import { webhookDeliveries } from './webhook-migration.js';
 
 /**
  * Migrations live in code so that the same list runs unchanged on SQLite and MySQL/MariaDB.
@@ -339,6 +341,8 @@ const MIGRATIONS: Record<string, Knex.Migration> = {
   '0009_issue28_sign_in_attempts': signInAttempts,
   '0010_issue27_capture_jobs': captureJobs,
   '0011_issue34_capture_batches': captureBatches,
+  '0012_request_log': requestLog,
+  '0013_webhook_deliveries': webhookDeliveries,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -3,6 +3,7 @@ import { html, type SafeHtml } from '../html.js';
 import type { DashboardContext } from '../session.js';
 import { time } from './format.js';
 import { badge, emptyState, page, pageHeading, type Assets } from './layout.js';
+import { batchHref } from './job-views.js';
 
 const STATUS_BADGE: Record<BatchData['status'], 'ok' | 'warn' | 'bad' | 'neutral' | 'accent'> = {
   queued: 'neutral',
@@ -21,7 +22,7 @@ function batchesTable(batches: BatchData[]): SafeHtml {
     <tbody>${batches.map(
       (batch) => html`<tr data-batch-id="${batch.batchId}">
         <td>${time(Date.parse(batch.createdAt))}</td>
-        <td><code>${batch.batchId}</code></td>
+        <td><a href="${batchHref(batch.batchId)}"><code>${batch.batchId}</code></a></td>
         <td>${badge(STATUS_BADGE[batch.status], batch.status)}</td>
         <td class="num">${batch.total}</td>
         <td class="num">${batch.counts.succeeded}</td>

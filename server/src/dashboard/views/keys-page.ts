@@ -58,7 +58,7 @@ function keyRows(ctx: DashboardContext, keys: ApiKeyRow[], now: number): SafeHtm
   return html`${keys.map((key) => {
     const status = keyStatus(key, now);
     return html`<tr data-key-id="${key.id}" class="status-${status}">
-      <th scope="row" class="key-name">${key.name}</th>
+      <th scope="row" class="key-name" title="${key.name}">${key.name}</th>
       <td><code class="prefix">${key.prefix}…</code></td>
       <td>${time(key.created_at, 'date')}</td>
       <td>${time(key.expires_at, 'date', 'Never')}</td>

@@ -1,102 +1,28 @@
 import type { UsageReport } from '@daguerre/contract';
 import { html, trusted, type SafeHtml } from '../html.js';
 import { DASHBOARD_PATH, type DashboardContext } from '../session.js';
-import type { DailyCaptures, LedgerRow } from '../usage-stats.js';
+import type { ApiKeyRow } from '../../store/api-key-repository.js';
+import type { Outcomes, UsageByKey } from '../usage-by-key.js';
+import { DAY_MS, PERIOD_CHOICES, type UsagePeriod } from '../usage-period.js';
+import type { LedgerRow } from '../usage-stats.js';
 import { formatBytes, formatDate, formatDuration, formatNumber, formatWindow, plural, time } from './format.js';
 import { badge, emptyState, flashBanner, page, pageHeading, type Assets } from './layout.js';
+import { usageChart } from './usage-chart.js';
+import { keyTotalsTable } from './usage-key-table.js';
+import { chartSeries } from './usage-series.js';
 
 export interface UsageView {
   ctx: DashboardContext;
   assets: Assets;
   report: UsageReport;
-  days: DailyCaptures[];
+  /** The period the chart and the per-key totals cover (the billing period unless another was chosen). */
+  period: UsagePeriod;
+  usage: UsageByKey;
+  /** Totals of the billing period, for its card (the same as `usage.total` when that is the period shown). */
+  billingTotal: Outcomes;
   latest: LedgerRow[];
-  keyNames: Map<string, string>;
+  keys: ApiKeyRow[];
   now: number;
-}
-
-const DAY_MS = 86_400_000;
-
-/** A round axis maximum (1, 2, 5 × 10^n) at or above the value, never below 4. */
-function niceMax(value: number): number {
-  const target = Math.max(4, value);
-  const magnitude = 10 ** Math.floor(Math.log10(target));
-  for (const step of [1, 2, 2.5, 5, 10]) if (step * magnitude >= target) return step * magnitude;
-  return 10 * magnitude;
-}
-
-/** Server-rendered bar chart: one stacked bar (charged, cache hits, failed) per UTC day of the period. */
-export function capturesChart(days: DailyCaptures[], now: number): SafeHtml {
-  const width = 760;
-  const height = 240;
-  const margin = { top: 16, right: 8, bottom: 30, left: 40 };
-  const plotW = width - margin.left - margin.right;
-  const plotH = height - margin.top - margin.bottom;
-  const n = Math.max(1, days.length);
-  const band = plotW / n;
-  const barW = Math.max(2, Math.min(28, band * 0.68));
-  const peak = Math.max(0, ...days.map((d) => d.charged + d.cached + d.failed));
-  const max = niceMax(peak);
-  const y = (v: number) => margin.top + plotH - (v / max) * plotH;
-  const today = Math.floor(now / DAY_MS) * DAY_MS;
-  const labelEvery = Math.ceil(n / 10);
-  const parts: string[] = [];
-  for (const tick of [0, max / 2, max]) {
-    parts.push(
-      `<line class="grid" x1="${margin.left}" x2="${width - margin.right}" y1="${y(tick).toFixed(1)}" y2="${y(tick).toFixed(1)}"/>`,
-      `<text class="axis" x="${margin.left - 8}" y="${(y(tick) + 4).toFixed(1)}" text-anchor="end">${formatNumber(tick)}</text>`,
-    );
-  }
-  days.forEach((day, i) => {
-    const x = margin.left + i * band + (band - barW) / 2;
-    const label = formatDate(day.day);
-    const details = [
-      plural(day.charged, 'capture'),
-      day.cached ? `${day.cached} from cache` : '',
-      day.failed ? `${day.failed} failed` : '',
-      plural(day.credits, 'credit'),
-    ];
-    const tooltip = `${label}: ${details.filter(Boolean).join(', ')}`;
-    const classes = ['day', day.day === today ? 'today' : '', day.day > today ? 'future' : ''].filter(Boolean).join(' ');
-    parts.push(`<g class="${classes}"><title>${tooltip}</title>`);
-    parts.push(
-      `<rect class="hit" x="${(margin.left + i * band).toFixed(1)}" y="${margin.top}" width="${band.toFixed(1)}" height="${plotH}"/>`,
-    );
-    let stacked = 0;
-    for (const [value, kind] of [
-      [day.charged, 'ok'],
-      [day.cached, 'cached'],
-      [day.failed, 'failed'],
-    ] as const) {
-      if (value === 0) continue;
-      const top = y(stacked + value);
-      parts.push(
-        `<rect class="bar bar-${kind}" x="${x.toFixed(1)}" y="${top.toFixed(1)}" width="${barW.toFixed(1)}" height="${(y(stacked) - top).toFixed(1)}"/>`,
-      );
-      stacked += value;
-    }
-    if (i % labelEvery === 0 || day.day === today) {
-      const d = new Date(day.day);
-      const text = i === 0 || d.getUTCDate() === 1 ? label.replace(/ \d{4}$/, '') : String(d.getUTCDate());
-      parts.push(
-        `<text class="axis ${day.day === today ? 'axis-today' : ''}" x="${(x + barW / 2).toFixed(1)}" y="${height - 10}" text-anchor="middle">${text}</text>`,
-      );
-    }
-    parts.push('</g>');
-  });
-  const totalOf = (d: DailyCaptures) => d.charged + d.cached + d.failed;
-  const totals = days.reduce((sum, d) => sum + totalOf(d), 0);
-  const busiest = days.reduce<DailyCaptures | undefined>((best, d) => (!best || totalOf(d) > totalOf(best) ? d : best), undefined);
-  const description =
-    totals === 0
-      ? 'No captures in this period yet.'
-      : `${plural(totals, 'capture request')} in this period; the busiest day was ${formatDate(busiest!.day)} with ${totalOf(busiest!)}.`;
-  const svg = `<svg class="chart" viewBox="0 0 ${width} ${height}" role="img" aria-labelledby="chart-title chart-desc" preserveAspectRatio="xMidYMid meet">
-    <title id="chart-title">Captures per day</title><desc id="chart-desc">${description}</desc>${parts.join('')}
-    ${totals === 0 ? `<text class="chart-empty" x="${margin.left + plotW / 2}" y="${margin.top + plotH / 2}" text-anchor="middle">No captures yet in this period</text>` : ''}
-  </svg>`;
-  // Only numbers and formatted dates go into the markup above.
-  return trusted(svg);
 }
 
 function meter(fraction: number, label: string): SafeHtml {
@@ -111,9 +37,11 @@ const STATUS: Record<string, { kind: 'ok' | 'warn' | 'bad' | 'neutral'; label: s
   cache_hit: { kind: 'neutral', label: 'Cache hit' },
   released: { kind: 'bad', label: 'Failed' },
   reserved: { kind: 'warn', label: 'In progress' },
+  refused: { kind: 'warn', label: 'Refused' },
 };
 
 function latestTable(view: UsageView): SafeHtml {
+  const keyNames = new Map(view.keys.map((key) => [key.id, key.name]));
   if (view.latest.length === 0) {
     return emptyState(
       'No captures yet',
@@ -135,10 +63,49 @@ function latestTable(view: UsageView): SafeHtml {
         <td class="num">${formatBytes(row.fileSize)}</td>
         <td class="num">${row.status === 'charged' ? row.credits : 0}</td>
         <td class="truncate">${row.source === 'html' ? html`<span class="muted">inline HTML</span>` : (row.targetHost ?? '—')}</td>
-        <td class="truncate">${row.apiKeyId ? (view.keyNames.get(row.apiKeyId) ?? html`<span class="muted">deleted key</span>`) : '—'}</td>
+        <td class="truncate">${row.apiKeyId ? (keyNames.get(row.apiKeyId) ?? html`<span class="muted">deleted key</span>`) : '—'}</td>
       </tr>`;
     })}</tbody>
   </table></div>`;
+}
+
+/** "1 Mar – 31 Mar 2025": the period's first and last day (its end is exclusive). */
+const periodDates = (period: UsagePeriod) => `${formatDate(period.start)} – ${formatDate(period.end - 1)}`;
+
+/** A GET form, so the choice is in the address and works without script. */
+function periodForm(period: UsagePeriod): SafeHtml {
+  return html`<form method="get" action="${DASHBOARD_PATH}/usage" class="usage-period">
+    <label for="usage-period">Period</label>
+    <select id="usage-period" name="period">
+      ${PERIOD_CHOICES.map((choice) => html`<option value="${choice.value}" ${choice.value === period.choice ? 'selected' : ''}>${choice.label}</option>`)}
+    </select>
+    <button type="submit" class="button button-small">Show</button>
+  </form>`;
+}
+
+/** The chart of captures per day and key, and the period's totals per key. */
+function usageByKeySections(view: UsageView): SafeHtml {
+  const keys = new Map(view.keys.map((key) => [key.id, key]));
+  const { series, colourOf } = chartSeries(view.usage, keys);
+  const choice = PERIOD_CHOICES.find((c) => c.value === view.period.choice)!;
+  const periodText = `${choice.label.toLowerCase()} (${periodDates(view.period)})`;
+  return html`<section class="card" aria-labelledby="daily-title">
+    <div class="card-header">
+      <div>
+        <h2 id="daily-title">Captures per day, by key</h2>
+        <p class="muted" data-period="${view.period.choice}">${choice.label}: ${periodDates(view.period)}</p>
+      </div>
+      ${periodForm(view.period)}
+    </div>
+    ${usageChart({ usage: view.usage, series, periodText, now: view.now })}
+    <p class="hint">Days in UTC. Only charged captures use credits: answers from the cache, failed captures and refused
+      requests are free. Per-day figures come from the request log, which is kept for a retention the operator sets
+      (<code>REQUEST_LOG_RETENTION_DAYS</code>, 30 days by default): days older than that show only what is left of them.</p>
+  </section>
+  <section class="card card-flush" aria-labelledby="by-key-title">
+    <div class="card-header"><h2 id="by-key-title">Totals per key</h2><span class="muted">${periodDates(view.period)}</span></div>
+    ${keyTotalsTable({ usage: view.usage, keys, colourOf })}
+  </section>`;
 }
 
 export function usagePage(view: UsageView): SafeHtml {
@@ -148,9 +115,7 @@ export function usagePage(view: UsageView): SafeHtml {
   const end = Date.parse(c.periodEnd);
   const daysLeft = Math.max(0, Math.ceil((end - now) / DAY_MS));
   const available = c.remaining + c.usedThisPeriod;
-  const captures = view.days.reduce((sum, d) => sum + d.charged, 0);
-  const cached = view.days.reduce((sum, d) => sum + d.cached, 0);
-  const failed = view.days.reduce((sum, d) => sum + d.failed, 0);
+  const { charged: captures, cached, failed, refused } = view.billingTotal;
   const limit = report.rateLimits.capture;
   const body = html`${pageHeading(
     'Usage',
@@ -168,7 +133,7 @@ export function usagePage(view: UsageView): SafeHtml {
     <div class="card stat">
       <p class="stat-label">Used this period</p>
       <p class="stat-value" data-stat="used">${formatNumber(c.usedThisPeriod)}</p>
-      <p class="stat-note" data-stat="captures">${plural(captures, 'capture')}${cached ? `, ${cached} from cache` : ''}${failed ? `, ${failed} failed (free)` : ''}</p>
+      <p class="stat-note" data-stat="captures">${plural(captures, 'capture')}${cached ? `, ${cached} from cache` : ''}${failed ? `, ${failed} failed (free)` : ''}${refused ? `, ${refused} refused` : ''}</p>
     </div>
     <div class="card stat">
       <p class="stat-label">Monthly allocation</p>
@@ -182,14 +147,7 @@ export function usagePage(view: UsageView): SafeHtml {
       <p class="stat-note">capture requests, shared by all keys of your organization</p>
     </div>
   </section>
-  <section class="card" aria-labelledby="daily-title">
-    <div class="card-header">
-      <h2 id="daily-title">Captures per day</h2>
-      <div class="legend" aria-hidden="true"><span><span class="swatch swatch-ok"></span>Charged</span><span><span class="swatch swatch-cached"></span>Cache hit</span><span><span class="swatch swatch-failed"></span>Failed</span></div>
-    </div>
-    <div class="chart-wrap">${capturesChart(view.days, now)}</div>
-    <p class="hint">Days in UTC. Only charged captures use credits: failed captures and answers from the cache are free.</p>
-  </section>
+  ${usageByKeySections(view)}
   <section class="card card-flush" aria-labelledby="latest-title">
     <div class="card-header"><h2 id="latest-title">Latest captures</h2><span class="muted">last ${view.latest.length || 'none'}</span></div>
     ${latestTable(view)}
