@@ -30,7 +30,7 @@ export function mountUsageRoutes(router: Router, services: DashboardServices): v
         data.apiKeys.list(organizationId),
       ]);
       const billingTotal = (billingUsage ?? usage).total;
-      sendPage(res, usagePage({ ctx, assets, report, period, usage, billingTotal, latest, keys, now }));
+      sendPage(res, usagePage({ ctx, assets, report, period, usage, billingTotal, latest, keys, now, retentionDays: services.requestLogRetentionDays }));
     }),
   );
 

@@ -22,6 +22,8 @@ export interface UsageView {
   billingTotal: Outcomes;
   latest: LedgerRow[];
   keys: ApiKeyRow[];
+  /** REQUEST_LOG_RETENTION_DAYS: how far back the per-day figures reach. */
+  retentionDays: number;
   now: number;
 }
 
@@ -99,8 +101,8 @@ function usageByKeySections(view: UsageView): SafeHtml {
     </div>
     ${usageChart({ usage: view.usage, series, periodText, now: view.now })}
     <p class="hint">Days in UTC. Only charged captures use credits: answers from the cache, failed captures and refused
-      requests are free. Per-day figures come from the request log, which is kept for a retention the operator sets
-      (<code>REQUEST_LOG_RETENTION_DAYS</code>, 30 days by default): days older than that show only what is left of them.</p>
+      requests are free. Per-day figures come from the <a href="${DASHBOARD_PATH}/log">request log</a>, which this server keeps for
+      ${plural(view.retentionDays, 'day')} (<code>REQUEST_LOG_RETENTION_DAYS</code>): days older than that show only what is left of them.</p>
   </section>
   <section class="card card-flush" aria-labelledby="by-key-title">
     <div class="card-header"><h2 id="by-key-title">Totals per key</h2><span class="muted">${periodDates(view.period)}</span></div>
