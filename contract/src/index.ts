@@ -20,3 +20,5 @@ export * from './bulk.js';
 export * from './webhook-events.js';
 export * from './request-log.js';
 export * from './webhooks.js';
+export * from './monitors.js';
+export * from './monitor-routes.js';

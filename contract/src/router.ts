@@ -6,6 +6,7 @@ import { AsyncCaptureAcceptedSchema, AsyncCaptureBodySchema, CaptureJobSchema } 
 import { UsageQuerySchema, UsageReportSchema } from './usage.js';
 import { BatchSchema, BulkAcceptedSchema, BulkCaptureBodySchema } from './bulk.js';
 import { CaptureLogPageSchema, CaptureLogQuerySchema } from './request-log.js';
+import { monitorsContract } from './monitor-routes.js';
 import { webhooksContract } from './webhooks.js';
 
 const c = initContract();
@@ -188,5 +189,5 @@ export const bulkContract = c.router({
   },
 });
 
-export const contract = c.router({ ...captureContract, ...usageContract, ...requestLogContract, ...jobsContract, ...bulkContract, ...webhooksContract }, { strictStatusCodes: true });
+export const contract = c.router({ ...captureContract, ...usageContract, ...requestLogContract, ...jobsContract, ...bulkContract, ...webhooksContract, ...monitorsContract }, { strictStatusCodes: true });
 export type Contract = typeof contract;

@@ -328,7 +328,7 @@ export class CaptureService {
       const deadline = deadlines.page;
       // Ads and cookie banners go before the analysis PNG is taken, so that it shows the cleaned page too.
       const filters = await this.contentFilters.hooksFor(options, { deadline, timings });
-      const afterLoadSteps = [filters?.afterLoad, wantsPng ? async (page: Page) => void (analysisPng = await Renderer.analysisPng(page)) : undefined].filter(
+      const afterLoadSteps = [filters?.afterLoad, command.readPage, wantsPng ? async (page: Page) => void (analysisPng = await Renderer.analysisPng(page)) : undefined].filter(
         (step): step is (page: Page) => Promise<void> => step !== undefined,
       );
       // Fair share (issue #15): the organization's turn comes before a pool slot is asked for.

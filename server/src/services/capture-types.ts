@@ -1,5 +1,6 @@
 import type { CaptureKind, CaptureOptions, CaptureQuality, PageMetadata, PageReport } from '@daguerre/contract';
 import type { AiResult } from './ai-analysis.js';
+import type { Page } from 'puppeteer-core';
 import type { AuthenticatedKey } from './api-keys.js';
 
 /** What goes into the capture service (one request) and what comes out (one file). */
@@ -17,6 +18,11 @@ export interface CaptureCommand {
   mode?: 'sync' | 'async';
   /** The face that sent it, for the request log: by default sync, or async for `mode: 'async'`. */
   kind?: CaptureKind;
+  /**
+   * Reads the page once it has loaded and been cleaned, before the shot (a monitor reads the
+   * page's text here, so a run needs one capture, not two). Not run for an answer from the cache.
+   */
+  readPage?: (page: Page) => Promise<void>;
   /** The async job this capture renders: its reservation is filed under the job id. */
   jobId?: string;
   /**

@@ -1,0 +1,127 @@
+import { initContract } from '@ts-rest/core';
+import { z } from 'zod';
+import { ErrorBodySchema } from './errors.js';
+import {
+  CreateMonitorBodySchema,
+  DiffBodySchema,
+  DiffResponseSchema,
+  MonitorListSchema,
+  MonitorResponseSchema,
+  MonitorRunListSchema,
+  MonitorRunResponseSchema,
+  MonitorRunsQuerySchema,
+  UpdateMonitorBodySchema,
+} from './monitors.js';
+
+const c = initContract();
+
+const authHeaders = z.object({
+  'x-api-key': z.string().optional().describe('API key (alternative to the apiKey query parameter)'),
+});
+const monitorParam = z.object({ monitorId: z.string().describe('The monitorId answered by POST /monitors') });
+const runParam = monitorParam.extend({ runId: z.string().describe('The runId of GET /monitors/{monitorId}/runs') });
+const errors = { 400: ErrorBodySchema, 401: ErrorBodySchema, 404: ErrorBodySchema, 500: ErrorBodySchema, 503: ErrorBodySchema };
+const image = c.otherResponse({ contentType: 'image/png', body: c.type<Blob>() });
+
+/** Monitors and one-off diffs (docs/monitors.md). Any key of the organization manages its monitors. */
+export const monitorsContract = c.router({
+  createMonitor: {
+    method: 'POST',
+    path: '/monitors',
+    summary: 'Watch a page: capture it every intervalSeconds and compare each run with its baseline',
+    description:
+      'Body: url, intervalSeconds (at least MONITOR_MIN_INTERVAL_SECONDS), threshold (percent of pixels, default 1), webhookUrl, ignoreSelectors, name, paused, and the capture options that shape an image. The first run starts at once. Each run is charged as its capture; a failed run is not. Bad input is refused naming the field and nothing is created; a plan allows a number of monitors (403 past it). Needs REDIS_URL.',
+    body: CreateMonitorBodySchema,
+    headers: authHeaders,
+    responses: { 201: MonitorResponseSchema, 402: ErrorBodySchema, 403: ErrorBodySchema, ...errors },
+  },
+  listMonitors: {
+    method: 'GET',
+    path: '/monitors',
+    summary: "The organization's monitors, each with its last run",
+    headers: authHeaders,
+    query: z.object({ apiKey: z.string().optional().describe('API key; may instead be sent in header X-API-Key.') }).strict(),
+    responses: { 200: MonitorListSchema, ...errors },
+  },
+  getMonitor: {
+    method: 'GET',
+    path: '/monitors/:monitorId',
+    summary: 'A monitor, its settings and its last run',
+    pathParams: monitorParam,
+    headers: authHeaders,
+    responses: { 200: MonitorResponseSchema, ...errors },
+  },
+  updateMonitor: {
+    method: 'PATCH',
+    path: '/monitors/:monitorId',
+    summary: 'Change a monitor: pause or resume it (paused), its schedule, threshold, webhook or capture options',
+    description:
+      'Only the fields given change; null clears webhookUrl, ignoreSelectors or a capture option. A new intervalSeconds takes effect from the next run.',
+    pathParams: monitorParam,
+    body: UpdateMonitorBodySchema,
+    headers: authHeaders,
+    responses: { 200: MonitorResponseSchema, ...errors },
+  },
+  deleteMonitor: {
+    method: 'DELETE',
+    path: '/monitors/:monitorId',
+    summary: 'Stop and delete a monitor, its runs and their images',
+    pathParams: monitorParam,
+    body: c.noBody(),
+    headers: authHeaders,
+    responses: { 204: c.noBody(), ...errors },
+  },
+  listMonitorRuns: {
+    method: 'GET',
+    path: '/monitors/:monitorId/runs',
+    summary: "A monitor's runs, newest first: status, credits, the capture and its diff against the baseline",
+    pathParams: monitorParam,
+    query: MonitorRunsQuerySchema,
+    headers: authHeaders,
+    responses: { 200: MonitorRunListSchema, ...errors },
+  },
+  pinMonitorRun: {
+    method: 'POST',
+    path: '/monitors/:monitorId/runs/:runId/golden',
+    summary: 'Pin a succeeded run as the golden baseline: later runs are compared with it until another is pinned',
+    pathParams: runParam,
+    body: c.noBody(),
+    headers: authHeaders,
+    responses: { 200: MonitorRunResponseSchema, 409: ErrorBodySchema, ...errors },
+  },
+  getMonitorRunImage: {
+    method: 'GET',
+    path: '/monitors/:monitorId/runs/:runId/image',
+    summary: "The run's capture (PNG)",
+    pathParams: runParam,
+    headers: authHeaders,
+    responses: { 200: image, ...errors },
+  },
+  getMonitorRunDiffImage: {
+    method: 'GET',
+    path: '/monitors/:monitorId/runs/:runId/diff',
+    summary: "The changed pixels highlighted over the run's capture (PNG); 404 when nothing changed",
+    pathParams: runParam,
+    headers: authHeaders,
+    responses: { 200: image, ...errors },
+  },
+  diff: {
+    method: 'POST',
+    path: '/diff',
+    summary: 'Compare two captures once: in pixels (percent, regions, a diff image) and in words (lines added and removed)',
+    description:
+      'before and after are each {url} (captured now, charged as a capture), {runId} (a monitor run) or {jobId} (a succeeded png async capture). Synchronous. Takes threshold, ignoreSelectors and the capture options of monitors for the sides it captures. Counts against the rate limit as one request.',
+    body: DiffBodySchema,
+    headers: authHeaders,
+    responses: {
+      200: DiffResponseSchema,
+      402: ErrorBodySchema,
+      403: ErrorBodySchema,
+      422: ErrorBodySchema,
+      429: ErrorBodySchema,
+      502: ErrorBodySchema,
+      504: ErrorBodySchema,
+      ...errors,
+    },
+  },
+});
