@@ -6,6 +6,8 @@ import {
   type CaptureLogQuery,
   type CaptureResult,
   type Contract,
+  type DiffInput,
+  type DiffResponse,
   type UsageReport,
   type WebhookEventLog,
 } from '@daguerre/contract';
@@ -16,6 +18,7 @@ import { errorFromResponse, headersToRecord, parseJson, DaguerreError } from './
 import { signCaptureUrl, type SignedUrlOptions } from './signed-url.js';
 import { pollBatchUntilDone, toBulkBody, type BatchData, type BulkCaptureRequest } from './bulk-captures.js';
 import { DEFAULT_MAX_DELAY_MS, isRetryableStatus, retryDelayMs, sleep, type RetryOptions } from './retry.js';
+import { monitorMethods, type MonitorMethods } from './monitors.js';
 
 export interface ClientOptions {
   /** Service root, e.g. `https://capture.example.com` (a path prefix is kept). */
@@ -67,7 +70,8 @@ interface RawClientArgs {
 /** The ts-rest client of the contract: routes `capture`, `captureWithBody`, `usage`. */
 export type RawClient = InitClientReturn<Contract, RawClientArgs>;
 
-export interface DaguerreClient {
+/** Monitors: `createMonitor`, `listMonitors`, `getMonitor`, `updateMonitor`, `pauseMonitor`, `resumeMonitor`, `deleteMonitor`, `listRuns`, `pinRun` (monitors.ts). */
+export interface DaguerreClient extends MonitorMethods {
   raw: RawClient;
   /** Captures and returns the file. Throws DaguerreError on any non-2xx response. */
   capture(options: CaptureInput): Promise<CaptureFile>;
@@ -107,6 +111,12 @@ export interface DaguerreClient {
   waitForBatch(batchId: string, options?: WaitOptions): Promise<BatchData>;
   /** Cancels the batch's items that have not ended (never charged). */
   cancelBatch(batchId: string): Promise<BatchData>;
+  /**
+   * Compares two captures once (`POST /diff`): `before` and `after` are each `{ url }` (captured
+   * now, charged as a capture), `{ jobId }` or `{ runId }`. Resolves with the percent of changed
+   * pixels, their regions, the lines of text added and removed, and links to the three images.
+   */
+  diff(body: DiffInput): Promise<DiffResponse['data']>;
 }
 
 const EXTENSION_BY_MIME = new Map(Object.entries(MIME_TYPES).map(([format, mime]) => [mime, format]));
@@ -139,7 +149,12 @@ export function createClient(options: ClientOptions): DaguerreClient {
   const raw: RawClient = initClient(contract, rawArgs);
 
   /** Sends one request, retrying 429/503 when `retry` is set; resolves only with a 2xx response. */
-  async function send(method: 'GET' | 'POST' | 'DELETE', path: string, extraHeaders: Record<string, string>, body?: string): Promise<Response> {
+  async function send(
+    method: 'GET' | 'POST' | 'PATCH' | 'DELETE',
+    path: string,
+    extraHeaders: Record<string, string>,
+    body?: string,
+  ): Promise<Response> {
     const headers = { ...extraHeaders, 'x-api-key': options.apiKey };
     for (let attempt = 0; ; attempt++) {
       const response = await fetchImpl(`${baseUrl}${path}`, { method, headers, body });
@@ -209,6 +224,15 @@ export function createClient(options: ClientOptions): DaguerreClient {
   return {
     raw,
 
+    ...monitorMethods(async (method, path, body) => {
+      const headers: Record<string, string> = {
+        accept: 'application/json',
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      };
+      const response = await send(method, path, headers, body === undefined ? undefined : JSON.stringify(body));
+      return response.status === 204 ? undefined : readJson(response);
+    }),
+
     async capture(request) {
       return fileOf(await sendCapture(request, true));
     },
@@ -245,6 +269,11 @@ export function createClient(options: ClientOptions): DaguerreClient {
 
     waitForBatch(batchId, waitOptions) {
       return pollBatchUntilDone(getBatch, batchId, waitOptions);
+    },
+
+    async diff(body) {
+      const response = await send('POST', '/diff', { 'content-type': 'application/json', accept: 'application/json' }, JSON.stringify(body));
+      return ((await readJson(response)) as DiffResponse).data;
     },
 
     async cancelBatch(batchId) {

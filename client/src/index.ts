@@ -8,12 +8,13 @@ export { HTML_QUERY_MAX_LENGTH } from './capture-request.js';
 export type { CaptureInput, CaptureRequest } from './capture-request.js';
 export { verifyWebhook, WebhookVerificationError } from './webhooks.js';
 export { WaitTimeoutError } from './async-captures.js';
-export type { WebhookHeaders } from './webhooks.js';
+export type { WebhookEvent, WebhookEventType, WebhookHeaders } from './webhooks.js';
+export type { ListRunsOptions, MonitorMethods, MonitorRunPage, UpdateMonitorInput } from './monitors.js';
 export type { AsyncCaptureRequest, WaitOptions } from './async-captures.js';
 export type { BulkCaptureRequest } from './bulk-captures.js';
 
 // Contract values and types a caller needs, re-exported so that only this package is imported.
-export { DEVICE_PRESETS, ERROR_CODES, FORMATS, MIME_TYPES, contract } from '@daguerre/contract';
+export { DEVICE_PRESETS, ERROR_CODES, FORMATS, MIME_TYPES, MONITOR_EVENT_TYPES, contract } from '@daguerre/contract';
 export type {
   CaptureFormat,
   AsyncCaptureAccepted,
@@ -35,7 +36,16 @@ export type {
   UsageReport,
   ValidationIssue,
   WebhookAttempt,
-  WebhookEvent,
   WebhookEventLog,
-  WebhookEventType,
 } from '@daguerre/contract';
+export type {
+  CaptureDiff,
+  ChangedRegion,
+  CreateMonitorInput,
+  Monitor,
+  MonitorEventType,
+  MonitorRun,
+  MonitorRunStatus,
+  MonitorWebhookEvent,
+} from '@daguerre/contract';
+export type { DiffInput, DiffResponse } from '@daguerre/contract';

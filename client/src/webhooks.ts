@@ -1,4 +1,4 @@
-import type { WebhookEvent } from '@daguerre/contract';
+import type { MonitorWebhookEvent, WebhookEvent as JobWebhookEvent } from '@daguerre/contract';
 import { Webhook, WebhookVerificationError as LibraryVerificationError } from 'standardwebhooks';
 
 /** Headers as Node (`req.headers`), fetch (`Headers`) or a plain object give them. */
@@ -17,10 +17,20 @@ function headerRecord(headers: WebhookHeaders): Record<string, string> {
 }
 
 /**
+ * Every event `verifyWebhook` returns: an async capture's or a batch's (`CaptureWebhookEvent`,
+ * `BatchWebhookEvent`), or a monitor's (`MonitorWebhookEvent`: `monitor.changed`, `monitor.failed`,
+ * `monitor.paused`, `monitor.resumed`); narrow on `type`.
+ */
+export type WebhookEvent = JobWebhookEvent | MonitorWebhookEvent;
+export type WebhookEventType = WebhookEvent['type'];
+
+/**
  * Verifies a Daguerre webhook (Standard Webhooks: `webhook-id`, `webhook-timestamp`,
  * `webhook-signature`) with the signing secret of the API key that queued the job or the batch, and
  * returns the event: `capture.succeeded` / `capture.failed` (an async job, `data` its state) or
- * `batch.completed` / `batch.cancelled` (a batch, `data` the batch); narrow on `event.type`.
+ * `batch.completed` / `batch.cancelled` (a batch, `data` the batch), or a monitor's event
+ * (`monitor.changed` with the run, its diff and the links to the new, baseline and diff images;
+ * `monitor.failed`; `monitor.paused` / `monitor.resumed` with a reason); narrow on `event.type`.
  * Throws when the signature is wrong or the timestamp is more than 5 minutes away (replays).
  * Pass the body exactly as received (the raw text), not a re-serialized object.
  */

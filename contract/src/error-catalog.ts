@@ -20,6 +20,7 @@ export const ERROR_CATALOG: Record<ErrorCode, { status: number; when: string }> 
   INSUFFICIENT_CREDITS: { status: 402, when: 'The organization has fewer credits left than the capture costs.' },
   TARGET_PROTECTED: { status: 403, when: 'The target answered with an anti-bot verification page (CAPTCHA or challenge); nothing is charged.' },
   MEMBERSHIP_INACTIVE: { status: 403, when: 'The user who owns the key is not an active member of the organization.' },
+  QUOTA_EXCEEDED: { status: 403, when: "The organization already has its plan's number of a resource (monitors: `MONITORS_PER_ORGANIZATION` or the plan's own); `details` names the limit; nothing is created." },
   NOT_FOUND: { status: 404, when: 'No such resource (for example an unknown job id, or a job of another organization).' },
   JOB_NOT_FINISHED: { status: 409, when: 'The file of an async capture was asked for before the job succeeded.' },
   CONCURRENCY_LIMIT_EXCEEDED: { status: 429, when: "The organization already has its plan's number of captures in progress; `Retry-After` says when to retry; nothing is charged." },

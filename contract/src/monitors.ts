@@ -202,7 +202,11 @@ export const MonitorRunSchema = withOpenApi(
       .string()
       .nullable()
       .describe('The run it was compared with: the golden run, else the previous succeeded run; null for the first'),
-    diff: CaptureDiffSchema.nullable().describe('The comparison with the baseline; null for the first run and for failed runs'),
+    // A title of its own: a nullable copy under CaptureDiff's title would clash with CaptureDiff in the OpenAPI components.
+    diff: withOpenApi(CaptureDiffSchema.nullable(), {
+      title: 'CaptureDiffOrNull',
+      description: 'The comparison with the baseline; null for the first run and for failed runs',
+    }),
   }),
   { title: 'MonitorRun' },
 );
@@ -226,7 +230,7 @@ export const MonitorSchema = withOpenApi(
         'user: paused by PATCH or the dashboard; credits: paused because the organization ran out of credits (resumed when credits return)',
       ),
     goldenRunId: z.string().nullable().describe('The run pinned as the baseline; null: each run is compared with the one before'),
-    lastRun: MonitorRunSchema.nullable(),
+    lastRun: withOpenApi(MonitorRunSchema.nullable(), { title: 'MonitorRunOrNull', description: 'The newest run; null before the first' }),
     nextRunAt: z.string().datetime().nullable().describe('When it runs next; null while paused'),
     createdAt: z.string().datetime(),
   }),

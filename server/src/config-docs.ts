@@ -87,6 +87,12 @@ export const CONFIG_DOCS: Record<keyof Config, { meaning: string; default?: stri
   RESULTS_S3_PREFIX: { meaning: 'Key prefix of result files in the bucket (give it a lifecycle rule as a second sweeper).' },
   RESULTS_S3_PATH_STYLE: { meaning: 'Path-style bucket addressing (most S3-compatible servers want it).' },
   RESULT_SWEEP_INTERVAL_MS: { meaning: 'How often each process deletes job records and files past `JOB_RESULT_TTL_SECONDS`.' },
+  MONITOR_MIN_INTERVAL_SECONDS: { meaning: 'Shortest `intervalSeconds` of a monitor (docs/monitors.md); a shorter one is refused with 400 naming the field.' },
+  MONITORS_PER_ORGANIZATION: { meaning: "Monitors an organization may have when its plan sets no number of its own; past it `POST /monitors` answers 403 `QUOTA_EXCEEDED`." },
+  MONITOR_RUNS_KEPT: { meaning: 'Runs kept per monitor besides its golden run; older runs and their images are deleted after each run.' },
+  MONITOR_WORKERS: { meaning: 'Monitor runs this process makes at once (each is a capture through the same browser); `0`: this process runs none. Needs `REDIS_URL`.' },
+  MONITOR_MAX_PER_ORGANIZATION: { meaning: "Of those, how many one organization's monitors may hold, so an organization with many monitors cannot delay another's runs." },
+  MONITOR_RECONCILE_INTERVAL_MS: { meaning: "How often each process rebuilds the monitors' schedules in Redis from the database (after a Redis restarted empty) and resumes monitors paused for credits when credits came back." },
   MCP_INLINE_MAX_BYTES: {
     meaning:
       'Bytes of a tool result the MCP `capture` and `get_capture` tools return inline: an image (png, jpeg, webp) up to this size as image content, an html, markdown or text capture up to half of it as text (it also travels in `structuredContent`); anything larger, and every pdf, mhtml and video, comes back as a link.',

@@ -160,6 +160,17 @@ export const ConfigSchema = z.object({
   RESULTS_S3_PATH_STYLE: booleanFlag('RESULTS_S3_PATH_STYLE').default('true'),
   /** How often each process deletes files and records of jobs past JOB_RESULT_TTL_SECONDS. */
   RESULT_SWEEP_INTERVAL_MS: integer('RESULT_SWEEP_INTERVAL_MS', 1_000, 86_400_000, 60_000),
+  /** Monitors (issue #51): the shortest intervalSeconds a monitor may have. */
+  MONITOR_MIN_INTERVAL_SECONDS: integer('MONITOR_MIN_INTERVAL_SECONDS', 1, 86_400, 60),
+  /** Monitors an organization may have when its plan sets no number (plans.max_monitors). */
+  MONITORS_PER_ORGANIZATION: integer('MONITORS_PER_ORGANIZATION', 0, 1_000_000, 20),
+  /** Runs kept per monitor besides its golden run; older runs and their images are deleted. */
+  MONITOR_RUNS_KEPT: integer('MONITOR_RUNS_KEPT', 1, 100_000, 100),
+  /** Monitor runs this process makes at once (0: none here), and how many of them one organization may hold. */
+  MONITOR_WORKERS: integer('MONITOR_WORKERS', 0, 64, 2),
+  MONITOR_MAX_PER_ORGANIZATION: integer('MONITOR_MAX_PER_ORGANIZATION', 1, 64, 1),
+  /** How often each process rebuilds the monitors' schedules from the database and resumes monitors whose credits came back. */
+  MONITOR_RECONCILE_INTERVAL_MS: integer('MONITOR_RECONCILE_INTERVAL_MS', 200, 3_600_000, 30_000),
   /** The ffmpeg binary that encodes scrolling videos (formats mp4, webm, gif; Debian's ffmpeg package). */
   FFMPEG_PATH: z.string().min(1).default('ffmpeg'),
   /** Largest video file; a video that passes it fails uncharged. At most the documented maximum, 64 MiB. */

@@ -25,7 +25,10 @@ import { jobBacklog } from './ops/job-backlog.js';
 import { createHttpServer } from './http/http-server.js';
 import { startMetricsServer } from './http/metrics-server.js';
 import { createWorkerApp } from './http/worker-app.js';
-import { startJobs, type JobsRuntime, type ProcessRole } from './jobs/start-jobs.js';
+import { resultFiles, startJobs, type JobsRuntime, type ProcessRole } from './jobs/start-jobs.js';
+import { DiffImages } from './monitors/diff-images.js';
+import { OneOffDiff } from './monitors/one-off-diff.js';
+import { closePixelDiff } from './monitors/pixel-diff.js';
 import type { SigningSecretLookup } from './jobs/webhook-delivery.js';
 import { CaptureRateLimiter, type RateLimitStore } from './http/rate-limit.js';
 import { createLogger } from './logger.js';
@@ -227,6 +230,18 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
     const shutdown = new AbortController();
     const inFlight = new InFlight();
     let accepting = true;
+    // POST /diff: its images go to the result store of async jobs (a local directory without Redis too).
+    const diffImages = new DiffImages(resultFiles(config), { ttlSeconds: config.JOB_RESULT_TTL_SECONDS });
+    const oneOffDiff = new OneOffDiff({
+      captures,
+      credits: data.credits,
+      creditsPerCapture: config.CREDITS_PER_CAPTURE,
+      jobs: jobs.jobs,
+      // {runId} sides: the monitors core's MonitorRunImages (one-off-diff.ts); undefined without REDIS_URL.
+      runImages: jobs.monitors?.runImages,
+      images: diffImages,
+      checkDestination: (field, url) => assertUrlAllowed(data.policy, data.resolve, field, url),
+    });
     const mountOps = (expressApp: Express) => mountOpsRoutes(expressApp, { db: data.db, browser, pool, metrics, sandbox, accepting: () => accepting, ...opsExtras });
     const app = role === 'worker' ? createWorkerApp(mountOps, logger) : createApp({
       metrics,
@@ -241,6 +256,8 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
         credits: data.credits,
         checkDestination: (field, url) => assertUrlAllowed(data.policy, data.resolve, field, url),
       },
+      monitorRoutes: { monitors: jobs.monitors?.service },
+      diffRoutes: { diffs: oneOffDiff, images: diffImages },
       extraRoutes: (expressApp) => {
         mountOps(expressApp);
         mountDashboard(expressApp, { data, logger, config, jobs });
@@ -300,6 +317,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
         await requestLog.stop();
         await pool.close();
         await schemaChecker.close();
+        await closePixelDiff();
         memoryWatchdog.stop();
         await browser.close();
         memoryWatchdog.close();

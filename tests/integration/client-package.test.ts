@@ -13,6 +13,7 @@ const PROGRAM = `import { createHmac } from 'node:crypto';
 import {
   createClient, DaguerreError, verifyWebhook, WaitTimeoutError, WebhookVerificationError,
   type BatchWebhookEvent, type BulkCaptureRequest, type CaptureInput, type CaptureWebhookEvent, type DaguerreClient, type WebhookEvent,
+  type MonitorWebhookEvent,
 } from '@daguerre/client';
 
 const input: CaptureInput = {
@@ -41,7 +42,7 @@ const badBulkWidth: BulkCaptureRequest = { requests: [{ html: 'x', viewportWidth
 const badBulkFormat: BulkCaptureRequest = { defaults: { format: 'bmp' }, requests: [{ html: 'x' }] };
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 const takesExactly: Same<Parameters<DaguerreClient['capture']>[0], CaptureInput> = true;
-const everyEvent: Same<WebhookEvent, CaptureWebhookEvent | BatchWebhookEvent> = true;
+const everyEvent: Same<WebhookEvent, CaptureWebhookEvent | BatchWebhookEvent | MonitorWebhookEvent> = true;
 void [badQuality, badDevice, badBoolean, badBulkField, badBulkWidth, badBulkFormat, takesExactly, everyEvent];
 
 // Each event the service sends, told apart by its type: data is typed in each branch.
@@ -55,6 +56,12 @@ function describeEvent(event: WebhookEvent): string {
       return 'batch.completed ' + event.data.batchId + ' ' + event.data.counts.succeeded + '/' + event.data.total;
     case 'batch.cancelled':
       return 'batch.cancelled ' + event.data.batchId + ' ' + event.data.counts.cancelled + '/' + event.data.total;
+    case 'monitor.changed':
+    case 'monitor.failed':
+      return event.type + ' ' + event.data.monitorId + ' ' + (event.data.run?.diff?.diffPercent ?? '');
+    case 'monitor.paused':
+    case 'monitor.resumed':
+      return event.type + ' ' + event.data.monitorId + ' ' + (event.data.reason ?? '');
     default: {
       const unknownEvent: never = event;
       return unknownEvent;
@@ -76,6 +83,7 @@ const events = [
   JSON.stringify({ type: 'batch.completed', data: batch }),
   JSON.stringify({ type: 'batch.cancelled', data: { ...batch, status: 'cancelled', counts: { ...batch.counts, succeeded: 1, cancelled: 1 } } }),
   JSON.stringify({ type: 'capture.failed', data: job }),
+  JSON.stringify({ type: 'monitor.paused', timestamp: '2026-01-01T00:00:00Z', data: { monitorId: 'm1', name: 'Home', url: 'https://example.com', reason: 'credits' } }),
 ].map((body, index) => describeEvent(verifyWebhook(secret, body, signed('msg_' + index, body))));
 
 async function main(): Promise<void> {
@@ -146,7 +154,12 @@ describe('@daguerre/client packed and installed into CommonJS and ESM projects',
         events: string[];
       };
       expect(result).toMatchObject({ refusal: 'INVALID_API_KEY', verification: 'WebhookVerificationError', waitTimeoutError: true });
-      expect(result.events).toEqual(['batch.completed b1 2/2', 'batch.cancelled b1 1/2', 'capture.failed j1 CAPTURE_TIMEOUT']);
+      expect(result.events).toEqual([
+        'batch.completed b1 2/2',
+        'batch.cancelled b1 1/2',
+        'capture.failed j1 CAPTURE_TIMEOUT',
+        'monitor.paused m1 credits',
+      ]);
       expect(result.contentType).toBe('image/jpeg');
       expect(result.head).toEqual([0xff, 0xd8, 0xff]);
       expect(result.used).toBeGreaterThanOrEqual(1);

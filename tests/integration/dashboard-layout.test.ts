@@ -9,6 +9,7 @@ import { FixtureServer } from '../helpers/fixture-server.js';
 import { deleteKeysWithPrefix } from '../helpers/redis-keys.js';
 import { launchTestBrowser } from '../helpers/test-browser.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
+import { until } from '../helpers/until.js';
 
 /**
  * Issue #50, part 4: no dashboard page scrolls sideways from a phone to a wide screen, the
@@ -55,6 +56,7 @@ describe('dashboard layout at 375–1920 px: no sideways scroll, nothing over th
   let page: Page;
   let client: DaguerreClient;
   let playgroundKey = '';
+  let changes = 0;
   const prefix = `rs-test-layout-${randomBytes(4).toString('hex')}`;
   const targets: Target[] = [];
   /** Pages that answered an error status: the crawl found a link the service does not serve. */
@@ -74,6 +76,14 @@ describe('dashboard layout at 375–1920 px: no sideways scroll, nothing over th
       .route('/hook-down', (_req, res) => {
         res.statusCode = 503;
         res.end();
+      })
+      // A page that changes on every visit, for a monitor whose runs differ (issue #51).
+      .route('/changing', (_req, res) => {
+        changes += 1;
+        res.writeHead(200, { 'content-type': 'text/html' });
+        res.end(
+          `<body style="margin:0;font:18px sans-serif"><div style="height:90px;width:${100 + (changes % 4) * 50}px;background:#4f46e5"></div><p>Price ${changes}</p></body>`,
+        );
       });
     await fixtures.start();
     service = await startTestService({
@@ -84,6 +94,7 @@ describe('dashboard layout at 375–1920 px: no sideways scroll, nothing over th
         CAPTURE_WORKERS: '2',
         RATE_LIMIT_MAX: '1000',
         STORAGE_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+        MONITOR_MIN_INTERVAL_SECONDS: '1',
       },
     });
     const runtime = service.runtime;
@@ -131,6 +142,24 @@ describe('dashboard layout at 375–1920 px: no sideways scroll, nothing over th
       webhookUrl: `${fixtures.url}/hook`,
     });
     await client.waitForBatch(batch.batchId, { intervalMs: 200, timeoutMs: 90_000 });
+    // A monitor with a name and a URL too long for their cells, and runs compared with a baseline:
+    // its page (the timeline) and its newest run's page (side by side, overlay, text) are crawled.
+    const monitor = await client.createMonitor({
+      url: `${fixtures.url}/changing?utm_source=a-very-long-campaign-name-that-goes-on-and-on`,
+      intervalSeconds: 1,
+      threshold: 0.5,
+      name: LONG_NAMES[1]!,
+      ignoreSelectors: ['.advertisement-slot-with-a-long-class-name-0123456789abcdef'],
+      viewportWidth: 640,
+      viewportHeight: 300,
+    });
+    await until(
+      async () => ((await client.listRuns(monitor.monitorId)).runs.filter((run) => run.diff?.diffImageUrl).length >= 2 ? true : undefined),
+      90_000,
+      'two compared runs of the monitor',
+      250,
+    );
+    await client.pauseMonitor(monitor.monitorId);
     // After the captures, so none of them is uploaded to it.
     await runtime.storageConfigs.create(service.organizationId, {
       name: 'eu-central-archive-bucket-for-screenshots-of-customer-landing-pages',

@@ -127,7 +127,7 @@ describe('/mcp before any tool runs', () => {
         requestInit: { headers: { Authorization: `Bearer ${service.apiKey}` } },
       }),
     );
-    expect((await bearer.listTools()).tools.length).toBe(6);
+    expect((await bearer.listTools()).tools.length).toBe(9);
     await bearer.close();
   });
 

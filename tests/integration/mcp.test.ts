@@ -18,7 +18,17 @@ import { deleteKeysWithPrefix } from '../helpers/redis-keys.js';
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const CLI = fileURLToPath(new URL('../../server/bin/daguerre.js', import.meta.url));
 const GREEN = '<body style="margin:0;background:rgb(0,160,60)"><h1>mcp</h1></body>';
-const TOOL_NAMES = ['capture', 'capture_async', 'describe_options', 'get_capture', 'list_captures', 'usage'];
+const TOOL_NAMES = [
+  'capture',
+  'capture_async',
+  'create_monitor',
+  'describe_options',
+  'diff',
+  'get_capture',
+  'list_captures',
+  'list_monitor_runs',
+  'usage',
+];
 
 async function httpClient(service: TestService, apiKey: string): Promise<Client> {
   const client = new Client({ name: 'daguerre-test', version: '1.0.0' });

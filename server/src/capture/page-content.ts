@@ -23,9 +23,18 @@ const noContent = (what: string) =>
  * Runs in the page: the DOM as HTML, with absolute link and image URLs and without elements the
  * page hides (exported for scripts/bench/content-recall.ts, which feeds the same HTML to each extractor).
  */
-export function serializeInPage(args: { selector: string | null; dropHidden: boolean }): string | null {
+export function serializeInPage(args: { selector: string | null; dropHidden: boolean; leaveOut?: readonly string[] }): string | null {
   const source = args.selector ? document.querySelector(args.selector) : document.documentElement;
   if (!source) return null;
+  // Elements matching `leaveOut` (a monitor's ignoreSelectors) are left out of the copy; a selector the page cannot parse matches nothing.
+  const leftOut = new Set<Element>();
+  for (const selector of args.leaveOut ?? []) {
+    try {
+      source.querySelectorAll(selector).forEach((element) => leftOut.add(element));
+    } catch {
+      // Refused by the capture's own selector check (hideSelectors) before this runs.
+    }
+  }
   const copy = source.cloneNode(true) as Element;
   const originals = Array.from(source.querySelectorAll('*'));
   const copies = Array.from(copy.querySelectorAll('*'));
@@ -44,7 +53,8 @@ export function serializeInPage(args: { selector: string | null; dropHidden: boo
     // The browser resolves href and src against the document's base URL.
     if (original instanceof HTMLAnchorElement && original.hasAttribute('href')) twin.setAttribute('href', original.href);
     if (original instanceof HTMLImageElement && original.hasAttribute('src')) twin.setAttribute('src', original.currentSrc || original.src);
-    if (args.dropHidden && original.closest('body') && hidden(original) && !original.closest('template')) drop.push(twin);
+    if (leftOut.has(original)) drop.push(twin);
+    else if (args.dropHidden && original.closest('body') && hidden(original) && !original.closest('template')) drop.push(twin);
   });
   for (const element of drop) element.remove();
   const doctype = !args.selector && document.doctype ? `<!DOCTYPE ${document.doctype.name}>\n` : '';

@@ -8,6 +8,7 @@ import { hashPassword } from '../services/passwords.js';
 import { bootstrapDemo, defaultPlan, requireOrganization, requirePlan, requireUser } from './admin.js';
 import { iso, jsonOption, print, wholeNumberFlag, withData } from './cli-output.js';
 import { registerPlanCommands } from './plan-commands.js';
+import { registerMonitorCommands } from './monitor-commands.js';
 import { demoSecretFilePath, writeDemoKeyFile } from './demo-key-file.js';
 
 /** Where the server listens, as it binds: a wildcard address says so, with the address this machine reaches it at. */
@@ -124,6 +125,7 @@ org
   });
 
 registerPlanCommands(program);
+registerMonitorCommands(program);
 
 const user = program.command('user').description('users');
 user

@@ -9,8 +9,8 @@ import type { Assets } from './views/layout.js';
 /** What the dashboard uses of the data layer: no browser, so it can also run beside a plain app in tests. */
 export type DashboardData = Pick<DataLayer, 'db' | 'accounts' | 'credits' | 'apiKeys' | 'usage' | 'storageConfigs' | 'storage'>;
 
-/** What the dashboard uses of async jobs to act on them (file, cancel, send again); each is undefined without REDIS_URL. */
-export type DashboardJobs = Pick<JobsRuntime, 'jobs' | 'batches' | 'withdrawal' | 'webhooks'>;
+/** What the dashboard uses of async jobs to act on them (file, cancel, send again) and of monitors; each is undefined without REDIS_URL. */
+export type DashboardJobs = Pick<JobsRuntime, 'jobs' | 'batches' | 'withdrawal' | 'webhooks' | 'monitors'>;
 
 /** Shared by the dashboard's route modules. */
 export interface DashboardServices {
@@ -23,6 +23,8 @@ export interface DashboardServices {
   jobs: DashboardJobs;
   /** REQUEST_LOG_RETENTION_DAYS, said on the request log's page. */
   requestLogRetentionDays: number;
+  /** MONITOR_MIN_INTERVAL_SECONDS, said by the monitor form. */
+  monitorMinIntervalSeconds: number;
   now(): number;
 }
 

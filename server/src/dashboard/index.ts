@@ -14,6 +14,7 @@ import { mountUsageRoutes } from './usage-routes.js';
 import { mountBatchRoutes } from './batches-routes.js';
 import { mountRequestLogRoutes } from './request-log-routes.js';
 import { mountJobRoutes } from './jobs-routes.js';
+import { mountMonitorRoutes } from './monitors-routes.js';
 import { inactiveMembershipPage, messagePage, noOrganizationPage } from './views/auth-pages.js';
 import type { Assets } from './views/layout.js';
 import { packageFile } from '../package-files.js';
@@ -21,7 +22,8 @@ import { packageFile } from '../package-files.js';
 export interface DashboardDependencies {
   data: DashboardData;
   logger: Logger;
-  config: Pick<Config, 'REQUIRE_HTTPS' | 'STORAGE_ENCRYPTION_KEY'> & Partial<Pick<Config, 'REQUEST_LOG_RETENTION_DAYS'>>;
+  config: Pick<Config, 'REQUIRE_HTTPS' | 'STORAGE_ENCRYPTION_KEY'> &
+    Partial<Pick<Config, 'REQUEST_LOG_RETENTION_DAYS' | 'MONITOR_MIN_INTERVAL_SECONDS'>>;
   /** Async jobs, batches and their webhooks (absent without REDIS_URL: their pages then only read). */
   jobs?: DashboardJobs;
   /** Default: idle 12 hours, absolute 7 days. */
@@ -79,6 +81,8 @@ export function mountDashboard(app: Express, deps: DashboardDependencies): void 
     encryptionConfigured: Boolean(deps.config.STORAGE_ENCRYPTION_KEY),
     jobs: deps.jobs ?? {},
     requestLogRetentionDays: deps.config.REQUEST_LOG_RETENTION_DAYS ?? DEFAULT_REQUEST_LOG_RETENTION_DAYS,
+    // config.ts's default when mounted without the full configuration (tests).
+    monitorMinIntervalSeconds: deps.config.MONITOR_MIN_INTERVAL_SECONDS ?? 60,
     now: deps.now ?? Date.now,
   };
   const { assets } = services;
@@ -135,6 +139,7 @@ export function mountDashboard(app: Express, deps: DashboardDependencies): void 
   mountStorageRoutes(router, services);
   mountJobRoutes(router, services);
   mountBatchRoutes(router, services);
+  mountMonitorRoutes(router, services);
   mountRequestLogRoutes(router, services);
 
   router.use((_req, res) => {

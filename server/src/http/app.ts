@@ -27,7 +27,9 @@ import type { InlineBudget } from '../mcp/delivery.js';
 import { mcpEndpoint } from '../mcp/http-endpoint.js';
 import { bulkHandlers, type BulkRouteDependencies } from './bulk-routes.js';
 import { webhookHandlers, type WebhookRouteDependencies } from './webhook-routes.js';
+import { monitorHandlers, type MonitorRouteDependencies } from './monitor-routes.js';
 import { openApiDocumentPath } from '../package-files.js';
+import { diffBodyFields, diffHandlers, type DiffRouteDependencies } from './diff-routes.js';
 
 export interface AppDependencies {
   metrics: Metrics;
@@ -46,6 +48,10 @@ export interface AppDependencies {
   requireHttps: boolean;
   /** Async captures (POST /captures); `jobs` is undefined without REDIS_URL. */
   jobRoutes: Omit<JobRouteDependencies, 'captures' | 'creditsPerCapture'> & Pick<BulkRouteDependencies, 'batches'> & WebhookRouteDependencies;
+  /** Monitors (issue #51); undefined without REDIS_URL like `jobs`. */
+  monitorRoutes?: MonitorRouteDependencies;
+  /** POST /diff and the images of its diffs (docs/monitors.md). */
+  diffRoutes: DiffRouteDependencies;
   /** The MCP face at /mcp (docs/mcp.md): what an inline image may weigh. */
   mcpBudget: InlineBudget;
   /** Browser origins allowed on /mcp besides the service's own (MCP_ALLOWED_ORIGINS). */
@@ -106,17 +112,26 @@ export function createApp(deps: AppDependencies): Express {
   app.use('/capture', recordRefusals(deps.requestLog, (req) => captureKindOf(req, 'sync')));
   app.post('/captures', recordRefusals(deps.requestLog, (req) => captureKindOf(req, 'async')));
   app.post('/captures/bulk', recordRefusals(deps.requestLog, () => 'batch'));
+  app.post('/diff', recordRefusals(deps.requestLog, (req) => captureKindOf(req, 'sync')));
   app.use('/capture', captureMetrics(deps.metrics, deps.creditsPerCapture), rejectRepeatedParameters(), captureAuth, throttle);
   app.use('/usage', rejectRepeatedParameters(), auth);
   app.use('/captures', rejectRepeatedParameters(), auth);
   app.use('/webhooks', rejectRepeatedParameters(), auth);
+  app.use('/monitors', rejectRepeatedParameters(), auth);
+  // A diff captures pages: it counts against the capture rate limit like POST /captures.
+  app.use(['/diff', '/diffs'], rejectRepeatedParameters(), auth);
+  app.post('/diff', throttle, diffBodyFields());
   // Queuing a job counts against the organization's capture rate limit; polling does not.
   app.post('/captures', throttle);
   // A batch counts as one request against the rate limit (its items are checked for credits).
   app.post('/captures/bulk', throttle);
+  // A monitor's runs are captures: creating one counts against the capture rate limit like queuing a job.
+  app.post('/monitors', throttle);
   const jobs = jobHandlers({ ...deps.jobRoutes, captures: deps.captures, creditsPerCapture: deps.creditsPerCapture });
   const bulk = bulkHandlers({ ...deps.jobRoutes, captures: deps.captures, creditsPerCapture: deps.creditsPerCapture });
   const webhooks = webhookHandlers(deps.jobRoutes);
+  const monitors = monitorHandlers(deps.monitorRoutes ?? { monitors: undefined });
+  const diffs = diffHandlers(deps.diffRoutes, deps.shutdownSignal, deps.inFlight);
   const providerKey = (headers: { 'x-openai-api-key'?: string | undefined }) =>
     headers['x-openai-api-key'] ? { providerKeyHeader: headers['x-openai-api-key'] } : {};
   const router = s.router(contract, {
@@ -133,6 +148,17 @@ export function createApp(deps: AppDependencies): Express {
     cancelCaptureBatch: ({ params, res }) => bulk.cancel({ batchId: params.batchId, res }),
     listWebhookEvents: ({ query, res }) => webhooks.list({ query, res }),
     redeliverWebhookEvent: ({ params, res }) => webhooks.redeliver({ eventId: params.eventId, res }),
+    createMonitor: ({ body, req, res }) => monitors.create({ body, req, res }),
+    listMonitors: ({ res }) => monitors.list({ res }),
+    getMonitor: ({ params, res }) => monitors.get({ monitorId: params.monitorId, res }),
+    updateMonitor: ({ params, body, res }) => monitors.update({ monitorId: params.monitorId, body, res }),
+    deleteMonitor: ({ params, res }) => monitors.remove({ monitorId: params.monitorId, res }),
+    listMonitorRuns: ({ params, query, res }) => monitors.runs({ monitorId: params.monitorId, query, res }),
+    pinMonitorRun: ({ params, res }) => monitors.pin({ monitorId: params.monitorId, runId: params.runId, res }),
+    getMonitorRunImage: ({ params, res }) => monitors.image({ monitorId: params.monitorId, runId: params.runId, res }),
+    getMonitorRunDiffImage: ({ params, res }) => monitors.diffImage({ monitorId: params.monitorId, runId: params.runId, res }),
+    diff: ({ body, req, res }) => diffs.diff({ body, req, res }),
+    getDiffImage: ({ params, res }) => diffs.image({ diffId: params.diffId, image: params.image, res }),
   });
   createExpressEndpoints(contract, router, app, {
     logInitialization: false,

@@ -10,7 +10,7 @@ import { contextOf } from './request-context.js';
 import { captureKindOf } from './request-log-routes.js';
 
 /** The signal that tells a capture its client has gone: a closed socket before the response finished. */
-function disconnectSignal(res: Response, shutdown?: AbortSignal): AbortSignal {
+export function disconnectSignal(res: Response, shutdown?: AbortSignal): AbortSignal {
   const controller = new AbortController();
   // A shutdown past its grace period ends the capture the same way a departed client does.
   const onShutdown = () => controller.abort();

@@ -37,7 +37,7 @@ function organizationOf(res: Response): { organizationId: string; keyId: string 
 }
 
 /** The address the caller used, so statusUrl and fileUrl work from where the job was sent. */
-function baseUrlOf(req: Request): string {
+export function baseUrlOf(req: Request): string {
   return `${req.protocol}://${req.get('host') ?? 'localhost'}`;
 }
 

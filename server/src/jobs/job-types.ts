@@ -33,8 +33,10 @@ export interface WebhookDelivery {
   body: string;
 }
 
-/** Whose webhook a message is, from its id: msg_batch_<batchId> (capture-batches.ts) or msg_<jobId> (job-announcer.ts). */
+/** Whose webhook a message is, from its id: msg_batch_<batchId> (capture-batches.ts) or msg_<jobId> (job-announcer.ts); msg_mon_… is a monitor's. */
 export function webhookSubjectOf(messageId: string): { jobId: string } | { batchId: string } | undefined {
+  // A monitor's event (monitors/monitor-alerts.ts) belongs to no job nor batch.
+  if (messageId.startsWith('msg_mon_')) return undefined;
   const batchId = /^msg_batch_(.+)$/.exec(messageId)?.[1];
   if (batchId) return { batchId };
   const jobId = /^msg_(.+)$/.exec(messageId)?.[1];

@@ -76,6 +76,8 @@ export class LocalResultFiles implements ResultFiles {
     const found: string[] = [];
     const folders = await readdir(this.root).catch(() => [] as string[]);
     for (const folder of folders) {
+      // Monitor runs' files (monitors/<monitorId>/<runId>.png) are kept and deleted by their monitor.
+      if (folder === 'monitors') continue;
       const files = await readdir(join(this.root, folder)).catch(() => [] as string[]);
       for (const file of files) {
         const info = await stat(join(this.root, folder, file)).catch(() => undefined);

@@ -18,6 +18,7 @@ import { WebhookQueue, WebhookWorker, type SigningSecretLookup } from './webhook
 import { WebhookHistory } from './webhook-history.js';
 import { WebhookRecorder } from './webhook-recorder.js';
 import { webhookSubjectOf } from './job-types.js';
+import { startMonitors, type MonitorsRuntime } from '../monitors/start-monitors.js';
 
 /** `serve` takes requests (and renders jobs unless CAPTURE_WORKERS=0); `worker` only renders jobs. */
 export type ProcessRole = 'serve' | 'worker';
@@ -37,6 +38,8 @@ export interface JobsRuntime {
   /** Jobs waiting and running across the deployment, and BullMQ's own count of waiting entries: the scaling signal. */
   depth?: () => Promise<{ queued: number; active: number; queueWaiting: number }>;
   upkeep?: JobUpkeep;
+  /** Monitors (issue #51): they run on the same queue's Redis; undefined without REDIS_URL. */
+  monitors?: MonitorsRuntime;
   stop(graceMs: number): Promise<void>;
 }
 
@@ -104,6 +107,20 @@ export function startJobs(
   const history = new WebhookHistory({ events: webhookEvents, webhooks, jobRecords: repository, batches: batchRecords, logger });
   announcer.onEnded((jobId) => batches.jobEnded(jobId));
   batches.start();
+  const monitors = startMonitors(config, {
+    data,
+    captures,
+    webhooks,
+    files,
+    queueConnection,
+    workerConnection: () => {
+      const connection = jobConnection(redisUrl);
+      connections.push(connection);
+      return connection;
+    },
+    ...(deps.requestLog ? { requestLog: deps.requestLog } : {}),
+    logger,
+  });
 
   const concurrency = role === 'worker' ? Math.max(1, config.CAPTURE_WORKERS) : config.CAPTURE_WORKERS;
   let worker: CaptureWorker | undefined;
@@ -151,6 +168,7 @@ export function startJobs(
     ...(worker ? { worker } : {}),
     repository,
     upkeep,
+    monitors,
     depth: async () => {
       const [records, counts] = await Promise.all([
         repository.counts(),
@@ -164,7 +182,7 @@ export function startJobs(
       const closing = (async () => {
         await upkeep.stop();
         batches.stop();
-        await worker?.close(graceMs);
+        await Promise.all([worker?.close(graceMs), monitors.stop(graceMs)]);
         await webhookWorker?.close();
         await webhooks.close();
         await jobs.close();

@@ -1,4 +1,10 @@
-import { AsyncCaptureBodySchema, CaptureBodySchema, CaptureLogQuerySchema } from '@daguerre/contract';
+import {
+  AsyncCaptureBodySchema,
+  CaptureBodySchema,
+  CaptureLogQuerySchema,
+  CreateMonitorBodySchema,
+  MonitorRunsQuerySchema,
+} from '@daguerre/contract';
 import { z } from 'zod';
 
 /**
@@ -45,6 +51,17 @@ export const getCaptureToolInput = z
   .strict();
 /** The filters of GET /captures, from the contract as they are. */
 export const listCapturesToolInput = CaptureLogQuerySchema.omit({ apiKey: true }).strict();
+/** POST /monitors' body as it is; the service checks its cross-field rules (and the minimum interval) itself. */
+export const createMonitorToolInput = objectOf(CreateMonitorBodySchema).strict();
+/** GET /monitors/{monitorId}/runs: the monitor and the page of runs. */
+export const listMonitorRunsToolInput = MonitorRunsQuerySchema.omit({ apiKey: true })
+  .extend({
+    monitorId: z
+      .string()
+      .uuid('monitorId must be the UUID answered by create_monitor')
+      .describe('The monitorId answered by create_monitor.'),
+  })
+  .strict();
 export const describeOptionsToolInput = z
   .object({
     names: z.array(z.string()).optional().describe('Only these options (e.g. ["fullPage", "device"]); all of them when left out.'),

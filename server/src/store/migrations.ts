@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import { captureBatches } from './batch-migration.js';
 import { requestLog } from './request-log-migration.js';
 import { webhookDeliveries } from './webhook-migration.js';
+import { monitors } from './monitor-migration.js';
 
 /**
  * Migrations live in code so that the same list runs unchanged on SQLite and MySQL/MariaDB.
@@ -343,6 +344,7 @@ const MIGRATIONS: Record<string, Knex.Migration> = {
   '0011_issue34_capture_batches': captureBatches,
   '0012_request_log': requestLog,
   '0013_webhook_deliveries': webhookDeliveries,
+  '0014_monitors': monitors,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -1,7 +1,7 @@
 import { html, trusted, type HtmlValue, type SafeHtml } from '../html.js';
 import { CSRF_FIELD, DASHBOARD_PATH, type DashboardContext, type Flash } from '../session.js';
 
-export type Section = 'usage' | 'log' | 'keys' | 'storage' | 'playground' | 'jobs' | 'batches';
+export type Section = 'usage' | 'log' | 'keys' | 'storage' | 'playground' | 'jobs' | 'monitors' | 'batches';
 
 /** Static assets with a content hash in the query, so a new release is never served from cache. */
 export interface Assets {
@@ -22,6 +22,7 @@ export const icons = {
   playground: svg('<rect x="3" y="4" width="18" height="14" rx="2"/><path d="m10 8 5 3-5 3zM8 21h8"/>'),
   log: svg('<path d="M8 6h13M8 12h13M8 18h13M3.5 6h.01M3.5 12h.01M3.5 18h.01"/>'),
   jobs: svg('<circle cx="12" cy="12" r="9"/><path d="M12 7v5l3 2"/>'),
+  monitors: svg('<path d="M2 12s3.6-7 10-7 10 7 10 7-3.6 7-10 7S2 12 2 12z"/><circle cx="12" cy="12" r="3"/>'),
   batches: svg('<rect x="3" y="3" width="7" height="7" rx="1"/><rect x="14" y="3" width="7" height="7" rx="1"/><rect x="3" y="14" width="7" height="7" rx="1"/><rect x="14" y="14" width="7" height="7" rx="1"/>'),
   docs: svg('<path d="M4 4h10a4 4 0 0 1 4 4v12H8a4 4 0 0 1-4-4z"/><path d="M8 8h6M8 12h6"/>'),
   copy: svg('<rect x="9" y="9" width="11" height="11" rx="2"/><path d="M5 15V5a2 2 0 0 1 2-2h10"/>'),
@@ -77,6 +78,7 @@ const NAV: { section: Section; label: string }[] = [
   { section: 'storage', label: 'Storage' },
   { section: 'playground', label: 'Playground' },
   { section: 'jobs', label: 'Jobs' },
+  { section: 'monitors', label: 'Monitors' },
   { section: 'batches', label: 'Batches' },
 ];
 
