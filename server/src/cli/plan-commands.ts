@@ -63,6 +63,24 @@ export function registerPlanCommands(program: Command): void {
       });
     });
   plan
+    .command('monitors')
+    .description('how many monitors an organization on the plan may have (POST /monitors answers 403 QUOTA_EXCEEDED past it)')
+    .requiredOption('--plan <plan>', 'plan id or name')
+    .requiredOption('--max-monitors <n>', 'a whole number from 0 to 100000, or "default" for MONITORS_PER_ORGANIZATION')
+    .addOption(jsonOption())
+    .action(async (opts: { plan: string; maxMonitors: string; json?: boolean }) => {
+      const value = opts.maxMonitors;
+      if (value !== 'default' && (!/^\d+$/.test(value) || Number(value) > 100_000))
+        throw new Error(`--max-monitors must be a whole number from 0 to 100000 or "default"; got "${value}"`);
+      const maxMonitors = value === 'default' ? null : Number(value);
+      await withData(async (data) => {
+        const p = await requirePlan(data, opts.plan);
+        await data.accounts.setPlanMonitors(p.id, maxMonitors);
+        print(Boolean(opts.json), { planId: p.id, maxMonitors },
+          `Plan ${p.name}: ${maxMonitors === null ? 'the default number (MONITORS_PER_ORGANIZATION) of' : `at most ${maxMonitors}`} monitors per organization.`);
+      });
+    });
+  plan
     .command('list')
     .addOption(jsonOption())
     .action(async (opts: { json?: boolean }) => {

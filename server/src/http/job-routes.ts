@@ -10,6 +10,7 @@ import { setPageHeaders } from './capture-routes.js';
 import { contentTypeOf } from './insight-headers.js';
 import { contextOf } from './request-context.js';
 import { captureKindOf } from './request-log-routes.js';
+import { loopbackPublicBase } from '../mcp/loopback.js';
 
 export interface JobRouteDependencies {
   /** Undefined without REDIS_URL: async captures then answer 503. */
@@ -36,9 +37,12 @@ function organizationOf(res: Response): { organizationId: string; keyId: string 
   return { organizationId: auth.organizationId, keyId: auth.keyId };
 }
 
-/** The address the caller used, so statusUrl and fileUrl work from where the job was sent. */
+/**
+ * The address the caller used, so statusUrl, fileUrl and a monitor's links work from where they
+ * were sent; for an /mcp tool's loopback call, the address the agent reached /mcp at.
+ */
 export function baseUrlOf(req: Request): string {
-  return `${req.protocol}://${req.get('host') ?? 'localhost'}`;
+  return loopbackPublicBase(req) ?? `${req.protocol}://${req.get('host') ?? 'localhost'}`;
 }
 
 /** `POST /captures`, `GET /captures/{jobId}`, `GET /captures/{jobId}/file` and `DELETE /captures/{jobId}`. */

@@ -1,3 +1,4 @@
+import { baseUrlOf } from './job-routes.js';
 import type { CreateMonitorBody, UpdateMonitorBody } from '@daguerre/contract';
 import type { Request, Response } from 'express';
 import { ApiError } from '../errors.js';
@@ -28,10 +29,6 @@ function keyOf(res: Response): AuthenticatedKey & { organizationId: string } {
   return auth as AuthenticatedKey & { organizationId: string };
 }
 
-/** The address the caller used: the runs' image links are built on it. */
-function baseUrlOf(req: Request): string {
-  return `${req.protocol}://${req.get('host') ?? 'localhost'}`;
-}
 
 const ok = <T>(data: T) => ({ success: true as const, data });
 

@@ -83,12 +83,12 @@ export function mcpEndpoint(deps: McpEndpointDependencies): Router {
   // Nothing is charged before the tools run: a body that is not JSON-RPC never reaches them.
   router.post('/', ...jsonRpcBody(), authenticate, async (req: Request, res: Response, next: NextFunction) => {
     const apiKey = res.locals.mcpKey as string;
+    const publicBaseUrl = `${req.protocol}://${req.get('host') ?? 'localhost'}`;
     const client = createClient({
       baseUrl: loopbackBaseUrl(req),
       apiKey,
-      fetch: (input, init) => fetch(input, { ...init, headers: { ...(init?.headers as Record<string, string>), ...loopbackHeaders() } }),
+      fetch: (input, init) => fetch(input, { ...init, headers: { ...(init?.headers as Record<string, string>), ...loopbackHeaders(publicBaseUrl) } }),
     });
-    const publicBaseUrl = `${req.protocol}://${req.get('host') ?? 'localhost'}`;
     const server = createDaguerreMcpServer({ client, publicBaseUrl, budget: deps.budget });
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
     res.on('close', () => {

@@ -9,9 +9,16 @@ import type { Request } from 'express';
  */
 const TOKEN = randomBytes(32).toString('hex');
 export const LOOPBACK_HEADER = 'x-daguerre-mcp-loopback';
+/** The address the agent reached /mcp at: links the service stores (a monitor's, a job's) point there, not at loopback. */
+const PUBLIC_BASE_HEADER = 'x-daguerre-mcp-public-base';
 
-export function loopbackHeaders(): Record<string, string> {
-  return { [LOOPBACK_HEADER]: TOKEN };
+export function loopbackHeaders(publicBaseUrl?: string): Record<string, string> {
+  return { [LOOPBACK_HEADER]: TOKEN, ...(publicBaseUrl ? { [PUBLIC_BASE_HEADER]: publicBaseUrl } : {}) };
+}
+
+/** The public address an /mcp call came through, when this request is its loopback continuation (never trusted otherwise). */
+export function loopbackPublicBase(req: Pick<Request, 'get'>): string | undefined {
+  return isMcpLoopback(req) ? req.get(PUBLIC_BASE_HEADER) : undefined;
 }
 
 export function isMcpLoopback(req: Pick<Request, 'get'>): boolean {

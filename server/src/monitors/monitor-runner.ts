@@ -5,6 +5,8 @@ import type { Logger } from 'pino';
 import { ApiError } from '../errors.js';
 import type { ResultFiles } from '../jobs/result-files.js';
 import type { CaptureService } from '../services/capture-service.js';
+import type { FinishedCapture } from '../services/capture-types.js';
+import type { CreditRepository } from '../store/credit-repository.js';
 import { loggableTarget, type RequestLog } from '../services/request-log.js';
 import type { MonitorRecord, MonitorRepository } from '../store/monitor-repository.js';
 import type { MonitorRunRecord, MonitorRunRepository, RunEnding } from '../store/monitor-run-repository.js';
@@ -40,6 +42,8 @@ export class MonitorRunner {
       monitors: MonitorRepository;
       runs: MonitorRunRepository;
       captures: CaptureService;
+      /** Settles the charge a run's capture held: committed once the run is recorded, released when anything after the capture failed. */
+      ledger: Pick<CreditRepository, 'commit' | 'release'>;
       files: ResultFiles;
       alerts: MonitorAlerts;
       credits: MonitorCredits;
@@ -78,12 +82,21 @@ export class MonitorRunner {
     );
     const runId = randomUUID();
     const startedAt = Date.now();
+    // The capture's charge, held until the run is recorded (CaptureCommand.finish): a run that fails
+    // after its capture (a diff refused, the result store or the database down) charges nothing.
+    const held: { capture?: FinishedCapture } = {};
     try {
       // Holding the lease, a run still `running` is one whose process died: it ended, uncharged.
       await runs.failAbandoned(monitorId);
       await runs.start({ id: runId, monitorId, organizationId: monitor.organizationId, startedAt });
-      const ending = await this.captureAndCompare(monitor, runId, controller.signal);
-      await runs.finish(runId, ending);
+      let ending: RunEnding;
+      try {
+        ending = await this.captureAndCompare(monitor, runId, controller.signal, held);
+        ending = await this.settle(ending, held);
+        await runs.finish(runId, ending);
+      } catch (error) {
+        ending = await this.failAfterCapture(monitor, runId, held, error);
+      }
       const run = await runs.get(runId);
       if (!run) {
         // Deleted while it ran (its runs went with it): so do the files this run wrote.
@@ -101,7 +114,46 @@ export class MonitorRunner {
     }
   }
 
-  private async captureAndCompare(monitor: MonitorRecord, runId: string, signal: AbortSignal): Promise<RunEnding> {
+  /** Commits the held charge of a succeeded run, releases that of a failed one; the ending says what was charged. */
+  private async settle(ending: RunEnding, held: { capture?: FinishedCapture }): Promise<RunEnding> {
+    const capture = held.capture;
+    if (!capture) return { ...ending, credits: 0 };
+    if (ending.status !== 'succeeded') {
+      await this.deps.ledger.release(capture.requestId, ending.error?.code ?? null);
+      held.capture = undefined;
+      return { ...ending, credits: 0 };
+    }
+    const committed = await this.deps.ledger.commit(capture.requestId, { processingMs: capture.processingTime, fileSize: capture.buffer.length });
+    held.capture = undefined;
+    return { ...ending, credits: committed ? capture.credits : 0 };
+  }
+
+  /**
+   * Anything that failed after the capture: its held charge is released, the files it wrote are
+   * removed, and the run is recorded as failed (which alerts). When even that record fails, the
+   * next run finds it `running` and ends it as abandoned.
+   */
+  private async failAfterCapture(monitor: MonitorRecord, runId: string, held: { capture?: FinishedCapture }, error: unknown): Promise<RunEnding> {
+    const { ledger, files, runs, logger } = this.deps;
+    const failure = error instanceof ApiError ? error : new ApiError('INTERNAL_ERROR', 'The run could not be completed; nothing was charged', { logDetail: error });
+    logger.warn({ monitorId: monitor.id, runId, code: failure.code, err: failure.options.logDetail ?? error }, 'monitor run failed after its capture');
+    if (held.capture) {
+      await ledger.release(held.capture.requestId, failure.code).catch((releaseError: unknown) =>
+        logger.error({ err: releaseError, requestId: held.capture?.requestId }, 'could not release a monitor run\'s charge; the stale-reservation sweeper will'),
+      );
+    }
+    for (const key of [runImageKey(monitor.id, runId), runDiffKey(monitor.id, runId)]) await files.remove(key).catch(() => undefined);
+    const ending: RunEnding = {
+      status: 'failed',
+      requestId: held.capture?.requestId ?? null,
+      credits: 0,
+      error: { code: failure.code, message: failure.message.endsWith('nothing was charged') ? failure.message : `${failure.message}; nothing was charged` },
+    };
+    await runs.finish(runId, ending);
+    return ending;
+  }
+
+  private async captureAndCompare(monitor: MonitorRecord, runId: string, signal: AbortSignal, held: { capture?: FinishedCapture }): Promise<RunEnding> {
     const { captures, files, logger } = this.deps;
     const requestId = randomUUID();
     const text = pageTextStep(monitor.ignoreSelectors);
@@ -126,6 +178,10 @@ export class MonitorRunner {
         mode: 'async',
         kind: 'monitor',
         readPage: text.step,
+        finish: async (finished) => {
+          held.capture = finished;
+          return true;
+        },
       });
     } catch (error) {
       const failure = error instanceof ApiError ? error : new ApiError('INTERNAL_ERROR', 'The capture failed', { logDetail: error });
@@ -162,7 +218,7 @@ export class MonitorRunner {
         },
       };
     }
-    const credits = captureCredits(options, this.options.creditsPerCapture);
+    const credits = held.capture?.credits ?? captureCredits(options, this.options.creditsPerCapture);
     const imageKey = runImageKey(monitor.id, runId);
     const base = {
       requestId: file.requestId,
@@ -228,6 +284,7 @@ export class MonitorRunner {
   private async prune(monitor: MonitorRecord): Promise<void> {
     const { runs, files } = this.deps;
     const lastSucceeded = await runs.lastSucceeded(monitor.id, false);
+    await runs.dropTextExcept(monitor.id, [lastSucceeded?.id ?? null, monitor.goldenRunId]);
     const old = (await runs.beyond(monitor.id, this.options.runsKept, monitor.goldenRunId)).filter((run) => run.id !== lastSucceeded?.id);
     for (const run of old) for (const key of [run.imageKey, run.diffImageKey]) if (key) await files.remove(key);
     await runs.remove(old.map((run) => run.id));

@@ -55,8 +55,10 @@ export class MonitorSchedule {
    * alone: upserting one again would start a tick at once.
    */
   async reconcile(): Promise<{ planned: number; removed: number }> {
-    const active = await this.deps.monitors.active();
+    // Redis first: a monitor created (and planned) after this read is neither in the list nor
+    // removed; read the other way round, its new scheduler would look unwanted and go.
     const schedulers = await this.queue.getJobSchedulers(0, -1);
+    const active = await this.deps.monitors.active();
     const existing = new Map(schedulers.map((scheduler) => [scheduler.key, scheduler]));
     let planned = 0;
     let removed = 0;

@@ -8,6 +8,7 @@ import {
   type Monitor,
   type MonitorRun,
   type UpdateMonitorBody,
+  MONITOR_LIMITS,
 } from '@daguerre/contract';
 import type { Logger } from 'pino';
 import { ApiError, errors, validationError } from '../errors.js';
@@ -81,7 +82,7 @@ export class MonitorService {
       id: randomUUID(),
       organizationId,
       apiKeyId: key.keyId,
-      name: body.name ?? body.url,
+      name: body.name ?? body.url.slice(0, MONITOR_LIMITS.nameMaxLength),
       url: body.url,
       options,
       intervalSeconds: body.intervalSeconds,
@@ -157,7 +158,9 @@ export class MonitorService {
       url: body.url !== undefined,
       proxyUrl: given.proxyUrl !== undefined && given.proxyUrl !== null,
     });
-    if (body.paused !== undefined && body.paused !== monitor.paused) {
+    // A monitor paused for credits that its user pauses stays paused when credits return.
+    const pausedByUser = body.paused === true && monitor.pausedReason !== 'user';
+    if (body.paused !== undefined && (body.paused !== monitor.paused || pausedByUser)) {
       changes.paused = body.paused;
       changes.pausedReason = body.paused ? 'user' : null;
       changes.nextRunAt = body.paused ? null : Date.now();
@@ -262,6 +265,17 @@ export class MonitorService {
     webhookUrl: string | undefined,
     which: { url: boolean; proxyUrl: boolean } = { url: true, proxyUrl: true },
   ): Promise<void> {
+    // A schedule keeps its options: credentials in a URL would be stored and shown back, so they are refused.
+    for (const field of ['url', 'proxyUrl'] as const) {
+      const value = options[field];
+      if (value === undefined || !which[field]) continue;
+      const parsed = new URL(value);
+      if (parsed.username || parsed.password) {
+        throw validationError([
+          { field, message: `${field} of a monitor must not carry a user name or password: a monitor keeps its options and shows them back (use an allow-listed proxy without credentials)`, value: '[REDACTED]' },
+        ]);
+      }
+    }
     const checked = {
       ...(which.url ? { url: options.url } : {}),
       ...(which.proxyUrl && options.proxyUrl ? { proxyUrl: options.proxyUrl } : {}),

@@ -86,6 +86,7 @@ export function startMonitors(
         monitors,
         runs,
         captures: deps.captures,
+        ledger: data.credits,
         files,
         alerts,
         credits,

@@ -88,6 +88,11 @@ export class AccountsRepository {
     if (Object.keys(update).length > 0) await this.db.knex('plans').where('id', planId).update(update);
   }
 
+  /** The plan's number of monitors per organization (null: MONITORS_PER_ORGANIZATION). */
+  async setPlanMonitors(planId: string, maxMonitors: number | null): Promise<void> {
+    await this.db.knex('plans').where('id', planId).update({ max_monitors: maxMonitors });
+  }
+
   async listPlans(): Promise<PlanRow[]> {
     return this.db.knex<PlanRow>('plans').orderBy('created_at');
   }

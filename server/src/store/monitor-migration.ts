@@ -18,11 +18,11 @@ export const monitors: Knex.Migration = {
       t.string('api_key_id', 36).nullable();
       t.string('name', 200).notNullable();
       t.string('url', 2048).notNullable();
-      t.text('options').notNullable(); // JSON: the capture options it runs with
+      t.text('options', 'mediumtext').notNullable(); // JSON: the capture options it runs with (styles and scripts may be long)
       t.integer('interval_seconds').notNullable();
       t.double('threshold').notNullable();
       t.string('webhook_url', 2048).nullable();
-      t.text('ignore_selectors').notNullable(); // JSON array
+      t.text('ignore_selectors', 'mediumtext').notNullable(); // JSON array
       t.boolean('paused').notNullable().defaultTo(false);
       t.string('paused_reason', 10).nullable(); // user | credits
       t.string('golden_run_id', 36).nullable();
@@ -54,7 +54,7 @@ export const monitors: Knex.Migration = {
       t.specificType('page_text', 'mediumtext').nullable();
       t.double('diff_percent').nullable();
       t.boolean('diff_changed').nullable();
-      t.text('diff').nullable(); // JSON: the rest of the CaptureDiff (threshold, pixels, size, regions, text added/removed)
+      t.text('diff', 'mediumtext').nullable(); // JSON: the rest of the CaptureDiff (threshold, pixels, size, regions, text added/removed)
       t.string('diff_image_key', 200).nullable();
       t.string('baseline_run_id', 36).nullable();
       t.index(['monitor_id', 'started_at']);

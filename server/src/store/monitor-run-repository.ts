@@ -194,6 +194,15 @@ export class MonitorRunRepository {
     return rows.map((row) => toRecord(row as Record<string, unknown>, false));
   }
 
+  /**
+   * Drops the page text of the monitor's runs but these: only the newest succeeded run and the
+   * golden one are ever compared with, and a text may weigh up to 1 MiB.
+   */
+  async dropTextExcept(monitorId: string, keep: (string | null)[]): Promise<void> {
+    const kept = keep.filter((id): id is string => id !== null);
+    await this.knex('monitor_runs').where('monitor_id', monitorId).whereNotNull('page_text').whereNotIn('id', kept).update({ page_text: null });
+  }
+
   async remove(runIds: string[]): Promise<void> {
     if (runIds.length > 0) await this.knex('monitor_runs').whereIn('id', runIds).delete();
   }
