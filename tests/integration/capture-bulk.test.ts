@@ -249,8 +249,8 @@ describe('bulk captures when the queue fails part-way (a real fault: a private R
 
   beforeAll(async () => {
     redis = await new PrivateRedis().start();
-    // No workers: nothing of the batch may run, whatever is queued.
-    service = await startTestService({ credits: 100, env: { REDIS_URL: redis.url, JOB_QUEUE_PREFIX: 'rs-bulk-oom', CAPTURE_WORKERS: '0', RATE_LIMIT_MAX: '1000' } });
+    // No workers (capture or monitor): nothing of the batch may run, and nothing else writes to the little room left in Redis.
+    service = await startTestService({ credits: 100, env: { REDIS_URL: redis.url, JOB_QUEUE_PREFIX: 'rs-bulk-oom', CAPTURE_WORKERS: '0', MONITOR_WORKERS: '0', RATE_LIMIT_MAX: '1000' } });
   });
   afterAll(async () => {
     await service?.stop();
