@@ -36,7 +36,9 @@ function importsOf(code: string): string[] {
   for (const pattern of [/\bfrom\s*["']([^"']+)["']/g, /\bimport\s*["']([^"']+)["']/g, /\bimport\(\s*["']([^"']+)["']\s*\)/g]) {
     for (const match of code.matchAll(pattern)) found.add(match[1]!);
   }
-  return [...found];
+  // The patterns also meet markup in the bundle's templates (`name="from" type=`): a module
+  // specifier never holds white space, `<`, `>`, `=` or `,`.
+  return [...found].filter((specifier) => !/[\s<>=,]/.test(specifier));
 }
 
 const packageName = (specifier: string) =>

@@ -2,10 +2,8 @@ import type { Command } from 'commander';
 import pino from 'pino';
 import type { Monitor } from '@daguerre/contract';
 import { loadConfig } from '../config.js';
-import { jobConnection } from '../jobs/redis-connection.js';
-import { resultFiles } from '../jobs/start-jobs.js';
-import { MonitorSchedule } from '../monitors/monitor-schedule.js';
-import { MonitorService } from '../monitors/monitor-service.js';
+import type { MonitorSchedule } from '../monitors/monitor-schedule.js';
+import type { MonitorService } from '../monitors/monitor-service.js';
 import { assertUrlAllowed } from '../security/target-policy.js';
 import type { DataLayer } from '../services/data-layer.js';
 import { MonitorRepository } from '../store/monitor-repository.js';
@@ -20,6 +18,14 @@ import { jsonOption, print, withData } from './cli-output.js';
  * monitor runs anywhere, so the database is all there is to change.
  */
 async function withMonitors<T>(data: DataLayer, fn: (service: MonitorService, monitors: MonitorRepository) => Promise<T>): Promise<T> {
+  // Loaded here, not at the top: every other command of the CLI starts without the job queue and the
+  // capture modules these pull in (the admin CLI loads the data layer only, services/data-layer.ts).
+  const [{ jobConnection }, { resultFiles }, { MonitorSchedule }, { MonitorService }] = await Promise.all([
+    import('../jobs/redis-connection.js'),
+    import('../jobs/start-jobs.js'),
+    import('../monitors/monitor-schedule.js'),
+    import('../monitors/monitor-service.js'),
+  ]);
   const config = loadConfig();
   // Warnings on stderr, so that --json output stays parseable.
   const logger = pino({ level: 'warn' }, pino.destination(2));
