@@ -1,4 +1,5 @@
 import type { CreditRepository } from '../store/credit-repository.js';
+import { numberOrNull } from '../store/database.js';
 
 export interface LedgerRow {
   requestId: string;
@@ -16,7 +17,6 @@ export interface LedgerRow {
   createdAt: number;
 }
 
-const numberOrNull = (value: unknown) => (value === null || value === undefined ? null : Number(value));
 
 /** The ledger's newest rows, typed for the usage page. */
 export async function latestCaptures(credits: CreditRepository, organizationId: string, limit = 20): Promise<LedgerRow[]> {

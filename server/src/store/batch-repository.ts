@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { affected, type Database } from './database.js';
+import { affected, type Database, numberOrNull } from './database.js';
 import type { JobState, WebhookOutcome } from './job-repository.js';
 
 /** open: items still to end; completed: every item ended; cancelled: cancelled before that. */
@@ -29,7 +29,6 @@ export interface BatchItemRecord {
   creditsCharged: number;
 }
 
-const num = (value: unknown) => (value === null || value === undefined ? null : Number(value));
 
 function toRecord(row: Record<string, unknown>): BatchRecord {
   return {
@@ -42,7 +41,7 @@ function toRecord(row: Record<string, unknown>): BatchRecord {
     webhookState: (row.webhook_state as string | null) ?? null,
     baseUrl: row.base_url as string,
     createdAt: Number(row.created_at),
-    finishedAt: num(row.finished_at),
+    finishedAt: numberOrNull(row.finished_at),
   };
 }
 

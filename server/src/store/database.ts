@@ -125,6 +125,11 @@ export function openDatabase(url: string): Database {
 
 export { migrate } from './migrate.js';
 
+/** A nullable numeric column as a number: MySQL hands BIGINT and DECIMAL back as strings. */
+export function numberOrNull(value: unknown): number | null {
+  return value === null || value === undefined ? null : Number(value);
+}
+
 /** Affected-row count of an update, the same on both drivers. */
 export function affected(result: unknown): number {
   return typeof result === 'number' ? result : Array.isArray(result) ? Number((result[0] as { affectedRows?: number })?.affectedRows ?? 0) : 0;

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { CreditRepository } from './credit-repository.js';
-import { affected, type Database } from './database.js';
+import { affected, type Database, numberOrNull } from './database.js';
 
 export type JobState = 'queued' | 'active' | 'succeeded' | 'failed';
 
@@ -79,7 +79,6 @@ export type ClaimOutcome =
   | { kind: 'missing' };
 
 const TERMINAL: JobState[] = ['succeeded', 'failed'];
-const num = (value: unknown) => (value === null || value === undefined ? null : Number(value));
 
 function toRecord(row: Record<string, unknown>): JobRecord {
   const record: JobRecord = {
@@ -93,15 +92,15 @@ function toRecord(row: Record<string, unknown>): JobRecord {
     enqueued: Boolean(row.enqueued),
     attempts: Number(row.attempts),
     leaseToken: (row.lease_token as string | null) ?? null,
-    leaseUntil: num(row.lease_until),
+    leaseUntil: numberOrNull(row.lease_until),
     creditsCharged: Number(row.credits_charged),
     webhookUrl: (row.webhook_url as string | null) ?? null,
     webhookState: (row.webhook_state as string | null) ?? null,
     baseUrl: row.base_url as string,
     createdAt: Number(row.created_at),
-    startedAt: num(row.started_at),
-    finishedAt: num(row.finished_at),
-    expiresAt: num(row.expires_at),
+    startedAt: numberOrNull(row.started_at),
+    finishedAt: numberOrNull(row.finished_at),
+    expiresAt: numberOrNull(row.expires_at),
   };
   if (row.result) record.result = JSON.parse(row.result as string) as JobResult;
   if (row.error_code) record.error = { code: row.error_code as string, message: (row.error_message as string) ?? '' };
@@ -138,8 +137,8 @@ export class JobRepository {
       this.knex('capture_jobs').where('status', 'queued').min({ p: 'priority' }).first(),
       this.knex('capture_jobs').where({ status: 'queued', organization_id: job.organizationId }).max({ p: 'priority' }).first(),
     ]);
-    const floor = num(lowest?.p);
-    const ownLast = num(own?.p);
+    const floor = numberOrNull(lowest?.p);
+    const ownLast = numberOrNull(own?.p);
     // A plan of weight w places w jobs on each number: w turns per round.
     const weight = Math.max(1, Math.floor(job.weight ?? 1));
     let step = 1;

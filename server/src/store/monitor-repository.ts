@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { affected, type Database } from './database.js';
+import { affected, type Database, numberOrNull } from './database.js';
 
 export type PausedReason = 'user' | 'credits';
 
@@ -47,7 +47,6 @@ export type MonitorChanges = Partial<
   >
 >;
 
-const num = (value: unknown): number | null => (value === null || value === undefined ? null : Number(value));
 
 function toRecord(row: Record<string, unknown>): MonitorRecord {
   return {
@@ -66,9 +65,9 @@ function toRecord(row: Record<string, unknown>): MonitorRecord {
     goldenRunId: (row.golden_run_id as string | null) ?? null,
     baseUrl: String(row.base_url),
     leaseToken: (row.lease_token as string | null) ?? null,
-    leaseUntil: num(row.lease_until),
-    nextRunAt: num(row.next_run_at),
-    lastRunAt: num(row.last_run_at),
+    leaseUntil: numberOrNull(row.lease_until),
+    nextRunAt: numberOrNull(row.next_run_at),
+    lastRunAt: numberOrNull(row.last_run_at),
     createdAt: Number(row.created_at),
     updatedAt: Number(row.updated_at),
   };
@@ -259,9 +258,9 @@ export class MonitorRepository {
       .first('p.max_share_percent', 'p.fair_share_weight', 'p.max_concurrent_captures');
     if (!row) return undefined;
     return {
-      maxSharePercent: num(row.max_share_percent),
+      maxSharePercent: numberOrNull(row.max_share_percent),
       weight: Number(row.fair_share_weight ?? 1),
-      maxConcurrentCaptures: num(row.max_concurrent_captures),
+      maxConcurrentCaptures: numberOrNull(row.max_concurrent_captures),
     };
   }
 }

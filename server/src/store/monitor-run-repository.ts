@@ -1,6 +1,6 @@
 import type { ChangedRegion } from '@daguerre/contract';
 import type { Knex } from 'knex';
-import type { Database } from './database.js';
+import { numberOrNull, type Database } from './database.js';
 
 export type MonitorRunState = 'running' | 'succeeded' | 'failed';
 
@@ -51,7 +51,6 @@ export interface RunEnding {
   baselineRunId?: string | null;
 }
 
-const num = (value: unknown): number | null => (value === null || value === undefined ? null : Number(value));
 
 function toRecord(row: Record<string, unknown>, withText: boolean): MonitorRunRecord {
   const rest = row.diff ? (JSON.parse(String(row.diff)) as Omit<StoredDiff, 'diffPercent' | 'changed'>) : undefined;
@@ -62,10 +61,10 @@ function toRecord(row: Record<string, unknown>, withText: boolean): MonitorRunRe
     status: row.status as MonitorRunState,
     requestId: (row.request_id as string | null) ?? null,
     startedAt: Number(row.started_at),
-    finishedAt: num(row.finished_at),
+    finishedAt: numberOrNull(row.finished_at),
     credits: Number(row.credits ?? 0),
-    targetStatus: num(row.target_status),
-    loadMs: num(row.load_ms),
+    targetStatus: numberOrNull(row.target_status),
+    loadMs: numberOrNull(row.load_ms),
     error: row.error_code ? { code: String(row.error_code), message: String(row.error_message ?? '') } : null,
     imageKey: (row.image_key as string | null) ?? null,
     pageText: withText ? ((row.page_text as string | null) ?? null) : null,

@@ -1,6 +1,6 @@
 import type { CaptureKind, LoggedCaptureStatus } from '@daguerre/contract';
 import type { Knex } from 'knex';
-import type { Database } from './database.js';
+import { numberOrNull, type Database } from './database.js';
 
 /**
  * The request log, read from (and for refusals, written to) the capture ledger: a capture that
@@ -70,7 +70,6 @@ export interface CaptureLogRow {
   jobId: string | null;
 }
 
-const numberOrNull = (value: unknown) => (value === null || value === undefined ? null : Number(value));
 
 export class RequestLogRepository {
   constructor(private readonly db: Database) {}

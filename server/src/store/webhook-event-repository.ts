@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { Database } from './database.js';
+import { numberOrNull, type Database } from './database.js';
 
 /** One event a webhook carries: fixed once, so every attempt and every resend sends the same bytes. */
 export interface WebhookEventRecord {
@@ -35,7 +35,6 @@ export interface WebhookAttemptRecord {
 /** Whose events: one job's or one batch's. */
 export type WebhookSubject = { jobId: string } | { batchId: string };
 
-const num = (value: unknown) => (value === null || value === undefined ? null : Number(value));
 
 function toEvent(row: Record<string, unknown>): WebhookEventRecord {
   return {
@@ -58,10 +57,10 @@ function toAttempt(row: Record<string, unknown>): WebhookAttemptRecord {
     deliveryId: row.delivery_id as string,
     attempt: Number(row.attempt),
     attemptedAt: Number(row.attempted_at),
-    responseStatus: num(row.response_status),
+    responseStatus: numberOrNull(row.response_status),
     error: (row.error as string | null) ?? null,
     durationMs: Number(row.duration_ms),
-    nextRetryAt: num(row.next_retry_at),
+    nextRetryAt: numberOrNull(row.next_retry_at),
   };
 }
 
