@@ -15,6 +15,7 @@ import { ApiError, errors, validationError } from '../errors.js';
 import type { OpenedFile, ResultFiles } from '../jobs/result-files.js';
 import type { AuthenticatedKey } from '../services/api-keys.js';
 import type { CaptureService } from '../services/capture-service.js';
+import { decodePageCursor, encodePageCursor } from '../services/page-cursor.js';
 import type { CreditRepository } from '../store/credit-repository.js';
 import type { MonitorChanges, MonitorRecord, MonitorRepository } from '../store/monitor-repository.js';
 import type { MonitorRunRepository } from '../store/monitor-run-repository.js';
@@ -50,11 +51,11 @@ function database<T>(work: Promise<T>): Promise<T> {
   });
 }
 
-const cursorOf = (run: { startedAt: number; id: string }) => Buffer.from(`${run.startedAt}:${run.id}`).toString('base64url');
+const cursorOf = (run: { startedAt: number; id: string }) => encodePageCursor(run.startedAt, run.id);
 function parseCursor(cursor: string): { startedAt: number; id: string } {
-  const match = /^(\d{1,16}):([0-9a-f-]{36})$/i.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
-  if (!match) throw validationError([{ field: 'cursor', message: 'cursor must be the nextCursor of a previous page', value: cursor }]);
-  return { startedAt: Number(match[1]), id: match[2]! };
+  const row = decodePageCursor(cursor, /[0-9a-f-]{36}/i);
+  if (!row) throw validationError([{ field: 'cursor', message: 'cursor must be the nextCursor of a previous page', value: cursor }]);
+  return { startedAt: row.at, id: row.id };
 }
 
 /**

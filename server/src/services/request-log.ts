@@ -1,6 +1,7 @@
 import type { CaptureLogQuery, LoggedCapture } from '@daguerre/contract';
 import type { Logger } from 'pino';
 import { ApiError, validationError } from '../errors.js';
+import { decodePageCursor, encodePageCursor } from './page-cursor.js';
 import { redactUrl } from '../logger.js';
 import type { RefusedCapture, RequestLogRepository } from '../store/request-log-repository.js';
 
@@ -155,22 +156,15 @@ export async function captureLogPage(
       finishedAt: finishedAt === null ? null : new Date(finishedAt).toISOString(),
       ...row,
     })),
-    nextCursor: rows.length > query.limit && last ? encodeCursor(last.createdAt, last.requestId) : null,
+    nextCursor: rows.length > query.limit && last ? encodePageCursor(last.createdAt, last.requestId) : null,
     retentionDays,
   };
 }
 
-function encodeCursor(createdAt: number, requestId: string): string {
-  return Buffer.from(`${createdAt}:${requestId}`).toString('base64url');
-}
-
 function decodeCursor(cursor: string): { createdAt: number; requestId: string } {
-  const text = Buffer.from(cursor, 'base64url').toString('utf8');
-  const match = /^(\d{1,16}):([0-9a-zA-Z-]{1,64})$/.exec(text);
-  if (!match) {
-    throw validationError([
-      { field: 'cursor', message: 'cursor must be the nextCursor of a previous page of GET /captures', value: cursor.slice(0, 200) },
-    ]);
+  const row = decodePageCursor(cursor, /[0-9a-zA-Z-]{1,64}/);
+  if (!row) {
+    throw validationError([{ field: 'cursor', message: 'cursor must be the nextCursor of a previous page of GET /captures', value: cursor.slice(0, 200) }]);
   }
-  return { createdAt: Number(match[1]), requestId: match[2]! };
+  return { createdAt: row.at, requestId: row.id };
 }
