@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { ApiError, validationError } from '../errors.js';
 import { decodePageCursor, encodePageCursor } from './page-cursor.js';
 import { redactUrl } from '../logger.js';
-import type { RefusedCapture, RequestLogRepository } from '../store/request-log-repository.js';
+import { SWEEP_BATCH, type RefusedCapture, type RequestLogRepository } from '../store/request-log-repository.js';
 
 const DAY_MS = 86_400_000;
 const MINUTE_MS = 60_000;
@@ -114,7 +114,7 @@ export class RequestLog {
     for (;;) {
       const deleted = await this.repository.sweep(before);
       total += deleted;
-      if (deleted < 5_000) return total;
+      if (deleted < SWEEP_BATCH) return total;
     }
   }
 }

@@ -71,6 +71,9 @@ export interface CaptureLogRow {
 }
 
 
+/** Rows one sweep call deletes at most: a first sweep of a large table holds no long lock. */
+export const SWEEP_BATCH = 5_000;
+
 export class RequestLogRepository {
   constructor(private readonly db: Database) {}
 
@@ -177,7 +180,7 @@ export class RequestLogRepository {
    * sweeper's), at most `limit` per call so a first sweep of a large table holds no long lock.
    * Returns how many went.
    */
-  async sweep(before: number, limit = 5_000): Promise<number> {
+  async sweep(before: number, limit = SWEEP_BATCH): Promise<number> {
     const old = await this.knex('capture_ledger')
       .where('created_at', '<', before)
       .andWhereNot('status', 'reserved')
