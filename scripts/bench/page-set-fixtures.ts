@@ -5,7 +5,9 @@
  *   photo.html   one full-width photographic picture with a caption: noisy pixels, where PNG is at
  *                its slowest and largest;
  *   charts.html  a dashboard of inline SVG charts and a table (page-set-charts.ts);
- *   long.html    a long article (≈ 9 000 px) with a few figures, captured with fullPage.
+ *   long.html    a long article (≈ 9 000 px) with a few figures, captured with fullPage;
+ *   prose-serif.html, prose-sans.html, plain.html, wiki.html, readme.html  plain text pages
+ *                (page-set-plain.ts).
  * Deterministic (seeded PRNG, no clock, no network, no script). The committed files are used as
  * they are; `npx tsx scripts/bench/page-set-fixtures.ts --force` writes them again.
  */
@@ -17,6 +19,7 @@ import { startFixtureServer, type FixtureServer } from './fixture-server.js';
 import { buildFixtures, FIXTURE_DIR, pictureNear, REPO_ROOT, TextGen } from './make-fixtures.js';
 import { chartsHtml } from './page-set-charts.js';
 import { photoNear } from './page-set-photo.js';
+import { PLAIN_TEXT_FILES, plainTextPages } from './page-set-plain.js';
 
 /** The set's folder; the fixture server serves it as /set/. */
 export const PAGE_SET_DIR = join(FIXTURE_DIR, 'set');
@@ -170,6 +173,7 @@ function generate(): Map<string, Buffer> {
   files.set('charts.html', Buffer.from(chartsHtml()));
   files.set('long.html', Buffer.from(longHtml()));
   for (let n = 1; n <= LONG_FIGURES; n++) files.set(`img/figure-${n}.png`, pictureNear(960, 420, 3410 + n, 45 * 1024));
+  for (const [name, bytes] of plainTextPages()) files.set(name, bytes);
   return files;
 }
 
@@ -180,6 +184,7 @@ export const PAGE_SET_FILES: readonly string[] = [
   'charts.html',
   'long.html',
   ...Array.from({ length: LONG_FIGURES }, (_, i) => `img/figure-${i + 1}.png`),
+  ...PLAIN_TEXT_FILES,
 ];
 
 /**

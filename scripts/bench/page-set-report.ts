@@ -26,7 +26,7 @@ const lossyOk = (x: number) => x <= TARGET.lossyRatioMax;
 function sequentialRow(p: PageSetPage): string {
   const s = p.sequential;
   const b = p.bytes;
-  if (!s) return failedRow(p, 10);
+  if (!s) return failedRow(p, 11);
   return tableRow([
     p.page + (p.fullPage ? ' (full page)' : ''),
     `${s.service.p50Ms} / ${s.service.p95Ms}`,
@@ -36,6 +36,7 @@ function sequentialRow(p: PageSetPage): string {
     `${mib(s.service.peakPssKb)} / ${mib(s.floor.peakPssKb)}`,
     b ? `${b.png.service} / ${b.png.floor}` : '—',
     marked(b?.png.ratio, pngOk),
+    p.serverTimingP50?.encode ?? '—',
     marked(b?.jpeg.ratio, lossyOk),
     marked(b?.webp.ratio, lossyOk),
   ]);
@@ -200,8 +201,8 @@ export function pageSetMarkdown(r: PageSetResults): string {
       `Viewport 1920×1080. ${s.n} sequential rounds per page (a capture by the service, the floor${withBrowserless ? ' and browserless' : ''}, every order of them in turn from round to round; after ${s.warmup} warm-up rounds); ` +
       `${plan.rounds * plan.perRound} captures per contender and page at 4 clients in ${plan.rounds} rounds of ${plan.perRound}, ordered as the sequential ones; bytes of ${s.bytesN} captures per format (JPEG/WebP at quality ${s.lossyQuality}).`,
     '',
-    '| page | service p50 / p95 ms | floor p50 / p95 ms | p50 ratio | CPU-s/capture service / floor | peak PSS service / floor | PNG bytes service / floor | PNG ratio | JPEG ratio | WebP ratio |',
-    '|---|---|---|---|---|---|---|---|---|---|',
+    '| page | service p50 / p95 ms | floor p50 / p95 ms | p50 ratio | CPU-s/capture service / floor | peak PSS service / floor | PNG bytes service / floor | PNG ratio | PNG encode p50 ms | JPEG ratio | WebP ratio |',
+    '|---|---|---|---|---|---|---|---|---|---|---|',
     ...r.pages.map(sequentialRow),
     '',
     '4 clients: the service with 4 request loops, the floor with 4 kept pages in one browser (an incognito context each).',
@@ -213,6 +214,7 @@ export function pageSetMarkdown(r: PageSetResults): string {
     '',
     `- Memory per organization for the context pool: ${memoryLine}.`,
     ...(timings.length ? [`- Service Server-Timing p50 (ms), sequential: ${timings.join('; ')}.`] : []),
+    "- PNG encode: the service's re-encoding of Chromium's fast PNG (Server-Timing `encode`, p50 of the sequential PNG captures).",
     "- CPU-s per capture: user + system time of the service tree (Node and its Chromium) or of the floor browser tree over the alternating run ÷ its captures; machine CPU-s: the busy time of every core during its own rounds at 4 clients ÷ its captures (its clients, the fixture server and the kernel included); —: a browser of the tree exited during the run (the service recycles its browser), taking its helpers' CPU out of the tree's count. Each sequential turn starts once the previous contender's tree has used no CPU for two looks 30 ms apart (its reset, its closing browser). ✗: misses its target.",
     ...notes.map(esc),
     '',

@@ -8,7 +8,9 @@
  *   charts    a dashboard of inline SVG charts and a table (page-set-charts.ts);
  *   long      a long article, captured full page;
  *   heise, mozilla, nytimes  real saved pages that load nothing remote (tests/fixtures/pages/insight/real);
- *             nytimes has 17 iframes, which make a capture's DevTools traffic several times heise's.
+ *             nytimes has 17 iframes, which make a capture's DevTools traffic several times heise's;
+ *   prose-serif, prose-sans, plain, wiki, readme  plain text pages: paragraphs in a serif and a sans
+ *             font, a plain-text document, an encyclopedia article with links, a README (page-set-plain.ts).
  * browserless 2.42 takes turns with them on every page, for comparison (browserless.ts).
  * What is measured on each page: page-set-phases.ts; the tables and targets: page-set-report.ts.
  * Then the memory each organization adds to the service's context pool.
@@ -45,6 +47,12 @@ export const PAGE_SET: readonly SetPage[] = [
   { name: 'mozilla', path: '/insight/real/mozilla-1.html', fullPage: false },
   // Many frames: 17 iframes (their sources removed when it was saved), 250 KB of markup.
   { name: 'nytimes', path: '/insight/real/nytimes-1.html', fullPage: false },
+  // Plain text, where the PNG encoder's choice shows most (docs/performance.md, "PNG size").
+  { name: 'prose-serif', path: '/set/prose-serif.html', fullPage: false },
+  { name: 'prose-sans', path: '/set/prose-sans.html', fullPage: false },
+  { name: 'plain', path: '/set/plain.html', fullPage: false },
+  { name: 'wiki', path: '/set/wiki.html', fullPage: false },
+  { name: 'readme', path: '/set/readme.html', fullPage: false },
 ];
 
 /** The page of the set named by the environment variable `variable` (else `fallback`); an unknown name fails naming the pages. */

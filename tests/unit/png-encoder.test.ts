@@ -1,7 +1,8 @@
 import { PNG } from 'pngjs';
+import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { isOneColour } from '../../server/src/capture/blank-image.js';
-import { compactPng, encodingsFor } from '../../server/src/capture/png-encoder.js';
+import { compactPng, encodingsFor, lookAtPng } from '../../server/src/capture/png-encoder.js';
 import { pngCompressionRatio, rawPngBytes } from '../../server/src/capture/png-header.js';
 
 /** A PNG of flat bands (screen-like) with half-transparent pixels, written fast and unfiltered as Chromium's fast mode does. */
@@ -18,8 +19,8 @@ function samplePng(): { png: Buffer; rgba: Buffer } {
   return { png: PNG.sync.write(image, { deflateLevel: 1, filterType: 0 }), rgba: Buffer.from(image.data) };
 }
 
-/** An opaque RGB PNG of `width`×`height` whose pixels come from `pixel`, written as Chromium's fast mode does (Up filter, level 1). */
-function rgbPng(width: number, height: number, pixel: (x: number, y: number) => [number, number, number]): Buffer {
+/** An opaque RGB PNG of `width`×`height` whose pixels come from `pixel`, written as Chromium's fast mode does (Up filter, level 1; `filterType` to write another). */
+function rgbPng(width: number, height: number, pixel: (x: number, y: number) => [number, number, number], filterType = 2): Buffer {
   const image = new PNG({ width, height, colorType: 2, inputColorType: 6, inputHasAlpha: true });
   for (let y = 0; y < height; y++)
     for (let x = 0; x < width; x++) {
@@ -30,8 +31,20 @@ function rgbPng(width: number, height: number, pixel: (x: number, y: number) => 
       image.data[i + 2] = b;
       image.data[i + 3] = 255;
     }
-  return PNG.sync.write(image, { deflateLevel: 1, filterType: 2, colorType: 2, inputColorType: 6, inputHasAlpha: true });
+  return PNG.sync.write(image, { deflateLevel: 1, filterType, colorType: 2, inputColorType: 6, inputHasAlpha: true });
 }
+
+/** Lines of antialiased "glyphs" on white: a few grey levels (dark type) or `ink` and its blends (coloured type). */
+function textPixel(ink: [number, number, number] = [0, 0, 0]) {
+  return (x: number, y: number): [number, number, number] => {
+    if (y % 22 >= 14 || grain(Math.floor(x / 3), y % 22) > 28) return [255, 255, 255];
+    const cover = (grain(x, y) & 3) / 3;
+    return ink.map((c) => Math.round(255 - (255 - c) * cover)) as [number, number, number];
+  };
+}
+
+/** Decoded to RGB by libvips (a grey file comes back with its one channel spread to three). */
+const rgbOf = (png: Buffer) => sharp(png).toColourspace('srgb').removeAlpha().raw().toBuffer();
 
 /** Deterministic noise: a photograph's grain, which no filter makes compress like screen content. */
 function grain(x: number, y: number): number {
@@ -61,6 +74,37 @@ describe('compactPng', () => {
     const out = await compactPng(png);
     expect(out.length).toBeLessThanOrEqual(png.length);
     expect(Buffer.from(PNG.sync.read(out).data).equals(Buffer.from(PNG.sync.read(png).data))).toBe(true);
+  });
+});
+
+describe('grey images', () => {
+  // 400 px takes the four-pixels-at-a-time path, 398 px the one a byte at a time.
+  it.each([400, 398])('writes an image of grey pixels %i px wide as one grey channel, the same pixels in fewer bytes', async (width) => {
+    const png = rgbPng(width, 300, textPixel());
+    // Dense text: between photograph and screen content, where the rows are read.
+    expect(pngCompressionRatio(png)!).toBeGreaterThan(6);
+    expect(pngCompressionRatio(png)!).toBeLessThan(18);
+    expect((await lookAtPng(png)).grey?.plane.length).toBe(width * 300);
+    const out = await compactPng(png);
+    expect(out[25]).toBe(0); // colour type 0: grey
+    const colour = await sharp(png).png({ compressionLevel: 6, adaptiveFiltering: false }).toBuffer();
+    expect(out.length).toBeLessThan(colour.length);
+    expect((await rgbOf(out)).equals(await rgbOf(png))).toBe(true);
+  });
+
+  it('keeps the colour encoding for an image grey but for one pixel at its bottom', async () => {
+    const grey = textPixel();
+    const png = rgbPng(400, 300, (x, y) => (x === 399 && y === 299 ? [250, 255, 255] : grey(x, y)));
+    expect(await lookAtPng(png)).toEqual({ colours: 5 });
+    const out = await compactPng(png);
+    expect(out[25]).toBe(2);
+    expect((await rgbOf(out)).equals(await rgbOf(png))).toBe(true);
+  });
+
+  it('does not read rows written with filters other than None and Up (the ratio alone decides)', async () => {
+    const png = rgbPng(400, 300, textPixel(), 4);
+    expect(await lookAtPng(png)).toEqual({ colours: Infinity });
+    expect((await rgbOf(await compactPng(png))).equals(await rgbOf(png))).toBe(true);
   });
 });
 
@@ -96,6 +140,26 @@ describe('choosing the encoding from the fast PNG', () => {
   ])('at %f:1 (pixels ÷ fast PNG) chooses %j', (ratio, expected) => {
     expect(pngCompressionRatio(ofRatio(ratio))).toBeCloseTo(ratio, 3);
     expect(encodingsFor(ofRatio(ratio))).toEqual(expected);
+  });
+
+  it.each([
+    [15, 300, [none6]],
+    [9, 1112, [none6]],
+    [9, 4096, [none6]],
+    [9, 4097, [adaptive7]],
+    [15, 50_000, [none6, adaptive7]],
+    [40, 50_000, [none6]],
+    [4.8, 200, [adaptive6]],
+  ])('at %f:1 with %i colours chooses %j', (ratio, colours, expected) => {
+    expect(encodingsFor(ofRatio(ratio), colours)).toEqual(expected);
+  });
+
+  it('counts the colours of text (coloured type and its blends with white), and stops past the limit on gradients', async () => {
+    const text = await lookAtPng(rgbPng(400, 300, textPixel([6, 69, 173])));
+    expect(text.grey).toBeUndefined();
+    expect(text.colours).toBe(4); // white, the ink and its two blends
+    const gradient = await lookAtPng(rgbPng(400, 300, (x, y) => [x % 256, y % 256, (x + y) % 256]));
+    expect(gradient.colours).toBe(4097);
   });
 
   it('gives a file it cannot read for its size one encoding, the filtered one', () => {
