@@ -3,6 +3,7 @@ import type { Slot } from './context-pool.js';
 import type { RenderResult } from './render-result.js';
 import { CaptureTimeoutError, ClientGoneError, type GuardedRequest } from './stage-guard.js';
 import { VideoEncoder, type VideoEncoderSettings } from './video-encoder.js';
+import { ScreencastFrames } from './video-frames.js';
 import { prepareScroll, scrollPosition, scrollTo } from './video-scroll.js';
 
 export type VideoSettings = Pick<VideoEncoderSettings, 'ffmpegPath' | 'maxBytes'>;
@@ -27,8 +28,8 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /**
  * The video capture mode (issue #34): after the same waits, cleanup and page control as a
  * screenshot, the page is scrolled from the top to its end over videoDuration with scrollEasing, and
- * each frame is a timed capture of the viewport at its exact scroll position, streamed into ffmpeg
- * (video-encoder.ts). Frames are taken no earlier than their moment in the video, so the page's own
+ * each frame is the viewport at its exact scroll position, taken from Chromium's screencast
+ * (video-frames.ts) and streamed into ffmpeg (video-encoder.ts). Frames are taken no earlier than their moment in the video, so the page's own
  * animations play at their speed; a slower machine makes the recording slower, never the video
  * shorter: it always has videoDuration × videoFps frames.
  *
@@ -43,9 +44,12 @@ export async function captureVideo(slot: Slot, options: CaptureOptions, request:
   const followBottom = options.scrollToSelector === undefined;
   let distance = await prepareScroll(page, options.scrollToSelector);
   const encoder = await VideoEncoder.start({ format: options.format as VideoFormat, fps, frames, ...settings });
+  let screencast: ScreencastFrames | undefined;
   try {
+    screencast = await ScreencastFrames.start(page);
     const started = Date.now();
     let previous = 0;
+    let shown: number | undefined;
     const limit = request.recordingDeadline ?? request.deadline;
     for (let index = 0; index < frames; index++) {
       if (request.signal.aborted) throw new ClientGoneError();
@@ -61,14 +65,20 @@ export async function captureVideo(slot: Slot, options: CaptureOptions, request:
       if (wait > 0) await sleep(wait);
       // Never backwards, even when the page grew under the scroll.
       const top = Math.max(previous, scrollPosition(options.scrollEasing, index, frames, distance));
-      const bottom = await scrollTo(page, top);
-      if (followBottom) distance = Math.max(distance, bottom);
+      screencast.arm();
+      const position = await scrollTo(page, top);
+      if (followBottom) distance = Math.max(distance, position.bottom);
       previous = top;
-      await encoder.write(await page.screenshot({ type: 'jpeg', quality: 90, optimizeForSpeed: true }));
+      // A page that did not move draws nothing new unless it animates: its frame is a screenshot.
+      const jpeg = position.top === shown ? await screencast.screenshotNow() : await screencast.frameAt(position.top);
+      shown = position.top;
+      await encoder.write(jpeg);
     }
+    await screencast.stop();
     const video = await encoder.finish();
     return { buffer: video.buffer, mime: video.mime, extension: video.extension };
   } catch (error) {
+    await screencast?.stop();
     await encoder.abort();
     throw error;
   }

@@ -48,15 +48,14 @@ export async function prepareScroll(page: Page, scrollToSelector: string | undef
 }
 
 /**
- * Scrolls to `top` and waits for the frame that shows it. Returns the page's bottom as it is now:
- * lazy content below the fold makes the page grow while the video scrolls, and the end follows it.
+ * Scrolls to `top`. Returns where the page is now (the page may clamp or move it) and its bottom as
+ * it is now: lazy content below the fold makes the page grow while the video scrolls, and the end
+ * follows it. The frame showing it is the screencast's (video-frames.ts), which waits for it.
  */
-export async function scrollTo(page: Page, top: number): Promise<number> {
-  return page.evaluate(async (y: number) => {
+export async function scrollTo(page: Page, top: number): Promise<{ top: number; bottom: number }> {
+  return page.evaluate((y: number) => {
     window.scrollTo({ top: y, left: 0, behavior: 'instant' });
-    // One animation frame, so that the screenshot shows the new position (bounded: hidden pages do not paint).
-    await Promise.race([new Promise((done) => requestAnimationFrame(done)), new Promise((done) => setTimeout(done, 50))]);
     const scroller = document.scrollingElement ?? document.documentElement;
-    return Math.max(0, scroller.scrollHeight - window.innerHeight);
+    return { top: window.scrollY, bottom: Math.max(0, scroller.scrollHeight - window.innerHeight) };
   }, top);
 }
