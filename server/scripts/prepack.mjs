@@ -5,3 +5,6 @@ import { copyFileSync } from 'node:fs';
 
 execFileSync('npx', ['tsup', '--config', 'tsup.config.ts'], { stdio: ['ignore', 'ignore', 'inherit'] });
 copyFileSync('../openapi.json', 'openapi.json');
+// The filter engines in their serialized form (filter-lists/prepared): an installed service loads
+// them at its start instead of parsing the lists (server/src/capture/content-filters/engines.ts).
+execFileSync(process.execPath, ['dist/cli.js', 'filters', 'prepare'], { stdio: ['ignore', 'ignore', 'inherit'] });

@@ -5,11 +5,10 @@ import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { maxCaptureBudgetMs } from '@daguerre/contract';
 import { configNotices, type Config } from './config.js';
-import { BrowserManager } from './capture/browser-manager.js';
+import type { BrowserManager } from './capture/browser-manager.js';
+import { startBrowserSide, type BrowserSide } from './capture/browser-start.js';
 import { MemoryCgroups } from './capture/renderer-memory-cgroup.js';
 import { pageMemoryLimit, RendererMemoryWatchdog } from './capture/renderer-memory-watchdog.js';
-import { ensureChromiumBinary, ensureChromiumUser } from './capture/chromium-prerequisites.js';
-import { checkSandbox, sandboxFlags } from './capture/sandbox-check.js';
 import { ContentFilters } from './capture/content-filters/index.js';
 import { ContextPool } from './capture/context-pool.js';
 import { FairScheduler } from './capture/fair-scheduler.js';
@@ -34,7 +33,7 @@ import { CaptureRateLimiter, type RateLimitStore } from './http/rate-limit.js';
 import { createLogger } from './logger.js';
 import { adoptLegacyQueuePrefix, legacyQueueExists } from './legacy-names.js';
 import { CAPTURE_QUEUE } from './jobs/job-types.js';
-import { EgressProxy } from './security/egress-proxy.js';
+import type { EgressProxy } from './security/egress-proxy.js';
 import { assertUrlAllowed } from './security/target-policy.js';
 import type { Resolver } from './security/resolver.js';
 import { AiAnalyzer } from './services/ai-analysis.js';
@@ -46,7 +45,8 @@ import { CreditSweeper } from './services/credit-sweeper.js';
 import { RequestLog } from './services/request-log.js';
 import { RequestLogRepository } from './store/request-log-repository.js';
 import { ResponseCache } from './services/response-cache.js';
-import { egressPolicy, openDataLayer, type DataLayer } from './services/data-layer.js';
+import { openDataLayer, type DataLayer } from './services/data-layer.js';
+import { egressPolicy } from './security/address-policy.js';
 
 export { egressPolicy, openDataLayer, type DataLayer };
 
@@ -78,6 +78,8 @@ export interface RuntimeOptions {
   role?: ProcessRole;
   /** How webhooks find the signing secret of the key that queued a job. */
   secretFor?: SigningSecretLookup;
+  /** Chromium's side, already launching (the CLI starts it before it loads this module); else started here. */
+  browserSide?: BrowserSide;
 }
 
 function rateLimitStore(config: Config, data: DataLayer): { store: RateLimitStore; redis?: Redis } {
@@ -104,23 +106,23 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
   const adoptedQueue = await adoptLegacyQueuePrefix(config, process.env, () => legacyQueueExists(config.REDIS_URL!, CAPTURE_QUEUE));
   if (adoptedQueue.notice) logger.warn(adoptedQueue.notice);
   config = adoptedQueue.config;
-  // First what needs nothing else (a start that cannot run Chromium fails before it opens anything):
-  // the browser and the user it runs as exist, and it refuses to run unsandboxed unless the
-  // operator said so.
-  ensureChromiumBinary(config.CHROME_PATH);
-  ensureChromiumUser(logger);
-  const sandbox = checkSandbox({ allowUnsandboxed: config.ALLOW_UNSANDBOXED_CHROMIUM });
-  if (sandbox.mode === 'off') logger.warn({ sandbox }, 'Chromium runs WITHOUT its sandbox (ALLOW_UNSANDBOXED_CHROMIUM=true)');
-  else if (config.ALLOW_UNSANDBOXED_CHROMIUM) logger.info({ sandbox: sandbox.mode }, 'ALLOW_UNSANDBOXED_CHROMIUM is set, but user namespaces work here: Chromium runs sandboxed');
-  else logger.info({ sandbox: sandbox.mode }, "Chromium's sandbox is on (unprivileged user namespaces work here)");
+  // Chromium's launch first: it runs while the database migrates and the rest starts (browser-start.ts).
+  const browserSide = options.browserSide ?? (await startBrowserSide(config, logger, options.resolver));
+  const { egress, browser, sandbox } = browserSide;
   // Temporary folders of video encodings whose process died (killed while it encoded), never a live process's.
   const videoFolders = removeDeadInstancesVideoFolders();
   if (videoFolders.length > 0) logger.info({ folders: videoFolders }, 'removed the video temporary folders of processes that are gone');
-  const data = await openDataLayer(config, options.resolver);
+  // The filter engines load in the background (from their prepared form or cache): start-up does not wait.
+  const contentFilters = new ContentFilters({ logger });
+  void contentFilters.warm();
+  let data: DataLayer;
   try {
-    // Every request Chromium makes goes through this proxy, which enforces the network policy.
-    const egress = new EgressProxy(data.policy, data.resolve, logger);
-    await egress.start();
+    data = await openDataLayer(config, browserSide.resolve, browserSide.policy);
+  } catch (error) {
+    await browserSide.close();
+    throw error;
+  }
+  try {
     // A reservation older than the deadline plus a margin (for the upload and the commit) belongs to
     // no live capture on any instance: each instance sweeps them at start-up and then on a timer.
     const sweeper = new CreditSweeper(data.credits, {
@@ -139,16 +141,6 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
     });
     requestLog.start();
 
-    const browser = new BrowserManager({
-      executablePath: config.CHROME_PATH,
-      recycleAfter: config.BROWSER_RECYCLE_AFTER,
-      protocolTimeoutMs: Math.max(1_000, config.CAPTURE_TIMEOUT_MS - 500),
-      // `<-loopback>` removes Chromium's implicit bypass: loopback goes through the policy too.
-      // The V8 heap cap of every renderer: a page that allocates without end crashes its own renderer
-      // (noticed at once, answered 500, nothing charged) instead of growing to the host's memory.
-      extraArgs: [...sandboxFlags(sandbox), `--proxy-server=${egress.url}`, '--proxy-bypass-list=<-loopback>', `--js-flags=--max-old-space-size=${config.RENDERER_MAX_HEAP_MB}`],
-      logger,
-    });
     // All of a renderer's memory, not only its JS heap, has a limit (issue #28).
     const cgroups = MemoryCgroups.open();
     const memoryWatchdog = new RendererMemoryWatchdog({ limitBytes: config.RENDERER_MEMORY_LIMIT_MB * 1024 ** 2, roots: () => browser.pids(), logger, ...(cgroups ? { cgroups } : {}) });
@@ -164,7 +156,8 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
       rendererGcEvery: config.RENDERER_GC_EVERY,
       logger,
     });
-    await pool.warm();
+    // The first contexts open while the rest starts; a job taken before they are ready opens its own.
+    const warming = pool.warm();
     // Same concurrency as the pool, so the pool's own queue stays empty and the order is the scheduler's.
     const scheduler = new FairScheduler({ concurrency: config.MAX_CONCURRENCY, maxQueue: config.MAX_QUEUE, maxOrgShare: config.MAX_ORG_SHARE_PERCENT / 100 });
     const renderer = new Renderer(pool, browser, {
@@ -176,9 +169,6 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
       explainCrash: () => (memoryWatchdog.claim() ? pageMemoryLimit(memoryWatchdog.limitBytes) : undefined),
       video: { ffmpegPath: config.FFMPEG_PATH, maxBytes: config.VIDEO_MAX_BYTES },
     });
-    // The filter engines load in the background (from their cache when the lists are unchanged): start-up does not wait.
-    const contentFilters = new ContentFilters({ logger });
-    void contentFilters.warm();
     const cache = new ResponseCache(config.CACHE_MAX_BYTES);
     const { store, redis } = rateLimitStore(config, data);
     // The limiter's client queues nothing while offline (fail closed): let it connect before the first request.
@@ -214,6 +204,11 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
       { creditsPerCapture: config.CREDITS_PER_CAPTURE, captureTimeoutMs: config.CAPTURE_TIMEOUT_MS },
     );
     const jobs = startJobs(config, role, { data, captures, secretFor: options.secretFor ?? ((keyId) => data.signingSecrets.signingSecretFor(keyId)), requestLog, logger });
+    // A browser that cannot start fails the start, as before; the queue's workers stop first.
+    await warming.catch(async (error: unknown) => {
+      await jobs.stop(0);
+      throw error;
+    });
     const metrics = new Metrics();
     metrics.observeFairShare(() => scheduler.snapshot());
     const queue = jobs.jobs?.queue;
@@ -327,8 +322,9 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
       })());
     return { ...data, config, egress, logger, metrics, ...(metricsServer ? { metricsUrl: metricsServer.url } : {}), app, server, browser, memoryWatchdog, pool, captures, cache, jobs, url, stop };
   } catch (error) {
-    // A failed start closes the database: better-sqlite3's statements left open abort Node 24 at exit.
+    // A failed start closes the database (better-sqlite3's statements left open abort Node 24 at exit) and Chromium.
     await data.db.close().catch(() => undefined);
+    await browserSide.close().catch(() => undefined);
     throw error;
   }
 }

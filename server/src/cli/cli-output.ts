@@ -1,6 +1,6 @@
 import { Option } from 'commander';
 import { configNotices, loadConfig } from '../config.js';
-import { openDataLayer, type DataLayer } from '../services/data-layer.js';
+import type { DataLayer } from '../services/data-layer.js';
 
 /** What every CLI command shares: --json, printing, and a data layer opened for one command. */
 export type Output = Record<string, unknown> | Record<string, unknown>[];
@@ -16,6 +16,8 @@ export async function withData<T>(fn: (data: DataLayer) => Promise<T>): Promise<
   const config = loadConfig();
   // On stderr, so that --json output stays parseable.
   for (const notice of configNotices(config)) console.error(notice);
+  // Loaded here: `serve` and `worker` launch Chromium before they load the data layer (browser-start.ts).
+  const { openDataLayer } = await import('../services/data-layer.js');
   const data = await openDataLayer(config);
   try {
     return await fn(data);

@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
-import { loadConfig, ConfigError } from '../config.js';
+import { loadConfig, ConfigError, type Config } from '../config.js';
+import { createLogger } from '../logger.js';
+import type { ProcessRole } from '../jobs/start-jobs.js';
 import { maskUserinfo } from '../http/redact-query.js';
 import type { Runtime } from '../runtime.js';
 import { packageFile } from '../package-files.js';
@@ -16,6 +18,23 @@ function listeningOn(host: string, localUrl: string): string {
   if (host !== '0.0.0.0' && host !== '::') return localUrl;
   const port = localUrl.slice(localUrl.lastIndexOf(':') + 1);
   return `http://${host === '::' ? '[::]' : host}:${port}, every interface (on this machine ${localUrl})`;
+}
+
+/**
+ * `serve` and `worker`: Chromium launches first, then the rest of the service loads (its modules
+ * take seconds of a cold start) while Chromium starts beside it (capture/browser-start.ts).
+ */
+async function startService(config: Config, role: ProcessRole): Promise<Runtime> {
+  const logger = createLogger(config.LOG_LEVEL);
+  const { startBrowserSide } = await import('../capture/browser-start.js');
+  const browserSide = await startBrowserSide(config, logger);
+  try {
+    const { startRuntime } = await import('../runtime.js');
+    return await startRuntime(config, { role, logger, browserSide });
+  } catch (error) {
+    await browserSide.close().catch(() => undefined);
+    throw error;
+  }
 }
 
 /** SIGTERM/SIGINT: graceful shutdown (runtime.stop), then exit 0, or 1 when stopping failed. */
@@ -39,9 +58,8 @@ program
   .description('start the HTTP service (migrates the database first)')
   .action(async () => {
     const config = loadConfig();
-    // Loaded here: the browser, HTTP and queue modules are only for serve and worker, not the admin commands.
-    const { startRuntime } = await import('../runtime.js');
-    const runtime = await startRuntime(config);
+    // Loaded there: the browser, HTTP and queue modules are only for serve and worker, not the admin commands.
+    const runtime = await startService(config, 'serve');
     const demo = config.DATABASE_URL.startsWith('sqlite:') ? await bootstrapDemo(runtime, config.DEMO_CREDITS) : undefined;
     console.log(`Daguerre listening on ${listeningOn(config.HOST, runtime.url)} (docs: ${runtime.url}/docs)`);
     if (demo) {
@@ -60,8 +78,7 @@ program
   .description('run a render worker only: takes async capture jobs from Redis (REDIS_URL); /health, /ready and /metrics on WORKER_PORT')
   .action(async () => {
     const config = loadConfig();
-    const { startRuntime } = await import('../runtime.js');
-    const runtime = await startRuntime(config, { role: 'worker' });
+    const runtime = await startService(config, 'worker');
     console.log(`Daguerre worker rendering up to ${Math.max(1, config.CAPTURE_WORKERS)} jobs at once, listening on ${listeningOn(config.HOST, runtime.url)} (health: ${runtime.url}/health)`);
     stopOnSignals(runtime);
   });
@@ -342,6 +359,17 @@ credits
       const balance = await data.credits.grant(o.id, amount);
       print(Boolean(opts.json), { organizationId: o.id, remaining: balance?.remaining ?? null }, `Granted ${amount} credits to ${o.name}; ${balance?.remaining} remaining.`);
     });
+  });
+
+const filters = program.command('filters').description('the ad and cookie-banner filter lists (docs/content-filters.md)');
+filters
+  .command('prepare')
+  .description('write the filter engines in their serialized form beside the lists, so that a new process loads them instead of parsing the lists (done when the package is packed and the image is built)')
+  .addOption(jsonOption())
+  .action(async (opts: { json?: boolean }) => {
+    const { prepareEngines } = await import('../capture/content-filters/engines.js');
+    const written = await prepareEngines();
+    print(Boolean(opts.json), { engines: written }, written.map((engine) => `${engine.name}: ${engine.file} (${engine.bytes} bytes)`).join('\n'));
   });
 
 program.parseAsync(process.argv).catch((error: unknown) => {

@@ -4,10 +4,8 @@ import type { Monitor } from '@daguerre/contract';
 import { loadConfig } from '../config.js';
 import type { MonitorSchedule } from '../monitors/monitor-schedule.js';
 import type { MonitorService } from '../monitors/monitor-service.js';
-import { assertUrlAllowed } from '../security/target-policy.js';
 import type { DataLayer } from '../services/data-layer.js';
-import { MonitorRepository } from '../store/monitor-repository.js';
-import { MonitorRunRepository } from '../store/monitor-run-repository.js';
+import type { MonitorRepository } from '../store/monitor-repository.js';
 import { requireOrganization } from './admin.js';
 import { jsonOption, print, withData } from './cli-output.js';
 
@@ -20,11 +18,14 @@ import { jsonOption, print, withData } from './cli-output.js';
 async function withMonitors<T>(data: DataLayer, fn: (service: MonitorService, monitors: MonitorRepository) => Promise<T>): Promise<T> {
   // Loaded here, not at the top: every other command of the CLI starts without the job queue and the
   // capture modules these pull in (the admin CLI loads the data layer only, services/data-layer.ts).
-  const [{ jobConnection }, { resultFiles }, { MonitorSchedule }, { MonitorService }] = await Promise.all([
+  const [{ jobConnection }, { resultFiles }, { MonitorSchedule }, { MonitorService }, { MonitorRepository }, { MonitorRunRepository }, { assertUrlAllowed }] = await Promise.all([
     import('../jobs/redis-connection.js'),
     import('../jobs/start-jobs.js'),
     import('../monitors/monitor-schedule.js'),
     import('../monitors/monitor-service.js'),
+    import('../store/monitor-repository.js'),
+    import('../store/monitor-run-repository.js'),
+    import('../security/target-policy.js'),
   ]);
   const config = loadConfig();
   // Warnings on stderr, so that --json output stays parseable.

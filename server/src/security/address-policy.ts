@@ -1,4 +1,5 @@
 import ipaddr from 'ipaddr.js';
+import type { Config } from '../config.js';
 
 /**
  * Which network addresses a capture may reach. Only public unicast is allowed: loopback, private,
@@ -66,6 +67,11 @@ export interface AddressPolicy {
   /** When true every address is allowed (ALLOW_PRIVATE_NETWORK=true). */
   allowPrivateNetwork: boolean;
   allowList: EgressAllowList;
+}
+
+/** The network policy for everything the service connects to on a caller's behalf (targets, storage endpoints). */
+export function egressPolicy(config: Pick<Config, 'ALLOW_PRIVATE_NETWORK' | 'EGRESS_ALLOW_LIST'>): AddressPolicy {
+  return { allowPrivateNetwork: config.ALLOW_PRIVATE_NETWORK, allowList: new EgressAllowList(config.EGRESS_ALLOW_LIST) };
 }
 
 export function addressAllowed(policy: AddressPolicy, address: string, port: number): boolean {

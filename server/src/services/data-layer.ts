@@ -1,5 +1,5 @@
 import type { Config } from '../config.js';
-import { EgressAllowList, type AddressPolicy } from '../security/address-policy.js';
+import { egressPolicy, type AddressPolicy } from '../security/address-policy.js';
 import { loadServerKey } from '../security/server-key.js';
 import { systemResolver, type Resolver } from '../security/resolver.js';
 import { ApiKeyService } from './api-keys.js';
@@ -37,13 +37,8 @@ export interface DataLayer {
   resolve: Resolver;
 }
 
-/** The network policy for everything the service connects to on a caller's behalf (targets, storage endpoints). */
-export function egressPolicy(config: Config): AddressPolicy {
-  return { allowPrivateNetwork: config.ALLOW_PRIVATE_NETWORK, allowList: new EgressAllowList(config.EGRESS_ALLOW_LIST) };
-}
-
-export async function openDataLayer(config: Config, resolve: Resolver = systemResolver): Promise<DataLayer> {
-  const policy = egressPolicy(config);
+/** `policy`: the one the egress proxy enforces, when the browser side started first (browser-start.ts). */
+export async function openDataLayer(config: Config, resolve: Resolver = systemResolver, policy: AddressPolicy = egressPolicy(config)): Promise<DataLayer> {
   const db = openDatabase(config.DATABASE_URL);
   await migrate(db);
   const credits = new CreditRepository(db);
