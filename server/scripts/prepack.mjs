@@ -2,6 +2,7 @@
 // the repository's root into the package. Removed again by postpack.mjs, so the checkout keeps one copy.
 import { execFileSync } from 'node:child_process';
 import { copyFileSync } from 'node:fs';
+import process from 'node:process';
 
 execFileSync('npx', ['tsup', '--config', 'tsup.config.ts'], { stdio: ['ignore', 'ignore', 'inherit'] });
 copyFileSync('../openapi.json', 'openapi.json');

@@ -4,6 +4,7 @@
 // "Cold start"). https://nodejs.org/api/module.html#module-compile-cache
 import { readdirSync } from 'node:fs';
 import module from 'node:module';
+import { URL } from 'node:url';
 
 if (!module.getCompileCacheDir?.()) throw new Error('NODE_COMPILE_CACHE is not set, or this Node has no compile cache');
 const dist = new URL('../dist/', import.meta.url);
