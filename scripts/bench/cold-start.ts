@@ -158,7 +158,7 @@ export async function benchColdStart(): Promise<string> {
       try {
         const { finishedAt } = await pollJob(origin, keys[0]!, id, worker);
         workerFirst.push(Date.parse(finishedAt) - worker.startedAt);
-        progress(`worker ${run + 1}: ${workerFirst.at(-1)} ms (started ${worker.startedAt})`);
+        progress(`worker ${run + 1}: ${workerFirst.at(-1)} ms`);
         if (process.env.BENCH_LOG_LEVEL) progress(worker.output());
         if (run === RUNS - 1) {
           idle = await settledKinds(worker.child.pid!);
