@@ -22,7 +22,7 @@ const line = testedNodeLine();
 
 /** Entries a tarball may hold: the bundle, the command, its data files and the package's own papers. */
 const SHIPPED =
-  /^package\/(bin\/[^/]+|dist\/.+|filter-lists\/[^/]+|public\/dashboard\/[^/]+|workers\/[^/]+\.mjs|package\.json|openapi\.json|README\.md|LICENSE|CHANGELOG\.md)$/;
+  /^package\/(bin\/[^/]+|dist\/.+|filter-lists\/[^/]+|filter-lists\/prepared\/(ads|cookies)-[0-9a-f]{24}\.bin|public\/dashboard\/[^/]+|workers\/[^/]+\.mjs|package\.json|openapi\.json|README\.md|LICENSE|CHANGELOG\.md)$/;
 const CLIENT_SHIPPED = /^package\/(dist\/[^/]+|package\.json|README\.md|LICENSE|CHANGELOG\.md)$/;
 
 async function tarballEntries(tarball: string): Promise<string[]> {
@@ -92,6 +92,8 @@ describe(`the packed packages installed from their tarballs alone on Node ${line
     expect(entries.filter((entry) => !SHIPPED.test(entry))).toEqual([]);
     expect(entries.some((entry) => /\.ts$|\/tests?\/|fixtures/.test(entry))).toBe(false);
     expect(entries).toContain('package/dist/cli.js');
+    // The filter engines, prepared when packed (server/scripts/prepack.mjs): loaded at start, never parsed.
+    expect(entries.filter((entry) => entry.startsWith('package/filter-lists/prepared/'))).toHaveLength(2);
     expect((await tarballEntries(tarballs.client)).filter((entry) => !CLIENT_SHIPPED.test(entry))).toEqual([]);
 
     const manifest = JSON.parse(await readFile(join(installed.packageDir, 'package.json'), 'utf8')) as {
@@ -159,7 +161,8 @@ describe(`the packed packages installed from their tarballs alone on Node ${line
     const started = Date.now();
     service = spawn(join(installed.binDir, 'daguerre'), ['serve'], {
       cwd: work,
-      env: { ...env, PORT: '0', HOST: '127.0.0.1' },
+      // info: the filter engines say where they came from.
+      env: { ...env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
@@ -179,6 +182,11 @@ describe(`the packed packages installed from their tarballs alone on Node ${line
 
     await expectPngAndPdf(serviceUrl, apiKey, 400);
     const firstCaptureMs = Date.now() - started;
+    // Both engines came from the package's prepared files (read before any cache), not from parsing the lists.
+    await expect.poll(() => [...output.matchAll(/"engine":"(\w+)","source":"(\w+)"/g)].map((m) => `${m[1]} ${m[2]}`).sort(), { timeout: 15_000 }).toEqual([
+      'ads prepared',
+      'cookies prepared',
+    ]);
     // openaiSchema is compiled in a worker thread from the package's workers/ folder: its RE2 engine names a pattern it cannot run.
     const schema = JSON.stringify({ type: 'object', properties: { a: { type: 'string', pattern: '(?=a)a' } } });
     const refused = await fetch(`${serviceUrl}/capture?${new URLSearchParams({ html: '<p>x</p>', openaiPrompt: 'a?', openaiSchema: schema })}`, {
