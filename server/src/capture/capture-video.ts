@@ -69,8 +69,9 @@ export async function captureVideo(slot: Slot, options: CaptureOptions, request:
       const position = await scrollTo(page, top);
       if (followBottom) distance = Math.max(distance, position.bottom);
       previous = top;
-      // A page that did not move draws nothing new unless it animates: its frame is a screenshot.
-      const jpeg = position.top === shown ? await screencast.screenshotNow() : await screencast.frameAt(position.top);
+      // A page that did not move draws nothing new unless it animates (the first frame: it was put at
+      // the top before), so its frame is a screenshot rather than a wait for a frame that may not come.
+      const jpeg = shown === undefined || position.top === shown ? await screencast.screenshotNow() : await screencast.frameAt(position.top);
       shown = position.top;
       await encoder.write(jpeg);
     }
