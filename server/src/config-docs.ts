@@ -33,7 +33,7 @@ export const CONFIG_DOCS: Record<keyof Config, { meaning: string; default?: stri
   FULL_PAGE_MAX_PIXELS: { meaning: 'Largest `fullPage` or `clipSelector` image in device pixels (width × height); a wide page is cut shorter to stay within it.' },
   BROWSER_RECYCLE_AFTER: { meaning: 'Relaunch Chromium after this many captures.' },
   CONTEXT_REUSE_LIMIT: { meaning: 'Replace a warm browser context after this many captures.' },
-  SPARE_CONTEXTS: { meaning: 'Fresh browser contexts kept ready for an organization that has no warm context (each holds an idle renderer of 20–60 MB).' },
+  SPARE_CONTEXTS: { meaning: 'Fresh browser contexts kept ready for an organization that has no warm context (each holds an idle renderer of 20–60 MB). A start opens one a render slot; those past this number are closed once nothing has rendered for a second.' },
   RENDERER_REUSE_LIMIT: { meaning: 'Give a warm context a new renderer process after this many captures.' },
   RENDERER_GC_EVERY: { meaning: "Run a full garbage collection in a warm context's renderer after this many captures, between two captures (without it a kept renderer grows by about 6 MB a capture)." },
   WARM_CONTEXTS: { meaning: 'Warm contexts kept for the organizations that used them last, busy ones included (at least `MAX_CONCURRENCY`).', default: 'twice `MAX_CONCURRENCY`, at least 4' },

@@ -26,4 +26,30 @@ describe('the import graph', () => {
       process.chdir(previous);
     }
   });
+
+  it('loads the markdown readers and the MCP face at first use, not when a worker starts (docs/scaling.md)', async () => {
+    const previous = process.cwd();
+    process.chdir(ROOT);
+    try {
+      const result = await cruise(['server/src/runtime.ts'], { doNotFollow: { path: 'node_modules' }, tsPreCompilationDeps: true, tsConfig: { fileName: 'tsconfig.json' } });
+      const modules = new Map((result.output as ICruiseResult).modules.map((m) => [m.source, m]));
+      // What runtime.ts loads when it is loaded: static imports only (no import(), no types).
+      const loaded = new Set(['server/src/runtime.ts']);
+      for (const source of loaded) {
+        for (const dependency of modules.get(source)?.dependencies ?? []) {
+          if (dependency.dynamic || dependency.dependencyTypes.includes('type-only')) continue;
+          loaded.add(dependency.resolved);
+        }
+      }
+      expect(loaded.has('server/src/capture/page-content.ts')).toBe(true);
+      // The packages, as resolved into node_modules or, for an export subpath the cruiser does not follow, by name.
+      const packages = ['linkedom', 'defuddle', 'turndown', '@mozilla/readability', '@modelcontextprotocol/sdk'];
+      const packageOf = (source: string) => packages.find((name) => source.startsWith(`node_modules/${name}/`) || source.startsWith(`${name}/`) || source === name);
+      expect([...loaded].filter((source) => packageOf(source))).toEqual([]);
+      // All of them still load, at first use.
+      expect(new Set([...modules.keys()].map(packageOf).filter(Boolean))).toEqual(new Set(packages));
+    } finally {
+      process.chdir(previous);
+    }
+  }, 60_000);
 });

@@ -106,6 +106,9 @@ export class BrowserManager {
       removeProfile();
       throw error;
     }
+    // The tab Chromium opens with belongs to no pooled context: its about:blank renderer (about
+    // 13 MiB) would stay idle for the browser's whole life. The headless browser stays up without it.
+    for (const page of await browser.pages().catch(() => [])) await page.close().catch(() => undefined);
     const chromium = browser.process();
     coalescePipeWrites(chromium);
     if (chromium && chromium.exitCode === null) {

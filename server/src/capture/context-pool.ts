@@ -32,6 +32,15 @@ export interface ContextPoolOptions {
 /** A parked page not taken again within this long gets about:blank even while captures render. */
 const PARKED_IDLE_MS = 1_000;
 
+/**
+ * warm() opens a spare a render slot, so that a first burst of organizations pays for no context;
+ * once no capture has rendered for this long after one, or at all this long after the start, the
+ * spares past SPARE_CONTEXTS are closed: each holds an idle renderer (about 20 MiB, docs/scaling.md
+ * "Memory of an idle worker"), and an organization's own warm context is not among them.
+ */
+export const EXTRA_SPARES_IDLE_MS = 1_000;
+export const EXTRA_SPARES_UNUSED_MS = 30_000;
+
 export class PoolSaturatedError extends Error {}
 
 const keyOf = (slot: Slot) => slot.organizationId ?? NO_ORGANIZATION;
@@ -105,6 +114,7 @@ export class ContextPool {
   async warm(): Promise<void> {
     await this.manager.get();
     await this.spares.refill(Math.max(this.spareTarget, this.options.size));
+    setTimeout(() => this.trimSparesWhenIdle(), EXTRA_SPARES_UNUSED_MS).unref();
   }
 
   /** Fresh contexts ready now. */
@@ -172,7 +182,15 @@ export class ContextPool {
     const next = this.waiters.shift();
     if (next) next.grant();
     else this.borrowed -= 1;
-    if (this.borrowed === 0) setImmediate(() => this.leaveParkedWhenIdle());
+    if (this.borrowed === 0) {
+      setImmediate(() => this.leaveParkedWhenIdle());
+      setTimeout(() => this.trimSparesWhenIdle(), EXTRA_SPARES_IDLE_MS).unref();
+    }
+  }
+
+  /** Nothing renders: spares past SPARE_CONTEXTS are closed (EXTRA_SPARES_IDLE_MS). */
+  private trimSparesWhenIdle(): void {
+    if (this.borrowed === 0 && !this.closed) this.spares.trim(this.spareTarget);
   }
 
   /** The organization's own warm context: an idle one, or one finishing its reset. */

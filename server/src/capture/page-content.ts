@@ -1,7 +1,6 @@
 import { INSIGHT_LIMITS, MIME_TYPES, type CaptureOptions, type ContentFormat } from '@daguerre/contract';
 import { ApiError } from '../errors.js';
 import type { Slot } from './context-pool.js';
-import { htmlToMarkdown } from './html-to-markdown.js';
 import type { RenderResult } from './render-result.js';
 
 /**
@@ -121,6 +120,9 @@ export async function captureContent(slot: Slot, options: CaptureOptions): Promi
     const html = (await page.evaluate(serializeInPage, { selector, dropHidden: format === 'markdown' })) ?? '';
     if (format === 'html') text = html;
     else {
+      // Loaded at the first markdown capture: linkedom, Readability, Defuddle and Turndown hold about
+      // 20 MiB of a process that may never be asked for one (docs/scaling.md, "Memory of an idle worker").
+      const { htmlToMarkdown } = await import('./html-to-markdown.js');
       // An element chosen with clipSelector is converted whole: the caller already chose the content
       // (and alone it would parse as a document without a body).
       text = selector

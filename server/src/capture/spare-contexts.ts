@@ -42,6 +42,11 @@ export class SpareContexts {
     return this.refilling;
   }
 
+  /** Closes the ready spares past `target` (those warm() opened for a first burst of captures). */
+  trim(target: number): void {
+    for (const spare of this.ready.splice(Math.max(0, target))) void this.discard(spare);
+  }
+
   /** The next ready spare; when none is ready but some are being opened, waits for them first. */
   async take(): Promise<Slot | undefined> {
     if (this.ready.length === 0 && this.opening > 0) await this.refilling;

@@ -24,7 +24,7 @@ import type { RequestLog } from '../services/request-log.js';
 import { docsPageOptions } from './docs-page.js';
 import { jobHandlers, type JobRouteDependencies } from './job-routes.js';
 import type { InlineBudget } from '../mcp/delivery.js';
-import { mcpEndpoint } from '../mcp/http-endpoint.js';
+import { lazyRouter } from './lazy-router.js';
 import { bulkHandlers, type BulkRouteDependencies } from './bulk-routes.js';
 import { webhookHandlers, type WebhookRouteDependencies } from './webhook-routes.js';
 import { monitorHandlers, type MonitorRouteDependencies } from './monitor-routes.js';
@@ -76,16 +76,19 @@ export function createApp(deps: AppDependencies): Express {
   });
   app.use(requestLogger(deps.logger));
   // Before the JSON parser: /mcp reads its own body, so that every refusal there is JSON-RPC (docs/mcp.md).
+  // Its module (the MCP SDK, the client) is loaded at the first /mcp request: about 15 MiB otherwise held idle.
   app.use(
     '/mcp',
-    mcpEndpoint({
-      apiKeys: deps.apiKeys,
-      requireHttps: deps.requireHttps,
-      trustProxy: deps.trustProxy,
-      allowedOrigins: deps.mcpAllowedOrigins ?? [],
-      budget: deps.mcpBudget,
-      logger: deps.logger,
-    }),
+    lazyRouter(async () =>
+      (await import('../mcp/http-endpoint.js')).mcpEndpoint({
+        apiKeys: deps.apiKeys,
+        requireHttps: deps.requireHttps,
+        trustProxy: deps.trustProxy,
+        allowedOrigins: deps.mcpAllowedOrigins ?? [],
+        budget: deps.mcpBudget,
+        logger: deps.logger,
+      }),
+    ),
   );
   // Size and nesting limits before anything parses or walks the body (issue #28).
   app.use(jsonBody());

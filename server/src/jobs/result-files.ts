@@ -2,8 +2,8 @@ import { createReadStream } from 'node:fs';
 import { mkdir, readdir, rename, rm, rmdir, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve, sep } from 'node:path';
 import type { Readable } from 'node:stream';
-import { NodeHttpHandler } from '@smithy/node-http-handler';
-import { DeleteObjectCommand, GetObjectCommand, NoSuchKey, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import type { S3Client } from '@aws-sdk/client-s3';
+import { loadS3Sdk, type S3Sdk } from '../services/s3-sdk.js';
 import type { StorageTarget } from '../store/storage-target.js';
 
 /** An open result file: its bytes as a stream and its size (for Content-Length). */
@@ -102,19 +102,28 @@ export interface S3ResultSettings extends Omit<StorageTarget, 'source'> {
  */
 export class S3ResultFiles implements ResultFiles {
   readonly description: string;
-  private readonly client: S3Client;
+  /** Made at the first file, with the SDK (loaded then: services/s3-sdk.ts). */
+  private connecting: Promise<{ client: S3Client; s3: S3Sdk['s3'] }> | undefined;
 
   constructor(private readonly settings: S3ResultSettings) {
     this.description = `bucket ${settings.bucket} at ${new URL(settings.endpoint).host}`;
-    this.client = new S3Client({
-      endpoint: settings.endpoint,
-      region: settings.region,
-      forcePathStyle: settings.forcePathStyle,
-      credentials: { accessKeyId: settings.accessKeyId, secretAccessKey: settings.secretAccessKey },
-      requestChecksumCalculation: 'WHEN_REQUIRED',
-      responseChecksumValidation: 'WHEN_REQUIRED',
-      requestHandler: new NodeHttpHandler({ connectionTimeout: 5_000, requestTimeout: settings.requestTimeoutMs }),
-    });
+  }
+
+  private connect(): Promise<{ client: S3Client; s3: S3Sdk['s3'] }> {
+    const { settings } = this;
+    this.connecting ??= loadS3Sdk().then(({ s3, NodeHttpHandler }) => ({
+      s3,
+      client: new s3.S3Client({
+        endpoint: settings.endpoint,
+        region: settings.region,
+        forcePathStyle: settings.forcePathStyle,
+        credentials: { accessKeyId: settings.accessKeyId, secretAccessKey: settings.secretAccessKey },
+        requestChecksumCalculation: 'WHEN_REQUIRED',
+        responseChecksumValidation: 'WHEN_REQUIRED',
+        requestHandler: new NodeHttpHandler({ connectionTimeout: 5_000, requestTimeout: settings.requestTimeoutMs }),
+      }),
+    }));
+    return this.connecting;
   }
 
   private key(key: string): string {
@@ -122,24 +131,27 @@ export class S3ResultFiles implements ResultFiles {
   }
 
   async put(key: string, body: Buffer, mime: string): Promise<void> {
-    await this.client.send(new PutObjectCommand({ Bucket: this.settings.bucket, Key: this.key(key), Body: body, ContentType: mime, ContentLength: body.length }), {
+    const { client, s3 } = await this.connect();
+    await client.send(new s3.PutObjectCommand({ Bucket: this.settings.bucket, Key: this.key(key), Body: body, ContentType: mime, ContentLength: body.length }), {
       abortSignal: AbortSignal.timeout(this.settings.requestTimeoutMs),
     });
   }
 
   async open(key: string): Promise<OpenedFile | undefined> {
+    const { client, s3 } = await this.connect();
     try {
       // No overall deadline here: the body streams to a client at the client's pace (the handler's idle timeout bounds a stall).
-      const object = await this.client.send(new GetObjectCommand({ Bucket: this.settings.bucket, Key: this.key(key) }));
+      const object = await client.send(new s3.GetObjectCommand({ Bucket: this.settings.bucket, Key: this.key(key) }));
       return { stream: object.Body as Readable, size: Number(object.ContentLength ?? 0) };
     } catch (error) {
-      if (error instanceof NoSuchKey || (error as { name?: string }).name === 'NoSuchKey') return undefined;
+      if (error instanceof s3.NoSuchKey || (error as { name?: string }).name === 'NoSuchKey') return undefined;
       throw error;
     }
   }
 
   async remove(key: string): Promise<void> {
-    await this.client.send(new DeleteObjectCommand({ Bucket: this.settings.bucket, Key: this.key(key) }), {
+    const { client, s3 } = await this.connect();
+    await client.send(new s3.DeleteObjectCommand({ Bucket: this.settings.bucket, Key: this.key(key) }), {
       abortSignal: AbortSignal.timeout(this.settings.requestTimeoutMs),
     });
   }

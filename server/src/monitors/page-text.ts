@@ -1,5 +1,4 @@
 import type { Page } from 'puppeteer-core';
-import { htmlToMarkdown } from '../capture/html-to-markdown.js';
 import { cutUtf8, serializeInPage } from '../capture/page-content.js';
 
 /** The most of a page's text kept for the next run to compare with (UTF-8 bytes); a longer text is cut. */
@@ -27,6 +26,8 @@ export function pageTextStep(ignoreSelectors: readonly string[]): PageTextStep {
         .evaluate(serializeInPage, { selector: null, dropHidden: true, leaveOut: [...ignoreSelectors] })
         .catch(() => null);
       if (html === null) return;
+      // Loaded at first use, as format=markdown loads it (page-content.ts).
+      const { htmlToMarkdown } = await import('../capture/html-to-markdown.js');
       const markdown = htmlToMarkdown(html, { url: page.url() }).markdown;
       text = cutUtf8(markdown, PAGE_TEXT_MAX_BYTES).buffer.toString('utf8');
     },

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { Agent as HttpAgent, type AgentOptions } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
-import { DeleteObjectCommand, GetObjectCommand, HeadBucketCommand, PutObjectCommand, S3Client, S3ServiceException } from '@aws-sdk/client-s3';
-import { NodeHttpHandler } from '@smithy/node-http-handler';
+import type { S3Client, S3ServiceException } from '@aws-sdk/client-s3';
 import { ApiError } from '../errors.js';
+import { loadS3Sdk, type S3Sdk } from './s3-sdk.js';
 import { isPublicAddress, type AddressPolicy } from '../security/address-policy.js';
 import { bareHost, checkedAddress, DestinationRefusedError } from '../security/destination-check.js';
 import type { Resolver } from '../security/resolver.js';
@@ -141,9 +141,9 @@ export class StorageUploader {
   async upload(target: StorageTarget, file: UploadRequest): Promise<{ url: string; key: string }> {
     await this.checkDestination(target);
     const key = StorageUploader.objectKey(file.requestId, file.extension, file.date);
-    await this.send(target, file.signal, (client, abortSignal) =>
+    await this.send(target, file.signal, (client, abortSignal, s3) =>
       client.send(
-        new PutObjectCommand({ Bucket: target.bucket, Key: key, Body: file.body, ContentType: file.mime, ContentLength: file.body.length }),
+        new s3.PutObjectCommand({ Bucket: target.bucket, Key: key, Body: file.body, ContentType: file.mime, ContentLength: file.body.length }),
         { abortSignal },
       ),
     );
@@ -157,8 +157,8 @@ export class StorageUploader {
     await this.send(
       target,
       undefined,
-      async (client, abortSignal) => {
-        const object = await client.send(new GetObjectCommand({ Bucket: target.bucket, Key: key }), { abortSignal });
+      async (client, abortSignal, s3) => {
+        const object = await client.send(new s3.GetObjectCommand({ Bucket: target.bucket, Key: key }), { abortSignal });
         body = Buffer.from(await object.Body!.transformToByteArray());
       },
       'download',
@@ -169,8 +169,8 @@ export class StorageUploader {
   /** The dashboard's "connection test": the bucket exists and the credentials are accepted. */
   async checkConnection(target: StorageTarget, signal?: AbortSignal): Promise<void> {
     await this.checkDestination(target);
-    await this.send(target, signal, (client, abortSignal) =>
-      client.send(new HeadBucketCommand({ Bucket: target.bucket }), { abortSignal }),
+    await this.send(target, signal, (client, abortSignal, s3) =>
+      client.send(new s3.HeadBucketCommand({ Bucket: target.bucket }), { abortSignal }),
     );
   }
 
@@ -186,9 +186,9 @@ export class StorageUploader {
     await this.send(
       target,
       signal,
-      (client, abortSignal) =>
+      (client, abortSignal, s3) =>
         client.send(
-          new PutObjectCommand({ Bucket: target.bucket, Key: key, Body: body, ContentType: 'text/plain', ContentLength: body.length }),
+          new s3.PutObjectCommand({ Bucket: target.bucket, Key: key, Body: body, ContentType: 'text/plain', ContentLength: body.length }),
           { abortSignal },
         ),
       'probe',
@@ -196,7 +196,7 @@ export class StorageUploader {
     await this.send(
       target,
       signal,
-      (client, abortSignal) => client.send(new DeleteObjectCommand({ Bucket: target.bucket, Key: key }), { abortSignal }),
+      (client, abortSignal, s3) => client.send(new s3.DeleteObjectCommand({ Bucket: target.bucket, Key: key }), { abortSignal }),
       'probe-delete',
     );
     return { key };
@@ -205,14 +205,15 @@ export class StorageUploader {
   private async send(
     target: StorageTarget,
     signal: AbortSignal | undefined,
-    call: (client: S3Client, abortSignal: AbortSignal) => Promise<unknown>,
+    call: (client: S3Client, abortSignal: AbortSignal, s3: S3Sdk['s3']) => Promise<unknown>,
     purpose: FailurePurpose = 'upload',
   ) {
     const { policy, resolve } = this.options;
     const lookup: AgentOptions = policy.allowPrivateNetwork
       ? {}
       : { lookup: guardedLookup(policy, resolve, endpointPort(new URL(target.endpoint))) as AgentOptions['lookup'] };
-    const client = new S3Client({
+    const { s3, NodeHttpHandler } = await loadS3Sdk();
+    const client = new s3.S3Client({
       endpoint: target.endpoint,
       region: target.region,
       forcePathStyle: target.forcePathStyle,
@@ -233,11 +234,11 @@ export class StorageUploader {
     const overall = AbortSignal.timeout(this.options.connectTimeoutMs + this.options.requestTimeoutMs + 1_000);
     const abortSignal = signal ? AbortSignal.any([signal, overall]) : overall;
     try {
-      await call(client, abortSignal);
+      await call(client, abortSignal, s3);
     } catch (error) {
       if (signal?.aborted)
         throw new ApiError('OPERATION_FAILED', 'The client disconnected before the upload to storage finished; nothing was charged');
-      throw this.failure(target, error, overall.aborted, purpose);
+      throw this.failure(target, error, overall.aborted, purpose, error instanceof s3.S3ServiceException ? error : undefined);
     } finally {
       client.destroy();
     }
@@ -251,7 +252,7 @@ export class StorageUploader {
   }
 
   /** The client message names the stage and the S3 error code; the log gets the same facts, never credentials. */
-  private failure(target: StorageTarget, error: unknown, overallTimedOut: boolean, purpose: FailurePurpose = 'upload'): ApiError {
+  private failure(target: StorageTarget, error: unknown, overallTimedOut: boolean, purpose: FailurePurpose, fromService?: S3ServiceException): ApiError {
     const err = error as {
       name?: string;
       code?: string;
@@ -274,11 +275,11 @@ export class StorageUploader {
 
     const code = err?.code ?? err?.cause?.code;
     if (code === REFUSED_CODE) return this.notAllowed(target);
-    if (error instanceof S3ServiceException) {
+    if (fromService) {
       // The code comes from the endpoint's answer: only a short word of it is repeated.
-      const s3Code = error.name.replace(/[^\w.-]/g, '').slice(0, 64);
+      const s3Code = fromService.name.replace(/[^\w.-]/g, '').slice(0, 64);
       const hint = Object.hasOwn(S3_ERROR_HINTS, s3Code) ? S3_ERROR_HINTS[s3Code] : undefined;
-      const status = error.$metadata?.httpStatusCode;
+      const status = fromService.$metadata?.httpStatusCode;
       if (hint) return fail(`${s3Code}, ${hint(target)}`);
       if (s3Code && !/^Unknown/.test(s3Code)) return fail(`${s3Code}${status ? ` (HTTP ${status})` : ''}`);
       return fail(`the storage endpoint at ${host} answered HTTP ${status ?? 'with an unreadable response'}`);
