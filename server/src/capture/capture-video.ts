@@ -50,6 +50,8 @@ export async function captureVideo(slot: Slot, options: CaptureOptions, request:
     const started = Date.now();
     let previous = 0;
     let shown: number | undefined;
+    // The frame before is written while the next is scrolled to and drawn (two frames in memory at most).
+    let writing: Promise<void> = Promise.resolve();
     const limit = request.recordingDeadline ?? request.deadline;
     for (let index = 0; index < frames; index++) {
       if (request.signal.aborted) throw new ClientGoneError();
@@ -73,8 +75,12 @@ export async function captureVideo(slot: Slot, options: CaptureOptions, request:
       // the top before), so its frame is a screenshot rather than a wait for a frame that may not come.
       const jpeg = shown === undefined || position.top === shown ? await screencast.screenshotNow() : await screencast.frameAt(position.top);
       shown = position.top;
-      await encoder.write(jpeg);
+      await writing;
+      writing = encoder.write(jpeg);
+      // Its failure (ffmpeg gone, the byte maximum) ends the loop at the next frame, or below.
+      writing.catch(() => undefined);
     }
+    await writing;
     await screencast.stop();
     const video = await encoder.finish();
     return { buffer: video.buffer, mime: video.mime, extension: video.extension };
