@@ -155,7 +155,7 @@ export async function benchColdStart(): Promise<string> {
       // A job waits; then a worker starts beside it.
       progress('keys made');
       const id = await enqueue(keys[0]!);
-      const env = { ...(await freshEnv(base)), WORKER_PORT: String(await freePort()) };
+      const env = { ...(await freshEnv(base)), WORKER_PORT: String(await freePort()), ...(process.env.BENCH_WORKER_ENV ? Object.fromEntries(process.env.BENCH_WORKER_ENV.split(' ').map((kv) => kv.split('='))) : {}) };
       const worker = start('worker', env);
       try {
         const { finishedAt } = await pollJob(origin, keys[0]!, id, worker);

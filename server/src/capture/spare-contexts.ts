@@ -12,6 +12,8 @@ export class SpareContexts {
   private opening = 0;
   /** The spares being opened now: a capture with no spare ready waits for one rather than open another. */
   private refilling: Promise<void> = Promise.resolve();
+  /** Captures waiting for the next spare to be ready (or to fail): each opening that ends wakes them. */
+  private waiting: (() => void)[] = [];
 
   constructor(
     private readonly open: () => Promise<Slot>,
@@ -35,6 +37,7 @@ export class SpareContexts {
           .catch((error: unknown) => this.logger.warn({ err: error }, 'could not open a spare browser context'))
           .finally(() => {
             this.opening -= 1;
+            for (const wake of this.waiting.splice(0)) wake();
           }),
       );
     }
@@ -47,9 +50,12 @@ export class SpareContexts {
     for (const spare of this.ready.splice(Math.max(0, target))) void this.discard(spare);
   }
 
-  /** The next ready spare; when none is ready but some are being opened, waits for them first. */
+  /**
+   * The next ready spare; when none is ready but some are being opened, waits for the first of them,
+   * not for all (a new process opens one a render slot while its first capture waits).
+   */
   async take(): Promise<Slot | undefined> {
-    if (this.ready.length === 0 && this.opening > 0) await this.refilling;
+    while (this.ready.length === 0 && this.opening > 0) await new Promise<void>((wake) => this.waiting.push(wake));
     return this.ready.shift();
   }
 }
