@@ -37,14 +37,22 @@ async function startService(config: Config, role: ProcessRole): Promise<Runtime>
   }
 }
 
-/** SIGTERM/SIGINT: graceful shutdown (runtime.stop), then exit 0, or 1 when stopping failed. */
-function stopOnSignals(runtime: Runtime) {
+/**
+ * SIGTERM/SIGINT: graceful shutdown (runtime.stop), then exit 0, or 1 when stopping failed. Set
+ * before the runtime has started: a worker takes its first job while the rest of its start is still
+ * finishing (the pool's warm-up), and a signal then waits for the start and drains that job.
+ */
+function stopOnSignals(starting: Promise<Runtime>) {
   const shutdown = (signal: string) => {
-    runtime.logger.info({ signal }, 'shutting down');
-    runtime.stop().then(
-      () => process.exit(0),
-      () => process.exit(1),
-    );
+    starting
+      .then((runtime) => {
+        runtime.logger.info({ signal }, 'shutting down');
+        return runtime.stop();
+      })
+      .then(
+        () => process.exit(0),
+        () => process.exit(1),
+      );
   };
   process.once('SIGTERM', () => shutdown('SIGTERM'));
   process.once('SIGINT', () => shutdown('SIGINT'));
@@ -59,7 +67,9 @@ program
   .action(async () => {
     const config = loadConfig();
     // Loaded there: the browser, HTTP and queue modules are only for serve and worker, not the admin commands.
-    const runtime = await startService(config, 'serve');
+    const starting = startService(config, 'serve');
+    stopOnSignals(starting);
+    const runtime = await starting;
     const demo = config.DATABASE_URL.startsWith('sqlite:') ? await bootstrapDemo(runtime, config.DEMO_CREDITS) : undefined;
     console.log(`Daguerre listening on ${listeningOn(config.HOST, runtime.url)} (docs: ${runtime.url}/docs)`);
     if (demo) {
@@ -70,7 +80,6 @@ program
       const secretFile = await writeDemoKeyFile(demoSecretFilePath(config.DEMO_KEY_FILE), demo.key.signingSecret);
       console.log(`Its key id: ${demo.key.id}; its signing secret (signed links, webhook signatures: new Webhook(secret)) is in ${secretFile} (owner only).`);
     }
-    stopOnSignals(runtime);
   });
 
 program
@@ -78,9 +87,10 @@ program
   .description('run a render worker only: takes async capture jobs from Redis (REDIS_URL); /health, /ready and /metrics on WORKER_PORT')
   .action(async () => {
     const config = loadConfig();
-    const runtime = await startService(config, 'worker');
+    const starting = startService(config, 'worker');
+    stopOnSignals(starting);
+    const runtime = await starting;
     console.log(`Daguerre worker rendering up to ${Math.max(1, config.CAPTURE_WORKERS)} jobs at once, listening on ${listeningOn(config.HOST, runtime.url)} (health: ${runtime.url}/health)`);
-    stopOnSignals(runtime);
   });
 
 program
