@@ -1,5 +1,4 @@
 import ipaddr from 'ipaddr.js';
-import type { Config } from '../config.js';
 
 /**
  * Which network addresses a capture may reach. Only public unicast is allowed: loopback, private,
@@ -70,7 +69,7 @@ export interface AddressPolicy {
 }
 
 /** The network policy for everything the service connects to on a caller's behalf (targets, storage endpoints). */
-export function egressPolicy(config: Pick<Config, 'ALLOW_PRIVATE_NETWORK' | 'EGRESS_ALLOW_LIST'>): AddressPolicy {
+export function egressPolicy(config: { ALLOW_PRIVATE_NETWORK: boolean; EGRESS_ALLOW_LIST: ConstructorParameters<typeof EgressAllowList>[0] }): AddressPolicy {
   return { allowPrivateNetwork: config.ALLOW_PRIVATE_NETWORK, allowList: new EgressAllowList(config.EGRESS_ALLOW_LIST) };
 }
 
