@@ -29,9 +29,9 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * The video capture mode (issue #34): after the same waits, cleanup and page control as a
  * screenshot, the page is scrolled from the top to its end over videoDuration with scrollEasing, and
  * each frame is the viewport at its exact scroll position, taken from Chromium's screencast
- * (video-frames.ts) and streamed into ffmpeg (video-encoder.ts). Frames are taken no earlier than their moment in the video, so the page's own
- * animations play at their speed; a slower machine makes the recording slower, never the video
- * shorter: it always has videoDuration × videoFps frames.
+ * (video-frames.ts) and streamed into ffmpeg (video-encoder.ts). Frames are taken no earlier than
+ * their moment in the video, so the page's own animations play at their speed; a slower machine
+ * makes the recording slower, never the video shorter: it always has videoDuration × videoFps frames.
  *
  * A busy instance makes it slower than its deadline allows: rather than being cut there, with its
  * work lost, the recording goes on past the deadline while its own pace says that it ends by its

@@ -20,7 +20,7 @@ interface Frame {
  * round trip per frame. A screenshot (Page.captureScreenshot) asks for a new frame and waits for it
  * to be drawn, copied and encoded, about 2–3 display intervals of 16.7 ms; the screencast had the
  * frame on its way as soon as it was drawn: measured here, 42–47 ms from the scroll to the frame
- * against 74–82 ms for the screenshot at 1280×720, and the same bytes (docs/video.md, "Speed").
+ * against 74–82 ms for the screenshot at 1280×720, and the same bytes (docs/video.md, "How it is made").
  *
  * A frame is taken only when its metadata shows the exact offset asked for, so the video stays
  * exact; a frame that does not come (nothing drawn: the page did not move, or a busy machine) is

@@ -15,13 +15,14 @@ export const FILTER_LIST_DIR = packageFile('filter-lists');
 /** Where parsed engines are kept between starts: parsing the ad lists takes seconds, loading the cache milliseconds. */
 export const DEFAULT_ENGINE_CACHE_DIR = join(tmpdir(), 'daguerre-filter-engines');
 /**
- * The engines in their serialized form, made when the package is packed and the image is built
- * (`daguerre filters prepare`): a new process, in a new pod with an empty temporary directory, loads
- * them in tens of milliseconds instead of parsing the lists for seconds of CPU beside its first jobs.
- * Named like the cache's files, by the lists, the settings and the engine's format version, so a
- * prepared file made for other lists or another version of the engine is never read.
+ * Where a list folder's engines are in their serialized form (`filter-lists/prepared` of the
+ * package), made when the package is packed and the image is built (`daguerre filters prepare`): a
+ * new process, in a new pod with an empty temporary directory, loads them in tens of milliseconds
+ * instead of parsing the lists for seconds of CPU beside its first jobs. Named like the cache's
+ * files, by the lists, the settings and the engine's format version, so a prepared file made for
+ * other lists or another version of the engine is never read.
  */
-export const PREPARED_ENGINE_DIR = join(FILTER_LIST_DIR, 'prepared');
+const preparedDirOf = (listDir: string) => join(listDir, 'prepared');
 
 export interface ListManifestEntry {
   file: string;
@@ -47,7 +48,7 @@ export interface LoadedEngine {
 
 export interface EngineLoadOptions {
   listDir?: string;
-  /** The prepared engines (PREPARED_ENGINE_DIR unless a test says otherwise); null: none. */
+  /** The prepared engines (the list folder's, preparedDirOf, unless a test says otherwise); null: none. */
   preparedDir?: string | null;
   /** null turns the on-disk cache off. */
   cacheDir?: string | null;
@@ -126,7 +127,7 @@ const loaded = new Map<string, Promise<LoadedEngine>>();
 export function loadEngine(name: EngineName, options: EngineLoadOptions = {}): Promise<LoadedEngine> {
   const listDir = options.listDir ?? FILTER_LIST_DIR;
   const cacheDir = options.cacheDir === undefined ? DEFAULT_ENGINE_CACHE_DIR : options.cacheDir;
-  const preparedDir = options.preparedDir === undefined ? join(listDir, 'prepared') : options.preparedDir;
+  const preparedDir = options.preparedDir === undefined ? preparedDirOf(listDir) : options.preparedDir;
   const key = JSON.stringify([name, listDir, cacheDir, preparedDir]);
   let loading = loaded.get(key);
   if (!loading) {
@@ -187,10 +188,10 @@ async function buildEngine(name: EngineName, listDir: string, cacheDir: string |
 
 /**
  * `daguerre filters prepare`: parses every engine's lists and writes its serialized form into
- * `outDir` (PREPARED_ENGINE_DIR), replacing the files of older lists. Run when the package is packed
+ * `outDir` (the list folder's prepared engines), replacing the files of older lists. Run when the package is packed
  * and when the image is built.
  */
-export async function prepareEngines(listDir = FILTER_LIST_DIR, outDir = join(listDir, 'prepared')): Promise<{ name: EngineName; file: string; bytes: number }[]> {
+export async function prepareEngines(listDir = FILTER_LIST_DIR, outDir = preparedDirOf(listDir)): Promise<{ name: EngineName; file: string; bytes: number }[]> {
   const written: { name: EngineName; file: string; bytes: number }[] = [];
   for (const name of ['ads', 'cookies'] as const) {
     const { files, config, fileName } = await engineSource(name, listDir);
