@@ -7,6 +7,25 @@
 const LAYERS = ['security', 'store', 'capture', 'services', 'jobs', 'ops', 'mcp', 'http', 'dashboard'];
 const WIRING = '^server/src/(runtime|cli)';
 
+/**
+ * capture/ in the order of a capture's stages, lowest first: Chromium's processes, the contexts and
+ * slots that hold pages, the steps on one page, what a capture outputs, what is read from the page
+ * and the output. renderer.ts at the folder's root runs them; capture-error.ts beside it is the
+ * layer's own error vocabulary, which every stage may use.
+ */
+const CAPTURE_STAGES = ['browser', 'pool', 'page', 'output', 'insight'];
+
+const upwardInCapture = CAPTURE_STAGES.map((stage, index) => {
+  const above = CAPTURE_STAGES.slice(index + 1);
+  return {
+    name: `no-upward-from-capture-${stage}`,
+    comment: `capture/${stage} runs before ${[...above, 'renderer'].join(', ')}: it must not import them`,
+    severity: 'error',
+    from: { path: `^server/src/capture/${stage}/` },
+    to: { path: above.length ? `^server/src/capture/((${above.join('|')})/|renderer\\.ts$)` : '^server/src/capture/renderer\\.ts$' },
+  };
+});
+
 const upward = LAYERS.flatMap((layer, index) => {
   const above = LAYERS.slice(index + 1);
   if (above.length === 0) return [];
@@ -25,6 +44,7 @@ module.exports = {
   forbidden: [
     { name: 'no-circular', comment: 'import circles make layers meaningless', severity: 'error', from: {}, to: { circular: true } },
     ...upward,
+    ...upwardInCapture,
     { name: 'no-wiring-imports', comment: 'only the entry points import the wiring', severity: 'error', from: { pathNot: WIRING }, to: { path: WIRING } },
     { name: 'contract-stands-alone', severity: 'error', from: { path: '^contract/' }, to: { path: '^(server|client)/' } },
   ],

@@ -18,8 +18,8 @@ import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import captureWebsite from 'capture-website';
 import { PNG } from 'pngjs';
-import { CHROMIUM_BASE_FLAGS } from '../server/src/capture/browser-manager.js';
-import { FULL_CHROMIUM, makeChromiumProfile, sandboxedLaunchOptions } from '../server/src/capture/chromium-launch.js';
+import { CHROMIUM_BASE_FLAGS } from '../server/src/capture/browser/browser-manager.js';
+import { FULL_CHROMIUM, makeChromiumProfile, sandboxedLaunchOptions } from '../server/src/capture/browser/chromium-launch.js';
 import { registerFixtureAddress } from '../tests/helpers/fixture-server.js';
 import { startTestService } from '../tests/helpers/test-service.js';
 

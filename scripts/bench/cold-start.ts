@@ -16,7 +16,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
-import { DEFAULT_ENGINE_CACHE_DIR } from '../../server/src/capture/content-filters/engines.js';
+import { DEFAULT_ENGINE_CACHE_DIR } from '../../server/src/capture/page/content-filters/engines.js';
 import { REPO_ROOT } from './make-fixtures.js';
 import { processTree, pssKb } from './proc-mem.js';
 import { createKeyWithCli, freePort } from './service.js';

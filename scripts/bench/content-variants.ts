@@ -5,8 +5,8 @@
  * (page-content.ts) and each variant of chooseExtraction (html-to-markdown.ts) reads that HTML.
  */
 import type { Browser } from 'puppeteer-core';
-import { chooseExtraction, htmlToMarkdown, type Fallback } from '../../server/src/capture/html-to-markdown.js';
-import { serializeInPage } from '../../server/src/capture/page-content.js';
+import { chooseExtraction, htmlToMarkdown, type Fallback } from '../../server/src/capture/output/html-to-markdown.js';
+import { serializeInPage } from '../../server/src/capture/output/page-content.js';
 
 export interface Variant {
   name: string;

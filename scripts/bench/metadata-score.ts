@@ -22,8 +22,8 @@ import metascraperAuthor from 'metascraper-author';
 import metascraperDate from 'metascraper-date';
 import metascraperDescription from 'metascraper-description';
 import metascraperTitle from 'metascraper-title';
-import { articleMetadata } from '../../server/src/capture/article-metadata.js';
-import { readArticleSignals, type ArticleSignals } from '../../server/src/capture/article-signals.js';
+import { articleMetadata } from '../../server/src/capture/insight/article-metadata.js';
+import { readArticleSignals, type ArticleSignals } from '../../server/src/capture/insight/article-signals.js';
 import { launchRaw } from './baselines.js';
 
 const FIELDS = ['title', 'author', 'date_published'] as const;

@@ -1,7 +1,7 @@
 /**
  * The PNG encoder alone on the page set (`npx tsx scripts/bench/page-set-png.ts`; docs/performance.md,
  * "PNG size"): each page's fast PNG and Chromium's default PNG from one kept page on the binary the
- * service runs, then the service's re-encoding of the fast one (server/src/capture/png-encoder.ts),
+ * service runs, then the service's re-encoding of the fast one (server/src/capture/output/png-encoder.ts),
  * timed alone BENCH_PNG_N times (15): its bytes ÷ Chromium's, its median time, the fast file's
  * ratio and what the encoder read from its rows, and a check that its pixels are Chromium's.
  * The page set's own run (page-set.ts) measures the same through the service, with the rest of a capture.
@@ -9,9 +9,9 @@
  * Environment: BENCH_PNG_N, BENCH_SET_PAGES=plain,wiki for a subset.
  */
 import sharp from 'sharp';
-import { HEADLESS_SHELL } from '../../server/src/capture/chromium-launch.js';
-import { compactPng, lookAtPng, readsRows } from '../../server/src/capture/png-encoder.js';
-import { pngCompressionRatio } from '../../server/src/capture/png-header.js';
+import { HEADLESS_SHELL } from '../../server/src/capture/browser/chromium-launch.js';
+import { compactPng, lookAtPng, readsRows } from '../../server/src/capture/output/png-encoder.js';
+import { pngCompressionRatio } from '../../server/src/capture/output/png-header.js';
 import { launchRaw, VIEWPORT } from './baselines.js';
 import { PAGE_SET } from './page-set.js';
 import { servePageSetFixtures } from './page-set-fixtures.js';

@@ -47,7 +47,7 @@ export function sleep(ms: number): Promise<void> {
 }
 
 /** Width and height from the IHDR chunk (the service's own reader), or undefined when the bytes are not a PNG. */
-export { pngSize } from '../../server/src/capture/png-header.js';
+export { pngSize } from '../../server/src/capture/output/png-header.js';
 
 export interface Rgb {
   r: number;

@@ -7,5 +7,5 @@ import process from 'node:process';
 execFileSync('npx', ['tsup', '--config', 'tsup.config.ts'], { stdio: ['ignore', 'ignore', 'inherit'] });
 copyFileSync('../openapi.json', 'openapi.json');
 // The filter engines in their serialized form (filter-lists/prepared): an installed service loads
-// them at its start instead of parsing the lists (server/src/capture/content-filters/engines.ts).
+// them at its start instead of parsing the lists (server/src/capture/page/content-filters/engines.ts).
 execFileSync(process.execPath, ['dist/cli.js', 'filters', 'prepare'], { stdio: ['ignore', 'ignore', 'inherit'] });

@@ -1,7 +1,7 @@
 import { VIDEO_LIMITS, fromDecimalText } from '@daguerre/contract';
 import { z } from 'zod';
 import { parseEncryptionKey } from './security/secret-box.js';
-import { defaultChromiumPath } from './capture/chromium-launch.js';
+import { defaultChromiumPath } from './capture/browser/chromium-launch.js';
 import { isSecretName, maskUserinfo } from './http/redact-query.js';
 import { adoptLegacyDataFile } from './legacy-names.js';
 import { defaultConcurrency, defaultVideoConcurrency } from './default-concurrency.js';
@@ -53,7 +53,7 @@ export const ConfigSchema = z.object({
   // When set, /metrics is served only on this port (bound to METRICS_HOST), not on the API port.
   METRICS_PORT: wholeNumber('METRICS_PORT', 0, 65_535).optional(),
   METRICS_HOST: z.string().default('127.0.0.1'),
-  // Videos recorded at once (capture/capture-lanes.ts). Unset: a video for every two CPUs, at least one, fewer than MAX_CONCURRENCY (loadConfig).
+  // Videos recorded at once (capture/pool/capture-lanes.ts). Unset: a video for every two CPUs, at least one, fewer than MAX_CONCURRENCY (loadConfig).
   VIDEO_CONCURRENCY: wholeNumber('VIDEO_CONCURRENCY', 1, 64).optional(),
   // Share of the capture slots one organization may hold while others wait (issue #15); 100 turns it off.
   MAX_ORG_SHARE_PERCENT: integer('MAX_ORG_SHARE_PERCENT', 1, 100, 50),

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SIGNAL_LIMITS } from '../../server/src/capture/article-signals.js';
+import { SIGNAL_LIMITS } from '../../server/src/capture/insight/article-signals.js';
 import { FixtureServer } from '../helpers/fixture-server.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
 

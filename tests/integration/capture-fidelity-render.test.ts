@@ -2,7 +2,7 @@ import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'puppeteer-core';
 import type { CaptureResult } from '@daguerre/contract';
-import { makeChromiumProfile } from '../../server/src/capture/chromium-launch.js';
+import { makeChromiumProfile } from '../../server/src/capture/browser/chromium-launch.js';
 import { FixtureServer } from '../helpers/fixture-server.js';
 import { dataUriBytes, decodePng, type DecodedImage } from '../helpers/images.js';
 import { launchTestBrowser } from '../helpers/test-browser.js';

@@ -3,7 +3,7 @@ import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync }
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHROMIUM_USER } from '../../server/src/capture/chromium-launch.js';
+import { CHROMIUM_USER } from '../../server/src/capture/browser/chromium-launch.js';
 import { spawnService, type ChildService } from '../helpers/child-service.js';
 import { descendantsOf } from '../helpers/process-tree.js';
 

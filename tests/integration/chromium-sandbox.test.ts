@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { BrowserManager } from '../../server/src/capture/browser-manager.js';
+import type { BrowserManager } from '../../server/src/capture/browser/browser-manager.js';
 import { testBrowserManager } from '../helpers/test-browser.js';
 
 const SECRET = 'issue14-secret-value-should-never-reach-chromium';

@@ -1,6 +1,6 @@
 import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ContentFilters } from '../../server/src/capture/content-filters/index.js';
+import { ContentFilters } from '../../server/src/capture/page/content-filters/index.js';
 import { createLogger } from '../../server/src/logger.js';
 import { FixtureServer, registerFixtureAddress } from '../helpers/fixture-server.js';
 import { decodePng, near } from '../helpers/images.js';

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ContentFilters } from '../../server/src/capture/content-filters/index.js';
+import { ContentFilters } from '../../server/src/capture/page/content-filters/index.js';
 import { ApiError } from '../../server/src/errors.js';
 import { createLogger } from '../../server/src/logger.js';
 import { FixtureServer, registerFixtureAddress } from '../helpers/fixture-server.js';

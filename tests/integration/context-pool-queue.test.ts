@@ -1,6 +1,6 @@
 import pino from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ContextPool, PoolSaturatedError } from '../../server/src/capture/context-pool.js';
+import { ContextPool, PoolSaturatedError } from '../../server/src/capture/pool/context-pool.js';
 import { testBrowserManager } from '../helpers/test-browser.js';
 
 /** The pool's own queue: bounded, first come first served, and a capture that gives up loses only its own place. */

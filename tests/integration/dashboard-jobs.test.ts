@@ -4,7 +4,7 @@ import { rmSync } from 'node:fs';
 import { type Browser, type BrowserContext, type HTTPResponse, type Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, type BatchData, type DaguerreClient } from '../../client/src/index.js';
-import { makeChromiumProfile } from '../../server/src/capture/chromium-launch.js';
+import { makeChromiumProfile } from '../../server/src/capture/browser/chromium-launch.js';
 import { hashPassword } from '../../server/src/services/passwords.js';
 import { FixtureServer } from '../helpers/fixture-server.js';
 import { decodePng } from '../helpers/images.js';

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { type Browser, type Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeChromiumProfile } from '../../server/src/capture/chromium-launch.js';
+import { makeChromiumProfile } from '../../server/src/capture/browser/chromium-launch.js';
 import { hashPassword } from '../../server/src/services/passwords.js';
 import { FixtureServer } from '../helpers/fixture-server.js';
 import { launchTestBrowser } from '../helpers/test-browser.js';

@@ -1,7 +1,7 @@
 import { rmSync } from 'node:fs';
 import type { Browser, BrowserContext, Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeChromiumProfile } from '../../server/src/capture/chromium-launch.js';
+import { makeChromiumProfile } from '../../server/src/capture/browser/chromium-launch.js';
 import { countUsage, usageByKey } from '../../server/src/dashboard/usage-by-key.js';
 import { hashPassword } from '../../server/src/services/passwords.js';
 import { DATABASE_KINDS } from '../helpers/databases.js';

@@ -1,6 +1,6 @@
 import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
-import { makeChromiumProfile } from '../../server/src/capture/chromium-launch.js';
+import { makeChromiumProfile } from '../../server/src/capture/browser/chromium-launch.js';
 import { type Browser, type BrowserContext, type HTTPResponse, type Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashPassword } from '../../server/src/services/passwords.js';

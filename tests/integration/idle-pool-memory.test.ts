@@ -1,6 +1,6 @@
 import pino from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ContextPool, EXTRA_SPARES_IDLE_MS } from '../../server/src/capture/context-pool.js';
+import { ContextPool, EXTRA_SPARES_IDLE_MS } from '../../server/src/capture/pool/context-pool.js';
 import { descendantsOf } from '../helpers/process-tree.js';
 import { testBrowserManager } from '../helpers/test-browser.js';
 

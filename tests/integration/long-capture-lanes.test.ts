@@ -5,7 +5,7 @@ import { createTestDatabase, type TestDatabase } from '../helpers/databases.js';
 import { probeVideo } from '../helpers/video.js';
 
 /**
- * Videos and other long captures take their own lanes (server/src/capture/capture-lanes.ts), against a real `daguerre serve`:
+ * Videos and other long captures take their own lanes (server/src/capture/pool/capture-lanes.ts), against a real `daguerre serve`:
  * two organizations each send three synchronous videos at once, a third sends screenshots. Before,
  * the six videos held every render slot: the third organization's captures all ended 504 after
  * their deadline and the videos themselves 504 after 170 s, uncharged. Now one video records (the

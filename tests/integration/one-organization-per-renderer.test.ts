@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import pino from 'pino';
 import type { Page } from 'puppeteer-core';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ContextPool, type Slot } from '../../server/src/capture/context-pool.js';
+import { ContextPool, type Slot } from '../../server/src/capture/pool/context-pool.js';
 import { FixtureServer } from '../helpers/fixture-server.js';
 import { descendantsOf } from '../helpers/process-tree.js';
 import { testBrowserManager } from '../helpers/test-browser.js';

@@ -1,6 +1,6 @@
 import pino from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ContextPool } from '../../server/src/capture/context-pool.js';
+import { ContextPool } from '../../server/src/capture/pool/context-pool.js';
 import { testBrowserManager } from '../helpers/test-browser.js';
 
 /**

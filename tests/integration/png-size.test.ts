@@ -2,8 +2,8 @@ import { rm } from 'node:fs/promises';
 import { PNG } from 'pngjs';
 import puppeteer, { type Browser } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHROMIUM_BASE_FLAGS } from '../../server/src/capture/browser-manager.js';
-import { makeChromiumProfile, sandboxedLaunchOptions } from '../../server/src/capture/chromium-launch.js';
+import { CHROMIUM_BASE_FLAGS } from '../../server/src/capture/browser/browser-manager.js';
+import { makeChromiumProfile, sandboxedLaunchOptions } from '../../server/src/capture/browser/chromium-launch.js';
 import { FixtureServer } from '../helpers/fixture-server.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
 

@@ -2,8 +2,8 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { ENCODER_NICENESS } from '../../server/src/capture/video-encoder.js';
-import { ownerTag } from '../../server/src/capture/profile-owner.js';
+import { ENCODER_NICENESS } from '../../server/src/capture/output/video-encoder.js';
+import { ownerTag } from '../../server/src/capture/browser/profile-owner.js';
 import { seedOrganization, spawnService, type ChildService } from '../helpers/child-service.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/databases.js';
 import { alive, descendantsOf } from '../helpers/process-tree.js';

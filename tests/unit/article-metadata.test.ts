@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { cleanByline, joinNames, seenIn, splitNames, visibleByline } from '../../server/src/capture/article-authors.js';
-import { dateContext, parseDate, readDate } from '../../server/src/capture/article-dates.js';
-import { articleMetadata } from '../../server/src/capture/article-metadata.js';
-import type { ArticleSignals } from '../../server/src/capture/article-signals.js';
-import { chooseTitle, withoutSiteName } from '../../server/src/capture/article-title.js';
-import { largestIconsFirst } from '../../server/src/capture/page-metadata.js';
+import { cleanByline, joinNames, seenIn, splitNames, visibleByline } from '../../server/src/capture/insight/article-authors.js';
+import { dateContext, parseDate, readDate } from '../../server/src/capture/insight/article-dates.js';
+import { articleMetadata } from '../../server/src/capture/insight/article-metadata.js';
+import type { ArticleSignals } from '../../server/src/capture/insight/article-signals.js';
+import { chooseTitle, withoutSiteName } from '../../server/src/capture/insight/article-title.js';
+import { largestIconsFirst } from '../../server/src/capture/insight/page-metadata.js';
 
 /** The pure rules of the article metadata (docs/page-insight.md, "Article metadata"); the page's part is in the integration test. */
 

@@ -1,7 +1,7 @@
 import { CaptureQuerySchema, videoStretchMs } from '@daguerre/contract';
 import { describe, expect, it } from 'vitest';
-import { gifFinalDelay } from '../../server/src/capture/video-encoder.js';
-import { INSPECTION_GRACE_MS } from '../../server/src/capture/late-inspection.js';
+import { gifFinalDelay } from '../../server/src/capture/output/video-encoder.js';
+import { INSPECTION_GRACE_MS } from '../../server/src/capture/insight/late-inspection.js';
 import { captureDeadlines } from '../../server/src/services/capture-deadlines.js';
 
 const options = (query: Record<string, string>) => CaptureQuerySchema.parse({ html: '<p>x</p>', ...query });

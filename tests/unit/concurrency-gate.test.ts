@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ConcurrencyGate, defaultConcurrentCaptures } from '../../server/src/services/concurrency-gate.js';
 import { ApiError } from '../../server/src/errors.js';
-import { CaptureTimeoutError, ClientGoneError } from '../../server/src/capture/stage-guard.js';
+import { CaptureTimeoutError, ClientGoneError } from '../../server/src/capture/capture-error.js';
 
 const far = () => ({ deadline: Date.now() + 60_000, signal: new AbortController().signal });
 

@@ -9,9 +9,9 @@ import {
   mainStats,
   proseWords,
   textStats,
-} from '../../server/src/capture/content-judgement.js';
-import { defuddleExtraction, landmarkExtraction } from '../../server/src/capture/content-extractors.js';
-import { chooseExtraction, htmlToMarkdown } from '../../server/src/capture/html-to-markdown.js';
+} from '../../server/src/capture/output/content-judgement.js';
+import { defuddleExtraction, landmarkExtraction } from '../../server/src/capture/output/content-extractors.js';
+import { chooseExtraction, htmlToMarkdown } from '../../server/src/capture/output/html-to-markdown.js';
 
 /**
  * How format=markdown judges Readability's article and falls back (docs/page-insight.md, "How the

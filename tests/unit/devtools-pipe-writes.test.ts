@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { coalescePipeWrites } from '../../server/src/capture/devtools-pipe-writes.js';
+import { coalescePipeWrites } from '../../server/src/capture/browser/devtools-pipe-writes.js';
 
 /** A real child with a pipe on fd 3, as Chromium has with --remote-debugging-pipe: it echoes fd 3 to its stdout. */
 function echoOnFd3(): ChildProcess {

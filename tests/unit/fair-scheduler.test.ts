@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { FairScheduler } from '../../server/src/capture/fair-scheduler.js';
+import { FairScheduler } from '../../server/src/capture/pool/fair-scheduler.js';
 import { ApiError } from '../../server/src/errors.js';
 import { queueDepthBuckets } from '../../server/src/ops/metrics.js';
-import { CaptureTimeoutError, ClientGoneError } from '../../server/src/capture/renderer.js';
+import { CaptureTimeoutError, ClientGoneError } from '../../server/src/capture/capture-error.js';
 
 /** A task that runs until released, like a hostile page until its deadline. */
 function blocker() {

@@ -2,7 +2,7 @@ import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadEngine, prepareEngines } from '../../server/src/capture/content-filters/engines.js';
+import { loadEngine, prepareEngines } from '../../server/src/capture/page/content-filters/engines.js';
 
 /** A list folder of its own: two tiny lists, one per engine, and their manifest. */
 async function listFolder(adRule: string): Promise<string> {

@@ -41,7 +41,7 @@ describe('the import graph', () => {
           loaded.add(dependency.resolved);
         }
       }
-      expect(loaded.has('server/src/capture/page-content.ts')).toBe(true);
+      expect(loaded.has('server/src/capture/output/page-content.ts')).toBe(true);
       // The packages, as resolved into node_modules or, for an export subpath the cruiser does not follow, by name.
       const packages = ['linkedom', 'defuddle', 'turndown', '@mozilla/readability', '@modelcontextprotocol/sdk'];
       const packageOf = (source: string) => packages.find((name) => source.startsWith(`node_modules/${name}/`) || source.startsWith(`${name}/`) || source === name);

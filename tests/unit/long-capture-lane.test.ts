@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { CaptureQuerySchema } from '@daguerre/contract';
-import { CaptureLanes } from '../../server/src/capture/capture-lanes.js';
-import { LongCaptureLane, type LaneTicket } from '../../server/src/capture/long-capture-lane.js';
-import { VideoEstimate } from '../../server/src/capture/video-estimate.js';
+import { CaptureLanes } from '../../server/src/capture/pool/capture-lanes.js';
+import { LongCaptureLane, type LaneTicket } from '../../server/src/capture/pool/long-capture-lane.js';
+import { VideoEstimate } from '../../server/src/capture/pool/video-estimate.js';
 import { ApiError } from '../../server/src/errors.js';
 
 /** The lanes' rules with tasks the test ends itself (the real videos: tests/integration/long-capture-lanes.test.ts). */

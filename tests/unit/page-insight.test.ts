@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { ApiError } from '../../server/src/errors.js';
-import { htmlToMarkdown } from '../../server/src/capture/html-to-markdown.js';
-import { cutUtf8 } from '../../server/src/capture/page-content.js';
+import { htmlToMarkdown } from '../../server/src/capture/output/html-to-markdown.js';
+import { cutUtf8 } from '../../server/src/capture/output/page-content.js';
 import { checkAiSchemas, checkSchemaBudget, parseAiAnswer, schemaChecker } from '../../server/src/services/ai-schema.js';
 import { AiResultCache } from '../../server/src/services/ai-result-cache.js';
 

@@ -1,9 +1,9 @@
 import { PNG } from 'pngjs';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
-import { isOneColour } from '../../server/src/capture/blank-image.js';
-import { compactPng, encodingsFor, lookAtPng } from '../../server/src/capture/png-encoder.js';
-import { pngCompressionRatio, rawPngBytes } from '../../server/src/capture/png-header.js';
+import { isOneColour } from '../../server/src/capture/output/blank-image.js';
+import { compactPng, encodingsFor, lookAtPng } from '../../server/src/capture/output/png-encoder.js';
+import { pngCompressionRatio, rawPngBytes } from '../../server/src/capture/output/png-header.js';
 
 /** A PNG of flat bands (screen-like) with half-transparent pixels, written fast and unfiltered as Chromium's fast mode does. */
 function samplePng(): { png: Buffer; rgba: Buffer } {

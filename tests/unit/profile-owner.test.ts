@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ownerTag, processStartTicks, removeDeadOwnersProfiles } from '../../server/src/capture/profile-owner.js';
+import { ownerTag, processStartTicks, removeDeadOwnersProfiles } from '../../server/src/capture/browser/profile-owner.js';
 
 const PREFIX = 'daguerre-chromium-';
 let parent: string;

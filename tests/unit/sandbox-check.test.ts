@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { checkSandbox, forbiddingKernelSettings, probeUserNamespace, sandboxFlags, SandboxUnavailableError } from '../../server/src/capture/sandbox-check.js';
+import { checkSandbox, forbiddingKernelSettings, probeUserNamespace, sandboxFlags, SandboxUnavailableError } from '../../server/src/capture/browser/sandbox-check.js';
 
 /** A /proc/sys lookalike holding the given settings, for kernels this machine does not have. */
 function procSys(settings: Record<string, string>): string {

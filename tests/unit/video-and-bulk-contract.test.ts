@@ -1,6 +1,6 @@
 import { BulkCaptureBodySchema, captureCredits, CaptureQuerySchema, videoFrameCount } from '@daguerre/contract';
 import { describe, expect, it } from 'vitest';
-import { EASINGS, scrollPosition } from '../../server/src/capture/video-scroll.js';
+import { EASINGS, scrollPosition } from '../../server/src/capture/output/video-scroll.js';
 
 describe('video: frames, easing and credits (issue #34)', () => {
   it('a video has duration × fps frames, at least one', () => {

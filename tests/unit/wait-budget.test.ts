@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { CaptureOptions } from '@daguerre/contract';
-import { waitBudgetMs } from '../../server/src/capture/navigation.js';
+import { waitBudgetMs } from '../../server/src/capture/page/navigation.js';
 
 const request = (leftMs: number) => ({ deadline: Date.now() + leftMs, signal: new AbortController().signal });
 const options = (extra: Partial<CaptureOptions> = {}) =>

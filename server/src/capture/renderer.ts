@@ -1,37 +1,38 @@
 import { isVideoFormat, type CaptureOptions } from '@daguerre/contract';
 import type { Page } from 'puppeteer-core';
 import { ApiError } from '../errors.js';
-import type { BrowserManager } from './browser-manager.js';
-import { PoolSaturatedError, type ContextPool, type Slot } from './context-pool.js';
-import { captureFile } from './capture-output.js';
-import { captureVideo, RECORDING_STAGE, recordingWindow, type VideoSettings } from './capture-video.js';
-import { probeBeforeCapture } from './capture-quality.js';
-import { assertValidSelectors } from './selector-check.js';
-import { proxySettings } from './proxy-settings.js';
-import { ScriptStillRunningError } from './page-interactions.js';
-import { preparePage, type RequestFilter } from './page-setup.js';
-import type { PageReport } from './page-report.js';
-import { recordPageEvents, type PageEventRecorder } from './page-events.js';
-import type { PageInsight } from './page-insight.js';
-import { readableDuringCapture, readCapturedPage } from './capture-readers.js';
-import { DEFAULT_FULL_PAGE_BUDGET, type FullPageBudget } from './full-page-plan.js';
-import { watchImageRequests, type ImageRequests } from './image-requests.js';
-import { assertLanded, navigationFailure, targetHeaders, type ConnectionFailure, type WasRefused } from './landing-checks.js';
-import { follow, landingOf, navigate, type Landing } from './navigation.js';
-import { isContextLost, NavigationWatch } from './navigation-watch.js';
-import { effectiveViewport, touchAndMobile } from './page-setup.js';
-import { withTargetHeaders } from './target-facts.js';
-import { compactRenderResult } from './png-encoder.js';
-import { depart, type Departure } from './parked-page.js';
-import type { RenderResult } from './render-result.js';
-import { detectProtection } from './protection-detector.js';
-import { CaptureTimeoutError, ClientGoneError, guard, isPageGone, watchPageCrash } from './stage-guard.js';
-import { watchResponsiveness } from './responsiveness-watchdog.js';
-import { remainingMs, waitAndClean } from './wait-and-clean.js';
+import type { BrowserManager } from './browser/browser-manager.js';
+import { PoolSaturatedError, type ContextPool, type Slot } from './pool/context-pool.js';
+import { captureFile } from './output/capture-output.js';
+import { captureVideo, RECORDING_STAGE, recordingWindow, type VideoSettings } from './output/capture-video.js';
+import { probeBeforeCapture } from './insight/capture-quality.js';
+import { assertValidSelectors } from './page/selector-check.js';
+import { proxySettings } from './browser/proxy-settings.js';
+import { ScriptStillRunningError } from './page/page-interactions.js';
+import { preparePage, type RequestFilter } from './page/page-setup.js';
+import type { PageReport } from './page/page-report.js';
+import { recordPageEvents, type PageEventRecorder } from './page/page-events.js';
+import type { PageInsight } from './insight/page-insight.js';
+import { readableDuringCapture, readCapturedPage } from './insight/capture-readers.js';
+import { DEFAULT_FULL_PAGE_BUDGET, type FullPageBudget } from './output/full-page-plan.js';
+import { watchImageRequests, type ImageRequests } from './page/image-requests.js';
+import { assertLanded, navigationFailure, targetHeaders, type ConnectionFailure, type WasRefused } from './page/landing-checks.js';
+import { follow, landingOf, navigate, type Landing } from './page/navigation.js';
+import { isContextLost, NavigationWatch } from './pool/navigation-watch.js';
+import { effectiveViewport, touchAndMobile } from './page/page-setup.js';
+import { withTargetHeaders } from './page/target-facts.js';
+import { compactRenderResult } from './output/png-encoder.js';
+import { depart, type Departure } from './pool/parked-page.js';
+import type { RenderResult } from './output/render-result.js';
+import { detectProtection } from './page/protection-detector.js';
+import { guard, isPageGone, watchPageCrash } from './page/stage-guard.js';
+import { CaptureTimeoutError, ClientGoneError } from './capture-error.js';
+import { watchResponsiveness } from './browser/responsiveness-watchdog.js';
+import { remainingMs, waitAndClean } from './page/wait-and-clean.js';
 import type { UpstreamProxy } from '../security/egress-proxy.js';
 
-export { MAX_OUTPUT_HEIGHT_PX, MAX_OUTPUT_WIDTH_PX } from './capture-image.js';
-export { MAX_SINGLE_PDF_HEIGHT_PX } from './capture-pdf.js';
+export { MAX_OUTPUT_HEIGHT_PX, MAX_OUTPUT_WIDTH_PX } from './output/capture-image.js';
+export { MAX_SINGLE_PDF_HEIGHT_PX } from './output/capture-pdf.js';
 
 export interface RenderRequest {
   options: CaptureOptions;
@@ -65,9 +66,8 @@ export type RenderedCapture = RenderResult & { page: PageReport } & PageInsight;
 /** A capture as it leaves its slot: the file as Chromium wrote it, and its re-encoding under way. */
 type SlotCapture = RenderedCapture & { compacted: Promise<RenderResult> };
 
-export type { RenderResult } from './render-result.js';
+export type { RenderResult } from './output/render-result.js';
 
-export { CaptureTimeoutError, ClientGoneError } from './stage-guard.js';
 
 /** Times the steps after loading start again when the page navigated under them (a late script redirect). */
 const MAX_RESTARTS = 2;

@@ -22,11 +22,11 @@ function listeningOn(host: string, localUrl: string): string {
 
 /**
  * `serve` and `worker`: Chromium launches first, then the rest of the service loads (its modules
- * take seconds of a cold start) while Chromium starts beside it (capture/browser-start.ts).
+ * take seconds of a cold start) while Chromium starts beside it (capture/browser/browser-start.ts).
  */
 async function startService(config: Config, role: ProcessRole): Promise<Runtime> {
   const logger = createLogger(config.LOG_LEVEL);
-  const { startBrowserSide } = await import('../capture/browser-start.js');
+  const { startBrowserSide } = await import('../capture/browser/browser-start.js');
   const browserSide = await startBrowserSide(config, logger);
   try {
     const { startRuntime } = await import('../runtime.js');
@@ -377,7 +377,7 @@ filters
   .description('write the filter engines in their serialized form beside the lists, so that a new process loads them instead of parsing the lists (done when the package is packed and the image is built)')
   .addOption(jsonOption())
   .action(async (opts: { json?: boolean }) => {
-    const { prepareEngines } = await import('../capture/content-filters/engines.js');
+    const { prepareEngines } = await import('../capture/page/content-filters/engines.js');
     const written = await prepareEngines();
     print(Boolean(opts.json), { engines: written }, written.map((engine) => `${engine.name}: ${engine.file} (${engine.bytes} bytes)`).join('\n'));
   });

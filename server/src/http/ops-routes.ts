@@ -1,9 +1,9 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Express, Request, Response } from 'express';
 import type { Logger } from 'pino';
-import type { BrowserManager } from '../capture/browser-manager.js';
-import type { ContextPool } from '../capture/context-pool.js';
-import type { SandboxStatus } from '../capture/sandbox-check.js';
+import type { BrowserManager } from '../capture/browser/browser-manager.js';
+import type { ContextPool } from '../capture/pool/context-pool.js';
+import type { SandboxStatus } from '../capture/browser/sandbox-check.js';
 import type { Metrics } from '../ops/metrics.js';
 import type { Database } from '../store/database.js';
 

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { CANCELLED_CODE, type AsyncCaptureOptions, type BatchData, type BatchItem, type BatchWebhookEvent } from '@daguerre/contract';
 import type { Logger } from 'pino';
 import { ApiError, errors } from '../errors.js';
-import type { FairShare } from '../capture/fair-scheduler.js';
+import type { FairShare } from '../capture/pool/fair-scheduler.js';
 import type { BatchItemRecord, BatchRecord, BatchRepository } from '../store/batch-repository.js';
 import { filePath, statusPath, type CaptureJobs } from './capture-jobs.js';
 import type { JobAnnouncer } from './job-announcer.js';

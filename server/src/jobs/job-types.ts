@@ -1,5 +1,5 @@
 import type { CaptureOptions, QueuedKind } from '@daguerre/contract';
-import type { FairShare } from '../capture/fair-scheduler.js';
+import type { FairShare } from '../capture/pool/fair-scheduler.js';
 
 export const CAPTURE_QUEUE = 'captures';
 export const WEBHOOK_QUEUE = 'webhooks';

@@ -1,5 +1,5 @@
 import type { Page } from 'puppeteer-core';
-import { cutUtf8, serializeInPage } from '../capture/page-content.js';
+import { cutUtf8, serializeInPage } from '../capture/output/page-content.js';
 
 /** The most of a page's text kept for the next run to compare with (UTF-8 bytes); a longer text is cut. */
 export const PAGE_TEXT_MAX_BYTES = 1024 * 1024;
@@ -27,7 +27,7 @@ export function pageTextStep(ignoreSelectors: readonly string[]): PageTextStep {
         .catch(() => null);
       if (html === null) return;
       // Loaded at first use, as format=markdown loads it (page-content.ts).
-      const { htmlToMarkdown } = await import('../capture/html-to-markdown.js');
+      const { htmlToMarkdown } = await import('../capture/output/html-to-markdown.js');
       const markdown = htmlToMarkdown(html, { url: page.url() }).markdown;
       text = cutUtf8(markdown, PAGE_TEXT_MAX_BYTES).buffer.toString('utf8');
     },

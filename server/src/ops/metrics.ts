@@ -1,5 +1,5 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { FairShareSnapshot } from '../capture/fair-scheduler.js';
+import type { FairShareSnapshot } from '../capture/pool/fair-scheduler.js';
 
 /** The buckets of daguerre_organizations_by_queue_depth; every bucket is always reported (0 when empty). */
 export function queueDepthBuckets(depths: number[]): Record<'1' | '2-4' | '5+', number> {

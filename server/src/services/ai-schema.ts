@@ -1,6 +1,6 @@
 import { INSIGHT_LIMITS } from '@daguerre/contract';
 import { ApiError } from '../errors.js';
-import { ClientGoneError } from '../capture/stage-guard.js';
+import { ClientGoneError } from '../capture/capture-error.js';
 import { SCHEMA_WORK_LIMIT_MS, SchemaChecker, SchemaCheckerBusy, SchemaWorkExceeded, type SchemaOutcome } from './schema-checker.js';
 
 /**

@@ -2,7 +2,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { ApiError, errors } from '../errors.js';
 import type { ApiKeyRepository, ApiKeyRow, KeyLookup } from '../store/api-key-repository.js';
 import type { SigningSecrets } from './signing-secrets.js';
-import type { FairShare } from '../capture/fair-scheduler.js';
+import type { FairShare } from '../capture/pool/fair-scheduler.js';
 
 const KEY_PREFIX = 'rs_';
 const VISIBLE_PREFIX_LENGTH = 10;

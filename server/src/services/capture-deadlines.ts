@@ -1,5 +1,5 @@
 import { captureBudgetMs, videoStretchMs, type CaptureOptions } from '@daguerre/contract';
-import { INSPECTION_GRACE_MS } from '../capture/late-inspection.js';
+import { INSPECTION_GRACE_MS } from '../capture/insight/late-inspection.js';
 
 /**
  * The deadlines of one capture (docs/video.md, "Deadlines"):

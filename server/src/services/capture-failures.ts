@@ -1,6 +1,6 @@
 import { ApiError } from '../errors.js';
-import { CaptureTimeoutError, ClientGoneError } from '../capture/renderer.js';
-import { targetHeadersOf, withTargetHeaders } from '../capture/target-facts.js';
+import { CaptureTimeoutError, ClientGoneError } from '../capture/capture-error.js';
+import { targetHeadersOf, withTargetHeaders } from '../capture/page/target-facts.js';
 
 /** Chromium's network errors carry a stable, safe code (net::ERR_…): the caller may see it. */
 const NET_ERROR = /net::ERR_[A-Z_]+/;

@@ -2,11 +2,12 @@ import { captureCredits, isContentFormat, type CaptureOptions } from '@daguerre/
 import type { Logger } from 'pino';
 import type { Page } from 'puppeteer-core';
 import { ApiError, errors } from '../errors.js';
-import type { ContentFilters } from '../capture/content-filters/index.js';
-import type { FairScheduler } from '../capture/fair-scheduler.js';
-import { CaptureLanes } from '../capture/capture-lanes.js';
-import { ClientGoneError, Renderer } from '../capture/renderer.js';
-import { finishInsight } from '../capture/page-insight.js';
+import type { ContentFilters } from '../capture/page/content-filters/index.js';
+import type { FairScheduler } from '../capture/pool/fair-scheduler.js';
+import { CaptureLanes } from '../capture/pool/capture-lanes.js';
+import { Renderer } from '../capture/renderer.js';
+import { ClientGoneError } from '../capture/capture-error.js';
+import { finishInsight } from '../capture/insight/page-insight.js';
 import { CaptureAnalysis } from './capture-analysis.js';
 import { checkAiSchemas } from './ai-schema.js';
 import { captureFailure } from './capture-failures.js';
@@ -20,7 +21,7 @@ import { requireOrganization } from './usage-service.js';
 import { checkProviderKeyRule } from './provider-key-rule.js';
 import type { ConcurrencyGate } from './concurrency-gate.js';
 import { captureDeadlines } from './capture-deadlines.js';
-import { isRecordingTimeout } from '../capture/capture-video.js';
+import { isRecordingTimeout } from '../capture/output/capture-video.js';
 import type { CaptureCommand, CaptureFile } from './capture-types.js';
 import { loggableTarget } from './request-log.js';
 
@@ -50,7 +51,7 @@ export interface CaptureServiceDependencies {
   contentFilters: ContentFilters;
   /** The plans' limits of concurrent captures (issue #27); absent, no limit. */
   concurrency?: ConcurrencyGate;
-  /** Where videos and other long captures wait for their own places (capture/capture-lanes.ts); absent, they take render slots like any capture. */
+  /** Where videos and other long captures wait for their own places (capture/pool/capture-lanes.ts); absent, they take render slots like any capture. */
   lanes?: CaptureLanes;
 }
 

@@ -1,5 +1,5 @@
 import { ApiError } from '../errors.js';
-import { CaptureTimeoutError, ClientGoneError } from '../capture/stage-guard.js';
+import { CaptureTimeoutError, ClientGoneError } from '../capture/capture-error.js';
 import type { PlaceOutcome, SharedCapturePlaces } from './shared-capture-places.js';
 
 /**

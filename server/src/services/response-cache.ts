@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { paginatedPdfSettings, type CaptureOptions, type CaptureQuality, type PageMetadata, type PageReport } from '@daguerre/contract';
 import { LRUCache } from 'lru-cache';
-import { ClientGoneError } from '../capture/stage-guard.js';
+import { ClientGoneError } from '../capture/capture-error.js';
 
 /**
  * Options that do not change the rendered file: secrets, how the answer is delivered, the cache

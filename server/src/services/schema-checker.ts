@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';
-import { ClientGoneError } from '../capture/stage-guard.js';
+import { ClientGoneError } from '../capture/capture-error.js';
 import { packageFile } from '../package-files.js';
 
 /**

@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { Semaphore } from 'redis-semaphore';
-import { ClientGoneError } from '../capture/stage-guard.js';
+import { ClientGoneError } from '../capture/capture-error.js';
 
 /**
  * The places of a plan's concurrent-capture limit, counted in Redis so that the limit holds across
