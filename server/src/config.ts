@@ -2,7 +2,7 @@ import { VIDEO_LIMITS, fromDecimalText } from '@daguerre/contract';
 import { z } from 'zod';
 import { parseEncryptionKey } from './security/secret-box.js';
 import { defaultChromiumPath } from './capture/browser/chromium-launch.js';
-import { isSecretName, maskUserinfo } from './http/redact-query.js';
+import { isSecretName, maskUserinfo } from './security/redaction.js';
 import { adoptLegacyDataFile } from './legacy-names.js';
 import { defaultConcurrency, defaultVideoConcurrency } from './default-concurrency.js';
 

@@ -1,5 +1,5 @@
 import pino, { type Logger } from 'pino';
-import { isSecretName, maskUserinfo } from './http/redact-query.js';
+import { isSecretName, maskUserinfo } from './security/redaction.js';
 
 /** Paths whose values never reach a log line (issue: secrets in query strings and headers). */
 export const REDACTED_PATHS = [
@@ -29,7 +29,7 @@ export const REDACTED_PATHS = [
 ];
 
 // Query redaction works on decoded names and masks URL credentials (issue #15).
-export { redactUrl } from './http/redact-query.js';
+export { redactUrl } from './security/redaction.js';
 
 const MASK = '[REDACTED]';
 /** Names that read like secrets but name an identifier the operator needs (an API key's id). */

@@ -3,7 +3,7 @@ import { Command } from 'commander';
 import { loadConfig, ConfigError, type Config } from '../config.js';
 import { createLogger } from '../logger.js';
 import type { ProcessRole } from '../jobs/start-jobs.js';
-import { maskUserinfo } from '../http/redact-query.js';
+import { maskUserinfo } from '../security/redaction.js';
 import type { Runtime } from '../runtime.js';
 import { packageFile } from '../package-files.js';
 import { hashPassword } from '../services/passwords.js';

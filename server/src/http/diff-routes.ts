@@ -5,7 +5,7 @@ import { diffImagePath, type DiffImages } from '../monitors/diff-images.js';
 import type { OneOffDiff } from '../monitors/one-off-diff.js';
 import { disconnectSignal, InFlight } from './capture-routes.js';
 import { baseUrlOf } from './job-routes.js';
-import { echoableValue } from './redact-query.js';
+import { echoableValue } from '../security/redaction.js';
 import { contextOf } from './request-context.js';
 import { captureKindOf } from './request-log-routes.js';
 import { zodIssuesToApiError } from './validation.js';

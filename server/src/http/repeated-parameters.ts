@@ -1,6 +1,6 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { validationError } from '../errors.js';
-import { echoableName, echoableValue } from './redact-query.js';
+import { echoableName, echoableValue } from '../security/redaction.js';
 
 /**
  * A query parameter given twice (`html=a&html=b`) arrives as an array. Answered here, before

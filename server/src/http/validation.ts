@@ -2,7 +2,7 @@ import type { ValidationIssue } from '@daguerre/contract';
 import { MISSING_FIELD_PARAM } from '@daguerre/contract';
 import type { ZodError, ZodIssue } from 'zod';
 import { ApiError, validationError } from '../errors.js';
-import { echoableName, echoableValue, maskUserinfo } from './redact-query.js';
+import { echoableName, echoableValue, maskUserinfo } from '../security/redaction.js';
 
 function valueAt(input: unknown, path: (string | number)[]): unknown {
   let current = input;

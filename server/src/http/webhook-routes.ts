@@ -3,7 +3,7 @@ import type { Response } from 'express';
 import { ApiError } from '../errors.js';
 import type { WebhookHistory } from '../jobs/webhook-history.js';
 import { contextOf } from './request-context.js';
-import { redactUrl } from './redact-query.js';
+import { redactUrl } from '../security/redaction.js';
 
 export interface WebhookRouteDependencies {
   /** Undefined without REDIS_URL: webhooks then answer 503. */

@@ -1,5 +1,5 @@
 import { CANCELLED_CODE, type BatchItemStatus } from '@daguerre/contract';
-import { redactUrl } from '../../http/redact-query.js';
+import { redactUrl } from '../../security/redaction.js';
 import type { JobRecord } from '../../store/job-repository.js';
 import { html, type HtmlValue, type SafeHtml } from '../html.js';
 import { DASHBOARD_PATH } from '../session.js';

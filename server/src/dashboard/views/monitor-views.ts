@@ -1,5 +1,5 @@
 import type { CaptureDiff, Monitor, MonitorRun } from '@daguerre/contract';
-import { redactUrl } from '../../http/redact-query.js';
+import { redactUrl } from '../../security/redaction.js';
 import { html, type SafeHtml } from '../html.js';
 import { DASHBOARD_PATH } from '../session.js';
 import { badge } from './layout.js';

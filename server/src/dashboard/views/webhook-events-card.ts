@@ -1,5 +1,5 @@
 import type { WebhookAttempt, WebhookEventLog } from '@daguerre/contract';
-import { redactUrl } from '../../http/redact-query.js';
+import { redactUrl } from '../../security/redaction.js';
 import { html, type SafeHtml } from '../html.js';
 import { DASHBOARD_PATH, type DashboardContext } from '../session.js';
 import { formatDuration, time } from './format.js';

@@ -93,7 +93,7 @@ describe('userAgent with control characters (issue #15)', () => {
  * escapes, brackets, fullwidth letters), so the test covers combinations no list in the code holds.
  */
 describe('secrets redacted by meaning, not spelling (issue #28)', async () => {
-  const { echoableValue, isSecretName, maskUserinfo } = await import('../../server/src/http/redact-query.js');
+  const { echoableValue, isSecretName, maskUserinfo } = await import('../../server/src/security/redaction.js');
   const CANARY = 'Zq7canaryValue9';
   const stems = [
     ['api', 'key'],
