@@ -41,7 +41,7 @@ runtime.policy.allowList.add(new URL(fixtures.origin).host);
 const plan = await runtime.accounts.createPlan({ name: 'bench', tier: 'bench', creditsPerMonth: 100_000 });
 const org = await runtime.accounts.createOrganization('bench', plan);
 const key = await runtime.apiKeys.create({ organizationId: org.id, name: 'bench' });
-const monitors = runtime.jobs.monitors!;
+const monitors = runtime.monitors!;
 
 try {
   for (const [label, options] of [

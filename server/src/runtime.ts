@@ -25,6 +25,7 @@ import { createHttpServer } from './http/http-server.js';
 import { startMetricsServer } from './http/metrics-server.js';
 import { createWorkerApp } from './http/worker-app.js';
 import { resultFiles, startJobs, type JobsRuntime, type ProcessRole } from './jobs/start-jobs.js';
+import { startMonitors, type MonitorsRuntime } from './monitors/start-monitors.js';
 import { DiffImages } from './monitors/diff-images.js';
 import { OneOffDiff } from './monitors/one-off-diff.js';
 import { closePixelDiff } from './monitors/pixel-diff.js';
@@ -67,6 +68,8 @@ export interface Runtime extends DataLayer {
   cache: ResponseCache;
   /** Async captures: the queue (serve) and the render worker (unless CAPTURE_WORKERS=0). */
   jobs: JobsRuntime;
+  /** Scheduled captures with diffs; undefined without REDIS_URL. */
+  monitors?: MonitorsRuntime;
   url: string;
   stop(): Promise<void>;
 }
@@ -204,6 +207,9 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
       { creditsPerCapture: config.CREDITS_PER_CAPTURE, captureTimeoutMs: config.CAPTURE_TIMEOUT_MS },
     );
     const jobs = startJobs(config, role, { data, captures, secretFor: options.secretFor ?? ((keyId) => data.signingSecrets.signingSecretFor(keyId)), requestLog, logger });
+    // Monitors run on the jobs' Redis and webhook queue (docs/monitors.md), and stop with their worker.
+    const monitors = jobs.queues ? startMonitors(config, { data, captures, ...jobs.queues, requestLog, logger }) : undefined;
+    if (monitors) jobs.stopAlongside(monitors);
     // A browser that cannot start fails the start, as before; the queue's workers stop first.
     await warming.catch(async (error: unknown) => {
       await jobs.stop(0);
@@ -233,7 +239,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
       creditsPerCapture: config.CREDITS_PER_CAPTURE,
       jobs: jobs.jobs,
       // {runId} sides: the monitors core's MonitorRunImages (one-off-diff.ts); undefined without REDIS_URL.
-      runImages: jobs.monitors?.runImages,
+      runImages: monitors?.runImages,
       images: diffImages,
       checkDestination: (field, url) => assertUrlAllowed(data.policy, data.resolve, field, url),
     });
@@ -251,11 +257,11 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
         credits: data.credits,
         checkDestination: (field, url) => assertUrlAllowed(data.policy, data.resolve, field, url),
       },
-      monitorRoutes: { monitors: jobs.monitors?.service },
+      monitorRoutes: { monitors: monitors?.service },
       diffRoutes: { diffs: oneOffDiff, images: diffImages },
       extraRoutes: (expressApp) => {
         mountOps(expressApp);
-        mountDashboard(expressApp, { data, logger, config, jobs });
+        mountDashboard(expressApp, { data, logger, config, jobs: { ...jobs, monitors } });
       },
       apiKeys: data.apiKeys,
       captures,
@@ -320,7 +326,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
         redis?.disconnect();
         await data.db.close();
       })());
-    return { ...data, config, egress, logger, metrics, ...(metricsServer ? { metricsUrl: metricsServer.url } : {}), app, server, browser, memoryWatchdog, pool, captures, cache, jobs, url, stop };
+    return { ...data, config, egress, logger, metrics, ...(metricsServer ? { metricsUrl: metricsServer.url } : {}), app, server, browser, memoryWatchdog, pool, captures, cache, jobs, monitors, url, stop };
   } catch (error) {
     // A failed start closes the database (better-sqlite3's statements left open abort Node 24 at exit) and Chromium.
     await data.db.close().catch(() => undefined);

@@ -37,7 +37,7 @@ describe('daguerre monitor (CLI)', () => {
     const { stdout } = await run('node', [CLI, ...args, '--json'], { env: env(), timeout: 30_000 });
     return JSON.parse(stdout) as Record<string, unknown> & Array<Record<string, unknown>>;
   };
-  const schedulers = async () => (await service.runtime.jobs.monitors!.schedule.queue.getJobSchedulers(0, -1)).map((s) => s.key);
+  const schedulers = async () => (await service.runtime.monitors!.schedule.queue.getJobSchedulers(0, -1)).map((s) => s.key);
 
   beforeAll(async () => {
     await fixtures.start();

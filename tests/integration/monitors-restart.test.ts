@@ -118,7 +118,7 @@ describe('monitors across processes, restarts and a Redis restarted empty (issue
     await redis.start();
     const restartedAt = Date.now();
     await until(
-      async () => (await service.runtime.jobs.monitors!.schedule.queue.getJobScheduler(monitorId)) ?? undefined,
+      async () => (await service.runtime.monitors!.schedule.queue.getJobScheduler(monitorId)) ?? undefined,
       30_000,
       'the scheduler rebuilt in the new Redis',
     );

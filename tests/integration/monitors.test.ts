@@ -263,7 +263,7 @@ describe('monitors: scheduled captures compared with their baseline, signed aler
     await finishedRuns(monitor.monitorId, 1);
     const paused = await call<{ data: MonitorData }>('PATCH', `/monitors/${monitor.monitorId}`, { paused: true });
     expect(paused.body.data).toMatchObject({ paused: true, pausedReason: 'user', nextRunAt: null });
-    expect(await service.runtime.jobs.monitors!.schedule.queue.getJobScheduler(monitor.monitorId)).toBeUndefined();
+    expect(await service.runtime.monitors!.schedule.queue.getJobScheduler(monitor.monitorId)).toBeUndefined();
     // A clock that is not a sleep: another monitor's runs go on meanwhile.
     const runsWhenPaused = (
       await until(

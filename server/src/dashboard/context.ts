@@ -1,6 +1,7 @@
 import type { Response } from 'express';
 import type { Logger } from 'pino';
 import type { JobsRuntime } from '../jobs/start-jobs.js';
+import type { MonitorsRuntime } from '../monitors/start-monitors.js';
 import type { DataLayer } from '../services/data-layer.js';
 import type { SessionRepository } from '../store/session-repository.js';
 import type { SafeHtml } from './html.js';
@@ -10,7 +11,7 @@ import type { Assets } from './views/layout.js';
 export type DashboardData = Pick<DataLayer, 'db' | 'accounts' | 'credits' | 'apiKeys' | 'usage' | 'storageConfigs' | 'storage'>;
 
 /** What the dashboard uses of async jobs to act on them (file, cancel, send again) and of monitors; each is undefined without REDIS_URL. */
-export type DashboardJobs = Pick<JobsRuntime, 'jobs' | 'batches' | 'withdrawal' | 'webhooks' | 'monitors'>;
+export type DashboardJobs = Pick<JobsRuntime, 'jobs' | 'batches' | 'withdrawal' | 'webhooks'> & { monitors?: MonitorsRuntime };
 
 /** Shared by the dashboard's route modules. */
 export interface DashboardServices {

@@ -1,3 +1,4 @@
+import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { ConfigError, type Config } from '../config.js';
 import type { DataLayer } from '../services/data-layer.js';
@@ -18,7 +19,6 @@ import { WebhookQueue, WebhookWorker, type SigningSecretLookup } from './webhook
 import { WebhookHistory } from './webhook-history.js';
 import { WebhookRecorder } from './webhook-recorder.js';
 import { webhookSubjectOf } from './job-types.js';
-import { startMonitors, type MonitorsRuntime } from '../monitors/start-monitors.js';
 
 /** `serve` takes requests (and renders jobs unless CAPTURE_WORKERS=0); `worker` only renders jobs. */
 export type ProcessRole = 'serve' | 'worker';
@@ -38,9 +38,21 @@ export interface JobsRuntime {
   /** Jobs waiting and running across the deployment, and BullMQ's own count of waiting entries: the scaling signal. */
   depth?: () => Promise<{ queued: number; active: number; queueWaiting: number }>;
   upkeep?: JobUpkeep;
-  /** Monitors (issue #51): they run on the same queue's Redis; undefined without REDIS_URL. */
-  monitors?: MonitorsRuntime;
+  /** What other scheduled work shares with the jobs (monitors: docs/monitors.md); undefined without REDIS_URL. */
+  queues?: SharedQueues;
+  /** `companion` stops beside the capture worker, before the queues and their connections close. */
+  stopAlongside(companion: { stop(graceMs: number): Promise<void> }): void;
   stop(graceMs: number): Promise<void>;
+}
+
+/** The queue side that monitors run on: its Redis, its webhook queue and its result files. */
+export interface SharedQueues {
+  webhooks: WebhookQueue;
+  files: ResultFiles;
+  /** The queue's connection, shared with the job queues. */
+  queueConnection: Redis;
+  /** A blocking connection of a worker's own, closed when the jobs stop. */
+  workerConnection: () => Redis;
 }
 
 /** The deployment's bucket when RESULTS_S3_BUCKET is set, else the local results directory. */
@@ -74,7 +86,7 @@ export function startJobs(
   const redisUrl = config.REDIS_URL;
   if (!redisUrl) {
     if (role === 'worker') throw new ConfigError('daguerre worker needs REDIS_URL: render workers take their jobs from a queue in Redis');
-    return { stop: async () => undefined };
+    return { stopAlongside: () => undefined, stop: async () => undefined };
   }
   const { data, captures, logger } = deps;
   const prefix = config.JOB_QUEUE_PREFIX;
@@ -107,9 +119,7 @@ export function startJobs(
   const history = new WebhookHistory({ events: webhookEvents, webhooks, jobRecords: repository, batches: batchRecords, logger });
   announcer.onEnded((jobId) => batches.jobEnded(jobId));
   batches.start();
-  const monitors = startMonitors(config, {
-    data,
-    captures,
+  const queues: SharedQueues = {
     webhooks,
     files,
     queueConnection,
@@ -118,9 +128,8 @@ export function startJobs(
       connections.push(connection);
       return connection;
     },
-    ...(deps.requestLog ? { requestLog: deps.requestLog } : {}),
-    logger,
-  });
+  };
+  const companions: { stop(graceMs: number): Promise<void> }[] = [];
 
   const concurrency = role === 'worker' ? Math.max(1, config.CAPTURE_WORKERS) : config.CAPTURE_WORKERS;
   let worker: CaptureWorker | undefined;
@@ -168,7 +177,8 @@ export function startJobs(
     ...(worker ? { worker } : {}),
     repository,
     upkeep,
-    monitors,
+    queues,
+    stopAlongside: (companion) => void companions.push(companion),
     depth: async () => {
       const [records, counts] = await Promise.all([
         repository.counts(),
@@ -182,7 +192,7 @@ export function startJobs(
       const closing = (async () => {
         await upkeep.stop();
         batches.stop();
-        await Promise.all([worker?.close(graceMs), monitors.stop(graceMs)]);
+        await Promise.all([worker?.close(graceMs), ...companions.map((companion) => companion.stop(graceMs))]);
         await webhookWorker?.close();
         await webhooks.close();
         await jobs.close();

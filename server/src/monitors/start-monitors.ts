@@ -32,7 +32,7 @@ export interface MonitorsRuntime {
 }
 
 /**
- * Wires monitors for one process (called by startJobs: monitors need REDIS_URL like jobs): the
+ * Wires monitors for one process (runtime.ts calls it beside startJobs: monitors need REDIS_URL like jobs): the
  * schedule, the worker that runs ticks (MONITOR_WORKERS of them), and the upkeep every
  * MONITOR_RECONCILE_INTERVAL_MS on every process, so that whichever processes survive keep the
  * schedules of the database in Redis.
