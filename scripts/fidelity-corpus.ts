@@ -19,7 +19,8 @@ import { join } from 'node:path';
 import captureWebsite from 'capture-website';
 import { PNG } from 'pngjs';
 import { CHROMIUM_BASE_FLAGS } from '../server/src/capture/browser/browser-manager.js';
-import { FULL_CHROMIUM, makeChromiumProfile, sandboxedLaunchOptions } from '../server/src/capture/browser/chromium-launch.js';
+import { makeChromiumProfile, sandboxedLaunchOptions } from '../server/src/capture/browser/chromium-launch.js';
+import { FULL_CHROMIUM } from '../server/src/chromium-binaries.js';
 import { registerFixtureAddress } from '../tests/helpers/fixture-server.js';
 import { startTestService } from '../tests/helpers/test-service.js';
 

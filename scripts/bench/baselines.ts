@@ -7,7 +7,8 @@ import { rm } from 'node:fs/promises';
 import captureWebsite from 'capture-website';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
 import { CHROMIUM_BASE_FLAGS } from '../../server/src/capture/browser/browser-manager.js';
-import { defaultChromiumPath, FULL_CHROMIUM, makeChromiumProfile, sandboxedLaunchOptions } from '../../server/src/capture/browser/chromium-launch.js';
+import { makeChromiumProfile, sandboxedLaunchOptions } from '../../server/src/capture/browser/chromium-launch.js';
+import { defaultChromiumPath, FULL_CHROMIUM } from '../../server/src/chromium-binaries.js';
 import { nowMs } from './stats.js';
 
 /** The raw floor runs the binary the service runs (the headless shell when installed): the floor of that binary. */

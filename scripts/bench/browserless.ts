@@ -22,7 +22,7 @@ import { mkdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { homedir, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
-import { FULL_CHROMIUM } from '../../server/src/capture/browser/chromium-launch.js';
+import { FULL_CHROMIUM } from '../../server/src/chromium-binaries.js';
 import { badImage, type Contender, type Shot } from './page-set-shots.js';
 import { allProcesses, type ProcInfo } from './proc-mem.js';
 import { freePort, killAll, portOpen, stopChildTree } from './service.js';

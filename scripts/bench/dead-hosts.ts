@@ -17,7 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import puppeteer from 'puppeteer-core';
 import { FixtureServer } from '../../tests/helpers/fixture-server.js';
-import { HEADLESS_SHELL } from '../../server/src/capture/browser/chromium-launch.js';
+import { HEADLESS_SHELL } from '../../server/src/chromium-binaries.js';
 import { REPO_ROOT } from './make-fixtures.js';
 import { startService, timedGet } from './service.js';
 import { nowMs, percentile, round } from './stats.js';

@@ -5,7 +5,7 @@
  * takes credit for the lighter binary; this row shows how much slower the full browser is.
  */
 import { existsSync } from 'node:fs';
-import { FULL_CHROMIUM } from '../../server/src/capture/browser/chromium-launch.js';
+import { FULL_CHROMIUM } from '../../server/src/chromium-binaries.js';
 import { launchRaw, rawCapture } from './baselines.js';
 import { treeCpuSeconds } from './proc-cpu.js';
 import { nowMs, percentile, round, summarize, type LatencySummary } from './stats.js';

@@ -9,7 +9,7 @@
  * Environment: BENCH_PNG_N, BENCH_SET_PAGES=plain,wiki for a subset.
  */
 import sharp from 'sharp';
-import { HEADLESS_SHELL } from '../../server/src/capture/browser/chromium-launch.js';
+import { HEADLESS_SHELL } from '../../server/src/chromium-binaries.js';
 import { compactPng, lookAtPng, readsRows } from '../../server/src/capture/output/png-encoder.js';
 import { pngCompressionRatio } from '../../server/src/capture/output/png-header.js';
 import { launchRaw, VIEWPORT } from './baselines.js';

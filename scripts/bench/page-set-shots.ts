@@ -9,7 +9,7 @@
  */
 import { existsSync } from 'node:fs';
 import type { BrowserContext, Page } from 'puppeteer-core';
-import { HEADLESS_SHELL } from '../../server/src/capture/browser/chromium-launch.js';
+import { HEADLESS_SHELL } from '../../server/src/chromium-binaries.js';
 import { launchRaw, VIEWPORT, type RawBrowser } from './baselines.js';
 import { timedGet, type ServiceHandle } from './service.js';
 import { nowMs, pngSize } from './stats.js';

@@ -1,7 +1,7 @@
 import { VIDEO_LIMITS, fromDecimalText } from '@daguerre/contract';
 import { z } from 'zod';
 import { parseEncryptionKey } from './security/secret-box.js';
-import { defaultChromiumPath } from './capture/browser/chromium-launch.js';
+import { defaultChromiumPath } from './chromium-binaries.js';
 import { isSecretName, maskUserinfo } from './security/redaction.js';
 import { adoptLegacyDataFile } from './legacy-names.js';
 import { defaultConcurrency, defaultVideoConcurrency } from './default-concurrency.js';
@@ -43,37 +43,37 @@ export const ConfigSchema = z.object({
     .default('sqlite:./data/daguerre.db')
     .refine((value) => /^(sqlite:.+|mysql:\/\/.+)$/.test(value), 'DATABASE_URL must be sqlite:<path> or mysql://user:pass@host:port/db'),
   REDIS_URL: z.string().url('REDIS_URL must be a redis:// URL').optional(),
-  // The headless shell when installed (chromium-launch.ts says why), else Debian's full browser.
+  // The headless shell when installed (chromium-binaries.ts says why), else Debian's full browser.
   CHROME_PATH: z.string().default(defaultChromiumPath()),
   // Unset: from the cores and the memory, once the renderer memory limit is known (loadConfig).
   MAX_CONCURRENCY: wholeNumber('MAX_CONCURRENCY', 1, 64).optional(),
   MAX_QUEUE: integer('MAX_QUEUE', 0, 10_000, 32),
-  // When set, /metrics needs `Authorization: Bearer <token>` (issue #15: it was public on the API port).
+  // When set, /metrics needs `Authorization: Bearer <token>`: without it /metrics is public on the API port.
   METRICS_TOKEN: z.string().min(16, 'METRICS_TOKEN must be at least 16 characters').optional(),
   // When set, /metrics is served only on this port (bound to METRICS_HOST), not on the API port.
   METRICS_PORT: wholeNumber('METRICS_PORT', 0, 65_535).optional(),
   METRICS_HOST: z.string().default('127.0.0.1'),
   // Videos recorded at once (capture/pool/capture-lanes.ts). Unset: a video for every two CPUs, at least one, fewer than MAX_CONCURRENCY (loadConfig).
   VIDEO_CONCURRENCY: wholeNumber('VIDEO_CONCURRENCY', 1, 64).optional(),
-  // Share of the capture slots one organization may hold while others wait (issue #15); 100 turns it off.
+  // Share of the capture slots one organization may hold while others wait (docs/render-slots.md); 100 turns it off.
   MAX_ORG_SHARE_PERCENT: integer('MAX_ORG_SHARE_PERCENT', 1, 100, 50),
   CAPTURE_TIMEOUT_MS: integer('CAPTURE_TIMEOUT_MS', 1_000, 600_000, 30_000),
-  // A page whose main thread does not answer this long is ended: 504 PAGE_UNRESPONSIVE, its slot freed (issue #27); 0 turns the watchdog off.
+  // A page whose main thread does not answer this long is ended: 504 PAGE_UNRESPONSIVE, its slot freed (docs/render-slots.md); 0 turns the watchdog off.
   PAGE_UNRESPONSIVE_TIMEOUT_MS: integer('PAGE_UNRESPONSIVE_TIMEOUT_MS', 0, 600_000, 4_000),
   // Captures one organization may have rendering or waiting for a slot on one instance, unless its plan sets its own; 0: MAX_CONCURRENCY + MAX_QUEUE.
   ORG_MAX_CONCURRENT_CAPTURES: integer('ORG_MAX_CONCURRENT_CAPTURES', 0, 10_000, 0),
-  // The full-page budget (issue #12): png/jpeg full pages and clipSelector elements past it are cut and say X-Capture-Truncated: true.
+  // The full-page budget (docs/capture-fidelity.md): png/jpeg full pages and clipSelector elements past it are cut and say X-Capture-Truncated: true.
   FULL_PAGE_MAX_HEIGHT_PX: integer('FULL_PAGE_MAX_HEIGHT_PX', 1_000, 1_000_000, 100_000),
   FULL_PAGE_MAX_PIXELS: integer('FULL_PAGE_MAX_PIXELS', 1_000_000, 2_000_000_000, 192_000_000),
   BROWSER_RECYCLE_AFTER: integer('BROWSER_RECYCLE_AFTER', 1, 1_000_000, 500),
   CONTEXT_REUSE_LIMIT: integer('CONTEXT_REUSE_LIMIT', 1, 10_000, 50),
-  // Fresh contexts kept ready for a capture whose slot served another organization (issue #14).
+  // Fresh contexts kept ready for a capture whose slot served another organization (docs/security.md).
   SPARE_CONTEXTS: integer('SPARE_CONTEXTS', 0, 64, 1),
   // Captures a kept renderer serves before the reset starts a new one for its context.
   RENDERER_REUSE_LIMIT: integer('RENDERER_REUSE_LIMIT', 1, 10_000, 100),
   // Captures between two full garbage collections of a kept renderer (it grows ~6 MB a capture without).
   RENDERER_GC_EVERY: integer('RENDERER_GC_EVERY', 1, 10_000, 10),
-  // Warm contexts kept for the organizations that used them last, busy ones included (issue #14).
+  // Warm contexts kept for the organizations that used them last, busy ones included (docs/security.md: one organization per renderer).
   // Unset: twice MAX_CONCURRENCY, at least 4 (loadConfig).
   WARM_CONTEXTS: wholeNumber('WARM_CONTEXTS', 1, 256).optional(),
   ALLOW_PRIVATE_NETWORK: booleanFlag('ALLOW_PRIVATE_NETWORK'),
@@ -88,7 +88,7 @@ export const ConfigSchema = z.object({
   RATE_LIMIT_WINDOW_MS: integer('RATE_LIMIT_WINDOW_MS', 1_000, 86_400_000, 60_000),
   CREDITS_PER_CAPTURE: integer('CREDITS_PER_CAPTURE', 1, 1_000, 1),
   DEMO_CREDITS: integer('DEMO_CREDITS', 0, 100_000_000, 1_000),
-  // Where `serve` writes the demo key (mode 0600) instead of printing it (issue #15).
+  // Where `serve` writes the demo key (mode 0600) instead of printing it: printed, it ends up in journals and container logs.
   DEMO_KEY_FILE: z.string().min(1).default('./data/demo-api-key.txt'),
   OPENAI_BASE_URL: z.string().url('OPENAI_BASE_URL must be a URL').optional(),
   OPENAI_MODEL: z.string().default('gpt-4o-mini'),
@@ -124,11 +124,11 @@ export const ConfigSchema = z.object({
   /**
    * All the memory one Chromium renderer may use (MiB, proportional set size: JS heap, ArrayBuffers,
    * canvases, images, raster and shared memory); past it the renderer is ended and the capture
-   * answers 422 PAGE_MEMORY_LIMIT (issue #28). 1024 fits a 2-core, 4 GB host: two captures at the
+   * answers 422 PAGE_MEMORY_LIMIT (docs/containment.md). 1024 fits a 2-core, 4 GB host: two captures at the
    * limit plus Chromium's own processes and the service stay under 3 GB.
    */
   RENDERER_MEMORY_LIMIT_MB: integer('RENDERER_MEMORY_LIMIT_MB', 128, 1_048_576, 1024),
-  // Opt-out of Chromium's sandbox where the kernel forbids user namespaces (issue #14); logged at every start, shown in /ready.
+  // Opt-out of Chromium's sandbox where the kernel forbids user namespaces (docs/security.md); logged at every start, shown in /ready.
   ALLOW_UNSANDBOXED_CHROMIUM: booleanFlag('ALLOW_UNSANDBOXED_CHROMIUM'),
   /** Async captures (POST /captures): jobs this process renders at once; 0 = API only (`serve`). */
   CAPTURE_WORKERS: integer('CAPTURE_WORKERS', 0, 64, 2),
@@ -144,12 +144,12 @@ export const ConfigSchema = z.object({
   WEBHOOK_RETRY_BASE_MS: integer('WEBHOOK_RETRY_BASE_MS', 10, 3_600_000, 60_000),
   /** A total deadline per delivery attempt (connect, headers and body), not an idle timeout. */
   WEBHOOK_TIMEOUT_MS: integer('WEBHOOK_TIMEOUT_MS', 100, 120_000, 10_000),
-  /** Webhook deliveries one process makes at once, and how many of them one organization may hold (issue #27). */
+  /** Webhook deliveries one process makes at once, and how many of them one organization may hold (docs/async-jobs.md, "Webhooks"). */
   WEBHOOK_CONCURRENCY: integer('WEBHOOK_CONCURRENCY', 1, 256, 16),
   WEBHOOK_MAX_PER_ORGANIZATION: integer('WEBHOOK_MAX_PER_ORGANIZATION', 1, 256, 4),
   /** Attempts of an async job whose worker stopped (killed, lost) before the job fails, charging nothing. */
   JOB_MAX_ATTEMPTS: integer('JOB_MAX_ATTEMPTS', 1, 20, 3),
-  /** Files of finished async jobs (issue #29): this directory unless RESULTS_S3_BUCKET names the deployment's bucket. */
+  /** Files of finished async jobs (docs/async-jobs.md): this directory unless RESULTS_S3_BUCKET names the deployment's bucket. */
   RESULTS_DIR: z.string().min(1).default('./data/results'),
   RESULTS_S3_ENDPOINT: z.string().url('RESULTS_S3_ENDPOINT must be a URL such as https://s3.eu-west-1.amazonaws.com').optional(),
   RESULTS_S3_BUCKET: z.string().min(1).optional(),
@@ -160,7 +160,7 @@ export const ConfigSchema = z.object({
   RESULTS_S3_PATH_STYLE: booleanFlag('RESULTS_S3_PATH_STYLE').default('true'),
   /** How often each process deletes files and records of jobs past JOB_RESULT_TTL_SECONDS. */
   RESULT_SWEEP_INTERVAL_MS: integer('RESULT_SWEEP_INTERVAL_MS', 1_000, 86_400_000, 60_000),
-  /** Monitors (issue #51): the shortest intervalSeconds a monitor may have. */
+  /** Monitors (docs/monitors.md): the shortest intervalSeconds a monitor may have. */
   MONITOR_MIN_INTERVAL_SECONDS: integer('MONITOR_MIN_INTERVAL_SECONDS', 1, 86_400, 60),
   /** Monitors an organization may have when its plan sets no number (plans.max_monitors). */
   MONITORS_PER_ORGANIZATION: integer('MONITORS_PER_ORGANIZATION', 0, 1_000_000, 20),
@@ -208,7 +208,7 @@ export type Config = Omit<z.infer<typeof ConfigSchema>, 'MAX_CONCURRENCY' | 'WAR
 
 /**
  * Settings whose value never appears in an error message: those that may carry credentials, and
- * any whose name says key, token, secret or password (issue #28: a short METRICS_TOKEN was printed).
+ * any whose name says key, token, secret or password (a METRICS_TOKEN refused as too short is still a secret).
  */
 const SECRET_SETTINGS = new Set(['DATABASE_URL', 'REDIS_URL', 'OPENAI_BASE_URL']);
 const hiddenSetting = (name: string) => SECRET_SETTINGS.has(name) || isSecretName(name);

@@ -2,7 +2,8 @@ import { chownSync, statSync } from 'node:fs';
 import pino, { type Logger } from 'pino';
 import puppeteer, { type Browser } from 'puppeteer-core';
 import { BrowserManager, CHROMIUM_BASE_FLAGS } from '../../server/src/capture/browser/browser-manager.js';
-import { defaultChromiumPath, FULL_CHROMIUM, makeChromiumProfile, sandboxedLaunchOptions } from '../../server/src/capture/browser/chromium-launch.js';
+import { makeChromiumProfile, sandboxedLaunchOptions } from '../../server/src/capture/browser/chromium-launch.js';
+import { defaultChromiumPath, FULL_CHROMIUM } from '../../server/src/chromium-binaries.js';
 
 /** The service's owner of Chromium, as the tests that drive it (or the pool) directly make it: this machine's Chromium, recycled after 100 captures. */
 export function testBrowserManager(logger: Logger = pino({ level: 'silent' })): BrowserManager {

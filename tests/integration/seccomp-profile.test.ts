@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { CHROMIUM_USER, HEADLESS_SHELL } from '../../server/src/capture/browser/chromium-launch.js';
+import { CHROMIUM_USER } from '../../server/src/capture/browser/chromium-launch.js';
+import { HEADLESS_SHELL } from '../../server/src/chromium-binaries.js';
 
 /**
  * The Localhost seccomp profile of deploy/kubernetes (issue #29) around a real Chromium: run as an

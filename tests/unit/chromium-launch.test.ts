@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { FULL_CHROMIUM, HEADLESS_SHELL, isHeadlessShell, sandboxedLaunchOptions } from '../../server/src/capture/browser/chromium-launch.js';
+import { sandboxedLaunchOptions } from '../../server/src/capture/browser/chromium-launch.js';
+import { FULL_CHROMIUM, HEADLESS_SHELL, isHeadlessShell } from '../../server/src/chromium-binaries.js';
 
 describe('Chromium launch options', () => {
   it("has the wrapper exec Debian's binaries, never their launcher scripts (a script would take the parent-death signal in Chromium's place)", () => {
