@@ -3,7 +3,7 @@ import { batchView } from '../jobs/capture-batches.js';
 import { BatchRepository, type BatchRecord } from '../store/batch-repository.js';
 import { sendPage, type DashboardServices } from './context.js';
 import { dashboardContext, DASHBOARD_PATH, handle, organizationOf, setFlash } from './session.js';
-import { messagePage } from './views/auth-pages.js';
+import { messageReplies } from './message-replies.js';
 import { batchPage } from './views/batch-page.js';
 import { batchesPage } from './views/batches-page.js';
 import { batchHref } from './views/job-views.js';
@@ -12,7 +12,8 @@ const UUID = /^[0-9a-f-]{36}$/i;
 
 /**
  * `/dashboard/batches`: the organization's latest bulk captures, read from the batch records, and a
- * page per batch with its items, Cancel while it runs, and its webhook's deliveries (issue #50).
+ * page per batch with its items, Cancel while it runs, and its webhook's deliveries
+ * (docs/async-and-webhooks.md).
  */
 export function mountBatchRoutes(router: Router, services: DashboardServices): void {
   const batches = new BatchRepository(services.data.db);
@@ -20,12 +21,7 @@ export function mountBatchRoutes(router: Router, services: DashboardServices): v
   const { batches: capture, webhooks } = services.jobs;
   const listUrl = `${DASHBOARD_PATH}/batches`;
 
-  const message = (res: Response, status: number, title: string, text: string) =>
-    sendPage(
-      res,
-      messagePage(assets, { title, message: text, ctx: dashboardContext(res), action: { href: listUrl, label: 'Back to batches' } }),
-      status,
-    );
+  const message = messageReplies(assets, { href: listUrl, label: 'Back to batches' });
   const notFound = (res: Response) =>
     message(res, 404, 'Batch not found', 'There is no batch with this id in your organization (kept until its results expire).');
 

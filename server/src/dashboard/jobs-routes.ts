@@ -7,7 +7,7 @@ import { BatchRepository } from '../store/batch-repository.js';
 import { JobRepository, type JobRecord } from '../store/job-repository.js';
 import { sendPage, type DashboardServices } from './context.js';
 import { dashboardContext, DASHBOARD_PATH, handle, organizationOf, setFlash } from './session.js';
-import { messagePage } from './views/auth-pages.js';
+import { messageReplies } from './message-replies.js';
 import { jobPage } from './views/job-page.js';
 import { batchHref, jobHref } from './views/job-views.js';
 import { jobsPage } from './views/jobs-page.js';
@@ -29,12 +29,7 @@ export function mountJobRoutes(router: Router, services: DashboardServices): voi
   const batches = new BatchRepository(data.db);
   const listUrl = `${DASHBOARD_PATH}/jobs`;
 
-  const message = (res: Response, status: number, title: string, text: string) =>
-    sendPage(
-      res,
-      messagePage(assets, { title, message: text, ctx: dashboardContext(res), action: { href: listUrl, label: 'Back to jobs' } }),
-      status,
-    );
+  const message = messageReplies(assets, { href: listUrl, label: 'Back to jobs' });
   const notFound = (res: Response) =>
     message(
       res,

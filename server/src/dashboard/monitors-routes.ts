@@ -9,12 +9,13 @@ import { MonitorRepository, type MonitorRecord } from '../store/monitor-reposito
 import { MonitorRunRepository } from '../store/monitor-run-repository.js';
 import { sendPage, type DashboardServices } from './context.js';
 import { dashboardContext, handle, organizationOf, setFlash } from './session.js';
-import { messagePage } from './views/auth-pages.js';
+import { messageReplies } from './message-replies.js';
 import { keyStatus } from './views/keys-page.js';
 import { monitorRunPage } from './views/monitor-run-page.js';
 import { deleteMonitorPage, monitorPage } from './views/monitor-page.js';
 import { monitorHref, monitorsHref, runHref } from './views/monitor-views.js';
 import { monitorsPage, type MonitorForm, type MonitorFormErrors } from './views/monitors-page.js';
+import { ignoreBecause } from '../ignore-error.js';
 
 const RUNS_PER_PAGE = 24;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -92,12 +93,7 @@ export function mountMonitorRoutes(router: Router, services: DashboardServices):
     return runView(run, record);
   };
 
-  const message = (res: Response, status: number, title: string, text: string, back = monitorsHref) =>
-    sendPage(
-      res,
-      messagePage(assets, { title, message: text, ctx: dashboardContext(res), action: { href: back, label: 'Back to monitors' } }),
-      status,
-    );
+  const message = messageReplies(assets, { href: monitorsHref, label: 'Back to monitors' });
   const notFound = (res: Response) =>
     message(res, 404, 'Monitor not found', 'There is no monitor or run with this id in your organization.');
   const unavailable = (res: Response) =>
@@ -283,7 +279,7 @@ export function mountMonitorRoutes(router: Router, services: DashboardServices):
         const [monitor, record] = await Promise.all([service.get(organizationId, monitorId), ownRecord(organizationId, monitorId)]);
         const run = await ownRun(record, runId);
         // The baseline may have been deleted since (runs past MONITOR_RUNS_KEPT are).
-        const baseline = run.baselineRunId ? await ownRun(record, run.baselineRunId).catch(() => undefined) : undefined;
+        const baseline = run.baselineRunId ? await ownRun(record, run.baselineRunId).catch(ignoreBecause('a baseline deleted since is shown as none')) : undefined;
         sendPage(res, monitorRunPage({ ctx: dashboardContext(res), assets, monitor, run, baseline }));
       }),
     ),
