@@ -3,7 +3,7 @@ import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 
 /**
- * The demo key goes to a file only its owner can read (issue #15): printed on stdout it ended up in
+ * The demo key goes to a file only its owner can read: printed on stdout it ended up in
  * journals and container logs. It is written once per demo organization, that is once per new
  * database; a file left by an earlier database (whose key no longer works) is replaced, atomically
  * (written aside with mode 0600, then renamed), so the key is never readable by others, even briefly,
