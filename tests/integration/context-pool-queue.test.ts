@@ -1,6 +1,7 @@
 import pino from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ContextPool, PoolSaturatedError } from '../../server/src/capture/pool/context-pool.js';
+import { ContextPool } from '../../server/src/capture/pool/context-pool.js';
+import { PoolSaturatedError } from '../../server/src/capture/pool/capture-turns.js';
 import { testBrowserManager } from '../helpers/test-browser.js';
 
 /** The pool's own queue: bounded, first come first served, and a capture that gives up loses only its own place. */

@@ -4,6 +4,8 @@ import { openSlot, resetSlot, usable, type Slot } from './pool-slot.js';
 import { leaveIfParked, type IdleContexts } from './idle-parked-pages.js';
 import { PendingResets } from './pending-resets.js';
 import { SpareContexts } from './spare-contexts.js';
+import { CaptureTurns } from './capture-turns.js';
+import { ignoreBecause } from '../../ignore-error.js';
 
 export type { Slot } from './pool-slot.js';
 
@@ -41,21 +43,14 @@ const PARKED_IDLE_MS = 1_000;
 export const EXTRA_SPARES_IDLE_MS = 1_000;
 export const EXTRA_SPARES_UNUSED_MS = 30_000;
 
-export class PoolSaturatedError extends Error {}
-
 const keyOf = (slot: Slot) => slot.organizationId ?? NO_ORGANIZATION;
-
-interface Waiter {
-  grant: () => void;
-  cancel: (error: Error) => void;
-}
 
 /** The key of captures made without an organization (direct use of the renderer). */
 const NO_ORGANIZATION = '';
 
 /**
- * Warm browser contexts, each serving one organization only (issue #14), with a concurrency limit
- * and a bounded queue in front of them.
+ * Warm browser contexts, each serving one organization only (docs/security.md), with a concurrency
+ * limit and a bounded queue in front of them.
  *
  * A context is reused for its own organization after a reset that keeps its renderer process
  * (pool-slot.ts), so a warm capture costs what a capture on a kept puppeteer page costs (~0.35
@@ -68,11 +63,8 @@ const NO_ORGANIZATION = '';
  * the browser was relaunched.
  */
 export class ContextPool {
-  /** Captures holding a context now. */
-  private borrowed = 0;
-  private readonly waiters: Waiter[] = [];
-  /** The waiter of each acquire() still in the queue, so that abandon() can take it out. */
-  private readonly queued = new Map<Promise<Slot>, Waiter>();
+  /** Captures holding a context now, and the queue of those waiting for one. */
+  private readonly turns: CaptureTurns;
   /** Warm contexts of organizations, idle, least recently used first. */
   private readonly idle: Slot[] = [];
   /** Contexts being reset after a capture, by organization: its next capture waits for one rather than take a spare. */
@@ -87,6 +79,10 @@ export class ContextPool {
     private readonly manager: BrowserManager,
     private readonly options: ContextPoolOptions,
   ) {
+    this.turns = new CaptureTurns(options.size, options.maxQueue, () => {
+      setImmediate(() => this.leaveParkedWhenIdle());
+      setTimeout(() => this.trimSparesWhenIdle(), EXTRA_SPARES_IDLE_MS).unref();
+    });
     this.spares = new SpareContexts(
       () => openSlot(manager),
       (slot) => this.closeSlot(slot),
@@ -123,11 +119,11 @@ export class ContextPool {
   }
 
   get waiting(): number {
-    return this.waiters.length;
+    return this.turns.waiting;
   }
 
   get busy(): number {
-    return this.borrowed;
+    return this.turns.busy;
   }
 
   get size(): number {
@@ -141,56 +137,21 @@ export class ContextPool {
 
   /** A context for one capture of `organizationId`; rejects with PoolSaturatedError when the queue is full. */
   acquire(organizationId?: string, proxyServer?: string): Promise<Slot> {
-    let turn: Promise<void>;
-    let waiter: Waiter | undefined;
-    if (this.borrowed < this.options.size && this.waiters.length === 0) {
-      this.borrowed += 1;
-      turn = Promise.resolve();
-    } else if (this.waiters.length >= this.options.maxQueue) {
-      return Promise.reject(new PoolSaturatedError('capture queue is full'));
-    } else {
-      turn = new Promise<void>((grant, cancel) => {
-        waiter = { grant, cancel };
-        this.waiters.push(waiter);
-      });
-    }
-    const acquiring = turn.then(async () => {
-      try {
-        // The pool's concurrency still bounds a proxied capture; it runs in a dedicated context.
-        if (proxyServer) return await openSlot(this.manager, proxyServer);
-        const key = organizationId ?? NO_ORGANIZATION;
-        const slot = (await this.warmSlotOf(key)) ?? (await this.freshSlot());
-        slot.organizationId = organizationId;
-        this.serving.set(key, (this.serving.get(key) ?? 0) + 1);
-        this.evictBeyondLimit();
-        return slot;
-      } catch (error) {
-        this.endTurn();
-        throw error;
-      }
+    return this.turns.run(async () => {
+      // The pool's concurrency still bounds a proxied capture; it runs in a dedicated context.
+      if (proxyServer) return await openSlot(this.manager, proxyServer);
+      const key = organizationId ?? NO_ORGANIZATION;
+      const slot = (await this.warmSlotOf(key)) ?? (await this.freshSlot());
+      slot.organizationId = organizationId;
+      this.serving.set(key, (this.serving.get(key) ?? 0) + 1);
+      this.evictBeyondLimit();
+      return slot;
     });
-    if (waiter) this.queued.set(acquiring, waiter);
-    void acquiring.then(
-      () => this.queued.delete(acquiring),
-      () => this.queued.delete(acquiring),
-    );
-    return acquiring;
-  }
-
-  /** Ends a capture's turn: the next waiter, if any, inherits it. */
-  private endTurn(): void {
-    const next = this.waiters.shift();
-    if (next) next.grant();
-    else this.borrowed -= 1;
-    if (this.borrowed === 0) {
-      setImmediate(() => this.leaveParkedWhenIdle());
-      setTimeout(() => this.trimSparesWhenIdle(), EXTRA_SPARES_IDLE_MS).unref();
-    }
   }
 
   /** Nothing renders: spares past SPARE_CONTEXTS are closed (EXTRA_SPARES_IDLE_MS). */
   private trimSparesWhenIdle(): void {
-    if (this.borrowed === 0 && !this.closed) this.spares.trim(this.spareTarget);
+    if (this.turns.busy === 0 && !this.closed) this.spares.trim(this.spareTarget);
   }
 
   /** The organization's own warm context: an idle one, or one finishing its reset. */
@@ -225,6 +186,7 @@ export class ContextPool {
       }
     }
     slot ??= await openSlot(this.manager);
+    // refill logs a spare that fails to open and never rejects (spare-contexts.ts).
     void this.spares.refill(this.spareTarget);
     return slot;
   }
@@ -257,13 +219,8 @@ export class ContextPool {
    * already granted, the context it gets goes straight back.
    */
   abandon(acquiring: Promise<Slot>): void {
-    const waiter = this.queued.get(acquiring);
-    const index = waiter ? this.waiters.indexOf(waiter) : -1;
     // Not granted yet: out of the queue. (Granted already, it is opening its context: released below.)
-    if (waiter && index >= 0) {
-      this.waiters.splice(index, 1);
-      waiter.cancel(new Error('the capture gave up its place in the queue'));
-    }
+    this.turns.leave(acquiring);
     acquiring.then(
       (slot) => this.release(slot),
       () => undefined,
@@ -283,7 +240,7 @@ export class ContextPool {
 
   /** Returns a context: reset and kept for its organization, or closed when in doubt or worn out. */
   async release(slot: Slot): Promise<void> {
-    this.endTurn();
+    this.turns.end();
     this.dropStale();
     if (slot.dedicated) {
       await this.closeSlot(slot);
@@ -325,15 +282,16 @@ export class ContextPool {
 
   /** Once nothing renders, idle parked pages get about:blank (idle-parked-pages.ts). */
   private leaveParkedWhenIdle(): void {
-    if (this.borrowed > 0) return;
+    if (this.turns.busy > 0) return;
     for (const slot of this.idle.filter((idle) => idle.parked)) leaveIfParked(slot, this.idleContexts);
   }
 
+  /** Never rejects (both closes ignore their errors): callers that do not wait for it say `void`. */
   private async closeSlot(slot: Slot): Promise<void> {
-    await slot.context.close().catch(() => undefined);
+    await slot.context.close().catch(ignoreBecause('the browser may have closed the context already'));
     // A recycled browser closes when its last context is gone.
     if (slot.generation !== this.manager.generation && slot.browser.connected && slot.browser.browserContexts().length <= 1) {
-      await slot.browser.close().catch(() => undefined);
+      await slot.browser.close().catch(ignoreBecause('the browser may have exited already'));
     }
   }
 
