@@ -26,8 +26,8 @@ export function needsJsonBody(options: CaptureRequest): boolean {
 }
 
 /**
- * Splits the provider key off the options: the spec prefers header `X-OpenAI-Api-Key` over the
- * query, so the key stays out of URLs and access logs.
+ * Splits the provider key off the options: the header `X-OpenAI-Api-Key` is preferred to the
+ * query (docs/caching-storage-ai.md), so the key stays out of URLs and access logs.
  */
 function splitProviderKey(options: CaptureRequest, returnFile: boolean) {
   const { openaiApiKey, ...rest } = options;

@@ -1,4 +1,4 @@
-import { initClient, type ApiFetcher, type InitClientReturn } from '@ts-rest/core';
+import { initClient, type ApiFetcher, type AppRoute, type InitClientReturn } from '@ts-rest/core';
 import {
   contract,
   MIME_TYPES,
@@ -19,6 +19,7 @@ import { signCaptureUrl, type SignedUrlOptions } from './signed-url.js';
 import { pollBatchUntilDone, toBulkBody, type BatchData, type BulkCaptureRequest } from './bulk-captures.js';
 import { DEFAULT_MAX_DELAY_MS, isRetryableStatus, retryDelayMs, sleep, type RetryOptions } from './retry.js';
 import { monitorMethods, type MonitorMethods } from './monitors.js';
+import { pathOf, type RouteRequest, type SuccessBody } from './route-request.js';
 
 export interface ClientOptions {
   /** Service root, e.g. `https://capture.example.com` (a path prefix is kept). */
@@ -148,16 +149,12 @@ export function createClient(options: ClientOptions): DaguerreClient {
   if (options.fetch) rawArgs.api = tsRestFetcher(fetchImpl);
   const raw: RawClient = initClient(contract, rawArgs);
 
-  /** Sends one request, retrying 429/503 when `retry` is set; resolves only with a 2xx response. */
-  async function send(
-    method: 'GET' | 'POST' | 'PATCH' | 'DELETE',
-    path: string,
-    extraHeaders: Record<string, string>,
-    body?: string,
-  ): Promise<Response> {
-    const headers = { ...extraHeaders, 'x-api-key': options.apiKey };
+  /** Sends one request of a contract route, retrying 429/503 when `retry` is set; resolves only with a 2xx response. */
+  async function send<TRoute extends AppRoute>(route: TRoute, request: RouteRequest<TRoute>): Promise<Response> {
+    const headers = { ...request.headers, 'x-api-key': options.apiKey };
+    const url = `${baseUrl}${pathOf(route, request)}`;
     for (let attempt = 0; ; attempt++) {
-      const response = await fetchImpl(`${baseUrl}${path}`, { method, headers, body });
+      const response = await fetchImpl(url, { method: route.method, headers, body: request.body });
       if (response.ok) return response;
       const error = await errorFromResponse(response);
       const mayRetry = options.retry !== undefined && attempt < options.retry.maxRetries && isRetryableStatus(response.status);
@@ -169,14 +166,17 @@ export function createClient(options: ClientOptions): DaguerreClient {
   function sendCapture(request: CaptureRequest, returnFile: boolean): Promise<Response> {
     if (needsJsonBody(request)) {
       const { body, headers } = toCaptureBody(request, returnFile);
-      return send('POST', '/capture', { ...headers, 'content-type': 'application/json' }, JSON.stringify(body));
+      return send(contract.captureWithBody, { headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(body) });
     }
     const { query, headers } = toCaptureQuery(request, returnFile);
-    return send('GET', `/capture?${query.toString()}`, headers);
+    return send(contract.capture, { query, headers });
   }
 
-  /** A 2xx whose body is not JSON is a broken deployment (proxy page), reported like a server error. */
-  async function readJson(response: Response): Promise<unknown> {
+  /**
+   * The JSON body of a route's 2xx answer, typed by the contract (not re-validated: see SuccessBody).
+   * A 2xx whose body is not JSON is a broken deployment (proxy page), reported like a server error.
+   */
+  async function readJson<TRoute extends AppRoute>(_route: TRoute, response: Response): Promise<SuccessBody<TRoute>> {
     const text = await response.text();
     const body = parseJson(text);
     if (body === undefined) {
@@ -187,7 +187,12 @@ export function createClient(options: ClientOptions): DaguerreClient {
         headers: headersToRecord(response.headers),
       });
     }
-    return body;
+    return body as SuccessBody<TRoute>;
+  }
+
+  /** A 2xx JSON answer of a route, sent with `accept: application/json`. */
+  async function callJson<TRoute extends AppRoute>(route: TRoute, request: RouteRequest<TRoute>): Promise<SuccessBody<TRoute>> {
+    return readJson(route, await send(route, { ...request, headers: { accept: 'application/json', ...request.headers } }));
   }
 
   /** A binary answer (a capture, or a job's file) with its name and headers. */
@@ -212,25 +217,21 @@ export function createClient(options: ClientOptions): DaguerreClient {
   }
 
   async function getBatch(batchId: string): Promise<BatchData> {
-    const response = await send('GET', `/captures/bulk/${encodeURIComponent(batchId)}`, { accept: 'application/json' });
-    return ((await readJson(response)) as { data: BatchData }).data;
+    return (await callJson(contract.getCaptureBatch, { params: { batchId } })).data;
   }
 
   async function getCapture(jobId: string): Promise<CaptureJobData> {
-    const response = await send('GET', `/captures/${encodeURIComponent(jobId)}`, { accept: 'application/json' });
-    return ((await readJson(response)) as { data: CaptureJobData }).data;
+    return (await callJson(contract.getCaptureJob, { params: { jobId } })).data;
   }
 
   return {
     raw,
 
-    ...monitorMethods(async (method, path, body) => {
-      const headers: Record<string, string> = {
-        accept: 'application/json',
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-      };
-      const response = await send(method, path, headers, body === undefined ? undefined : JSON.stringify(body));
-      return response.status === 204 ? undefined : readJson(response);
+    ...monitorMethods({
+      json: (route, request) => callJson(route, { ...request, headers: request.body === undefined ? {} : { 'content-type': 'application/json' } }),
+      async noContent(route, request) {
+        await send(route, { ...request, headers: { accept: 'application/json' } });
+      },
     }),
 
     async capture(request) {
@@ -239,8 +240,7 @@ export function createClient(options: ClientOptions): DaguerreClient {
 
     async captureAsync(request) {
       const { body, headers } = toAsyncCaptureBody(request);
-      const response = await send('POST', '/captures', headers, body);
-      return ((await readJson(response)) as AsyncCaptureAccepted).data;
+      return (await readJson(contract.createCaptureJob, await send(contract.createCaptureJob, { headers, body }))).data;
     },
 
     getCapture,
@@ -250,19 +250,16 @@ export function createClient(options: ClientOptions): DaguerreClient {
     },
 
     async getCaptureFile(jobId) {
-      return fileOf(await send('GET', `/captures/${encodeURIComponent(jobId)}/file`, {}));
+      return fileOf(await send(contract.getCaptureJobFile, { params: { jobId } }));
     },
 
     async captureJson(request) {
-      const response = await sendCapture(request, false);
-      // Not re-validated against the schema, like ts-rest's default (validateResponse: false):
-      // a newer service adding fields must not break older clients.
-      return (await readJson(response)) as CaptureResult;
+      // The JSON form of the capture's answer (returnFile=false), one schema for GET and POST.
+      return readJson(contract.capture, await sendCapture(request, false));
     },
 
     async captureBulk(request) {
-      const response = await send('POST', '/captures/bulk', { 'content-type': 'application/json', accept: 'application/json' }, toBulkBody(request));
-      return ((await readJson(response)) as { data: BatchData }).data;
+      return (await callJson(contract.createCaptureBatch, { headers: { 'content-type': 'application/json' }, body: toBulkBody(request) })).data;
     },
 
     getBatch,
@@ -272,42 +269,34 @@ export function createClient(options: ClientOptions): DaguerreClient {
     },
 
     async diff(body) {
-      const response = await send('POST', '/diff', { 'content-type': 'application/json', accept: 'application/json' }, JSON.stringify(body));
-      return ((await readJson(response)) as DiffResponse).data;
+      return (await callJson(contract.diff, { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })).data;
     },
 
     async cancelBatch(batchId) {
-      const response = await send('DELETE', `/captures/bulk/${encodeURIComponent(batchId)}`, { accept: 'application/json' });
-      return ((await readJson(response)) as { data: BatchData }).data;
+      return (await callJson(contract.cancelCaptureBatch, { params: { batchId } })).data;
     },
 
     async usage() {
-      const response = await send('GET', '/usage', { accept: 'application/json' });
-      return (await readJson(response)) as UsageReport;
+      return callJson(contract.usage, {});
     },
 
     async cancelCapture(jobId) {
-      const response = await send('DELETE', `/captures/${encodeURIComponent(jobId)}`, { accept: 'application/json' });
-      return ((await readJson(response)) as { data: CaptureJobData }).data;
+      return (await callJson(contract.cancelCaptureJob, { params: { jobId } })).data;
     },
 
     async listWebhookEvents(of) {
       const query = 'jobId' in of ? `jobId=${encodeURIComponent(of.jobId)}` : `batchId=${encodeURIComponent(of.batchId)}`;
-      const response = await send('GET', `/webhooks/events?${query}`, { accept: 'application/json' });
-      return ((await readJson(response)) as { data: { events: WebhookEventLog[] } }).data.events;
+      return (await callJson(contract.listWebhookEvents, { query })).data.events;
     },
 
     async redeliverWebhookEvent(eventId) {
-      const response = await send('POST', `/webhooks/events/${encodeURIComponent(eventId)}/redeliver`, { accept: 'application/json' });
-      return ((await readJson(response)) as { data: WebhookEventLog }).data;
+      return (await callJson(contract.redeliverWebhookEvent, { params: { eventId } })).data;
     },
 
     async listCaptures(filters = {}) {
       const query = new URLSearchParams();
       for (const [name, value] of Object.entries(filters)) if (value !== undefined) query.set(name, String(value));
-      const search = query.size > 0 ? `?${query.toString()}` : '';
-      const response = await send('GET', `/captures${search}`, { accept: 'application/json' });
-      return ((await readJson(response)) as CaptureLogPage).data;
+      return (await callJson(contract.listCaptures, { query })).data;
     },
 
     async signedUrl(request, signing) {

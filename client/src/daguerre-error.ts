@@ -1,7 +1,7 @@
 import { ErrorBodySchema, type ErrorBody, type ErrorCode } from '@daguerre/contract';
 import { parseRetryAfterSeconds } from './retry.js';
 
-/** The `details` member of the spec's error body: validation issues, a string or an object. */
+/** The `details` member of the API's error body: validation issues, a string or an object. */
 export type ErrorDetails = ErrorBody['error']['details'];
 
 export interface DaguerreErrorInit {

@@ -1,5 +1,7 @@
-import type { CreateMonitorInput, Monitor, MonitorRun, UpdateMonitorBodySchema } from '@daguerre/contract';
+import { contract, type CreateMonitorInput, type Monitor, type MonitorRun, type UpdateMonitorBodySchema } from '@daguerre/contract';
+import type { AppRoute } from '@ts-rest/core';
 import type { z } from 'zod';
+import type { RouteRequest, SuccessBody } from './route-request.js';
 
 /** The body of `updateMonitor()`: any field of a monitor; `null` clears webhookUrl, ignoreSelectors or a capture option. */
 export type UpdateMonitorInput = z.input<typeof UpdateMonitorBodySchema>;
@@ -17,8 +19,13 @@ export interface ListRunsOptions {
   cursor?: string;
 }
 
-/** What the client's monitor methods need of it: one JSON request (retries and errors as every other method has them). */
-export type JsonRequest = (method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, body?: unknown) => Promise<unknown>;
+/** What the client's monitor methods need of it: one request of a route (retries and errors as every other method has them). */
+export interface MonitorTransport {
+  /** A request whose 2xx answer is JSON, typed by the route's success response. */
+  json<TRoute extends AppRoute>(route: TRoute, request: RouteRequest<TRoute>): Promise<SuccessBody<TRoute>>;
+  /** A request whose 2xx answer has no body (204). */
+  noContent<TRoute extends AppRoute>(route: TRoute, request: RouteRequest<TRoute>): Promise<void>;
+}
 
 export interface MonitorMethods {
   /** Watches a page (`POST /monitors`): captured every `intervalSeconds`, each run compared with its baseline. The first run starts at once. */
@@ -41,29 +48,24 @@ export interface MonitorMethods {
   pinRun(monitorId: string, runId: string): Promise<MonitorRun>;
 }
 
-const monitorPath = (monitorId: string) => `/monitors/${encodeURIComponent(monitorId)}`;
-
-/** The monitor methods of `createClient()`, over its JSON request. */
-export function monitorMethods(request: JsonRequest): MonitorMethods {
-  const dataOf = async <T>(answer: Promise<unknown>) => ((await answer) as { data: T }).data;
-  const update = (monitorId: string, patch: UpdateMonitorInput) => dataOf<Monitor>(request('PATCH', monitorPath(monitorId), patch));
+/** The monitor methods of `createClient()`, over its requests. */
+export function monitorMethods(transport: MonitorTransport): MonitorMethods {
+  const update = async (monitorId: string, patch: UpdateMonitorInput) =>
+    (await transport.json(contract.updateMonitor, { params: { monitorId }, body: JSON.stringify(patch) })).data;
   return {
-    createMonitor: (body) => dataOf<Monitor>(request('POST', '/monitors', body)),
-    listMonitors: async () => (await dataOf<{ monitors: Monitor[] }>(request('GET', '/monitors'))).monitors,
-    getMonitor: (monitorId) => dataOf<Monitor>(request('GET', monitorPath(monitorId))),
+    createMonitor: async (body) => (await transport.json(contract.createMonitor, { body: JSON.stringify(body) })).data,
+    listMonitors: async () => (await transport.json(contract.listMonitors, {})).data.monitors,
+    getMonitor: async (monitorId) => (await transport.json(contract.getMonitor, { params: { monitorId } })).data,
     updateMonitor: update,
     pauseMonitor: (monitorId) => update(monitorId, { paused: true }),
     resumeMonitor: (monitorId) => update(monitorId, { paused: false }),
-    async deleteMonitor(monitorId) {
-      await request('DELETE', monitorPath(monitorId));
-    },
-    listRuns(monitorId, page = {}) {
+    deleteMonitor: (monitorId) => transport.noContent(contract.deleteMonitor, { params: { monitorId } }),
+    async listRuns(monitorId, page = {}) {
       const query = new URLSearchParams();
       if (page.limit !== undefined) query.set('limit', String(page.limit));
       if (page.cursor !== undefined) query.set('cursor', page.cursor);
-      const search = query.size > 0 ? `?${query.toString()}` : '';
-      return dataOf<MonitorRunPage>(request('GET', `${monitorPath(monitorId)}/runs${search}`));
+      return (await transport.json(contract.listMonitorRuns, { params: { monitorId }, query })).data;
     },
-    pinRun: (monitorId, runId) => dataOf<MonitorRun>(request('POST', `${monitorPath(monitorId)}/runs/${encodeURIComponent(runId)}/golden`)),
+    pinRun: async (monitorId, runId) => (await transport.json(contract.pinMonitorRun, { params: { monitorId, runId } })).data,
   };
 }

@@ -1,4 +1,6 @@
+import { contract } from '@daguerre/contract';
 import { needsJsonBody, toCaptureQuery, type CaptureRequest } from './capture-request.js';
+import { pathOf } from './route-request.js';
 
 export interface SignedUrlOptions {
   /** Seconds from now after which the service refuses the link (SIGNED_LINK_EXPIRED). Without it the link does not expire. */
@@ -44,5 +46,5 @@ export async function signCaptureUrl(credentials: SigningCredentials, request: C
   }
   const signed = query.toString();
   const signature = await hmacSha256Hex(credentials.signingSecret, signed);
-  return `${credentials.baseUrl}/capture?${signed}&signature=${signature}`;
+  return `${credentials.baseUrl}${pathOf(contract.capture, { query: `${signed}&signature=${signature}` })}`;
 }

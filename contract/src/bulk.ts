@@ -3,9 +3,9 @@ import { AsyncCaptureBodySchema, asyncCaptureFields, JOB_STATUSES, webhookUrlFie
 import { withOpenApi } from './openapi-meta.js';
 
 /**
- * Bulk captures (issue #34): `POST /captures/bulk` queues many async captures in one call. Each item
- * is the body of `POST /captures` laid over `defaults`; every item is validated before anything is
- * queued, and a bad one is named by its index (`requests[3].viewportWidth`).
+ * Bulk captures (docs/bulk.md): `POST /captures/bulk` queues many async captures in one call. Each
+ * item is the body of `POST /captures` laid over `defaults`; every item is validated before
+ * anything is queued, and a bad one is named by its index (`requests[3].viewportWidth`).
  */
 export const BULK_LIMITS = {
   /** Items of one batch. */

@@ -147,7 +147,7 @@ export const captureFields = {
 
   omitBackground: booleanParam('omitBackground', false, 'true: a transparent background where the page sets none; png and webp only.'),
 
-  // A CR/LF/NUL in a user agent broke the browser (500) instead of being refused (issue #15).
+  // A CR/LF/NUL in a user agent broke the browser (500) instead of being refused.
   userAgent: z
     .string({ errorMap: () => ({ message: 'userAgent must be a string' }) })
     .min(1, 'userAgent must not be empty')
@@ -297,7 +297,7 @@ export const AiResultSchema = z.object({
 /** With openaiSchema, the model's answer parsed and validated: an object of the caller's shape. */
 export const AiResultOrObjectSchema = z.union([AiResultSchema, z.record(z.unknown()).describe('The answer in the shape of openaiSchema')]);
 
-/** What the capture saw (issue #12); also in the headers X-Target-Status, X-Final-Url and X-Capture-Truncated. */
+/** What the capture saw (docs/capture-fidelity.md); also in the headers X-Target-Status, X-Final-Url and X-Capture-Truncated. */
 export const PageReportSchema = withOpenApi(
   z.object({
     status: z.number().int().nullable().describe('HTTP status of the main document (after redirects); null in html mode'),

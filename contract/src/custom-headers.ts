@@ -18,8 +18,8 @@ function parseJsonObject(value: unknown): unknown {
 }
 
 /**
- * `headers`: custom HTTP headers for the target, as a JSON object. At most 20; the spec's blocked
- * names and any control character (header injection) are refused.
+ * `headers`: custom HTTP headers for the target, as a JSON object. At most 20; the blocked names
+ * (docs/using-the-api.md, "Limits") and any control character (header injection) are refused.
  */
 export const customHeadersParam = z
   .preprocess(

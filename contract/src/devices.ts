@@ -1,6 +1,6 @@
 /**
- * Device presets of the spec ("Device presets" table). A preset sets viewport, device scale factor
- * and user agent; phones and tablets also get mobile + touch emulation.
+ * Device presets (the `device` parameter, docs/reference/api.md). A preset sets viewport, device
+ * scale factor and user agent; phones and tablets also get mobile + touch emulation.
  */
 
 export type DeviceGroup = 'Desktop' | 'iPhone' | 'Samsung' | 'Pixel' | 'iPad' | 'Other tablet';

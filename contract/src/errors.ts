@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { withOpenApi } from './openapi-meta.js';
 
-/** Every error code of the spec, plus the ones design.md fixes where the spec says "not shown". */
+/** Every error code the API answers (docs/reference/api.md, "Error codes"). */
 export const ERROR_CODES = [
   'VALIDATION_ERROR',
   'MISSING_REQUIRED_FIELD',

@@ -6,6 +6,7 @@ export * from './jobs.js';
 export * from './limits.js';
 export * from './openapi-meta.js';
 export * from './router.js';
+export * from './route-policy.js';
 export * from './usage.js';
 export * from './capture-budget.js';
 export * from './pdf-options.js';

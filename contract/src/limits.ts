@@ -1,6 +1,6 @@
 /**
- * Ranges and limits the spec leaves open, decided here once so that validation, the server and the
- * README agree. Each is documented in the README's "Limits" table.
+ * Ranges and limits decided here once so that validation, the server and the docs agree. Each is
+ * documented in the "Limits" table of docs/using-the-api.md.
  */
 export const LIMITS = {
   /** Decoded characters of inline `html` (GET or POST). */

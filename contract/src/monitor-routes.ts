@@ -1,6 +1,7 @@
 import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
 import { ErrorBodySchema } from './errors.js';
+import type { RoutePolicy } from './route-policy.js';
 import {
   CreateMonitorBodySchema,
   DiffBodySchema,
@@ -28,6 +29,8 @@ export const monitorsContract = c.router({
   createMonitor: {
     method: 'POST',
     path: '/monitors',
+    // A monitor's runs are captures: creating one counts against the capture rate limit like queuing a job.
+    metadata: { auth: 'key', rateLimited: true } satisfies RoutePolicy,
     summary: 'Watch a page: capture it every intervalSeconds and compare each run with its baseline',
     description:
       'Body: url, intervalSeconds (at least MONITOR_MIN_INTERVAL_SECONDS), threshold (percent of pixels, default 1), webhookUrl, ignoreSelectors, name, paused, and the capture options that shape an image. The first run starts at once. Each run is charged as its capture; a failed run is not. Bad input is refused naming the field and nothing is created; a plan allows a number of monitors (403 past it). Needs REDIS_URL.',
@@ -38,6 +41,7 @@ export const monitorsContract = c.router({
   listMonitors: {
     method: 'GET',
     path: '/monitors',
+    metadata: { auth: 'key', rateLimited: false } satisfies RoutePolicy,
     summary: "The organization's monitors, each with its last run",
     description: 'Every monitor of the organization, newest first, with its settings, whether and why it is paused, its next run and its last run. Any key of the organization reads them. Costs nothing.',
     headers: authHeaders,
@@ -47,6 +51,7 @@ export const monitorsContract = c.router({
   getMonitor: {
     method: 'GET',
     path: '/monitors/:monitorId',
+    metadata: { auth: 'key', rateLimited: false } satisfies RoutePolicy,
     summary: 'A monitor, its settings and its last run',
     description: '404 NOT_FOUND for an unknown id or a monitor of another organization. Costs nothing.',
     pathParams: monitorParam,
@@ -56,6 +61,7 @@ export const monitorsContract = c.router({
   updateMonitor: {
     method: 'PATCH',
     path: '/monitors/:monitorId',
+    metadata: { auth: 'key', rateLimited: false } satisfies RoutePolicy,
     summary: 'Change a monitor: pause or resume it (paused), its schedule, threshold, webhook or capture options',
     description:
       'Only the fields given change; null clears webhookUrl, ignoreSelectors or a capture option. A new intervalSeconds takes effect from the next run.',
@@ -67,6 +73,7 @@ export const monitorsContract = c.router({
   deleteMonitor: {
     method: 'DELETE',
     path: '/monitors/:monitorId',
+    metadata: { auth: 'key', rateLimited: false } satisfies RoutePolicy,
     summary: 'Stop and delete a monitor, its runs and their images',
     description: 'Its schedule is removed at once; a run already under way ends without an alert. Credits already charged stay charged. 204 with no body.',
     pathParams: monitorParam,
@@ -77,6 +84,7 @@ export const monitorsContract = c.router({
   listMonitorRuns: {
     method: 'GET',
     path: '/monitors/:monitorId/runs',
+    metadata: { auth: 'key', rateLimited: false } satisfies RoutePolicy,
     summary: "A monitor's runs, newest first: status, credits, the capture and its diff against the baseline",
     description: 'Each run with its capture (imageUrl), its comparison with the baseline (diffPercent, regions, text added and removed, diffImageUrl) and what it cost. Read a page at a time with limit and cursor. The last MONITOR_RUNS_KEPT runs are kept, and the golden one.',
     pathParams: monitorParam,
@@ -87,6 +95,7 @@ export const monitorsContract = c.router({
   pinMonitorRun: {
     method: 'POST',
     path: '/monitors/:monitorId/runs/:runId/golden',
+    metadata: { auth: 'key', rateLimited: false } satisfies RoutePolicy,
     summary: 'Pin a succeeded run as the golden baseline: later runs are compared with it until another is pinned',
     description: '409 when the run did not succeed (it has no image to compare with). Pin another run to move the baseline; pinning is kept across restarts.',
     pathParams: runParam,
@@ -97,6 +106,7 @@ export const monitorsContract = c.router({
   getMonitorRunImage: {
     method: 'GET',
     path: '/monitors/:monitorId/runs/:runId/image',
+    metadata: { auth: 'key', rateLimited: false } satisfies RoutePolicy,
     summary: "The run's capture (PNG)",
     description: 'The PNG the run captured, with the same key as the API. 404 once the run is no longer kept.',
     pathParams: runParam,
@@ -106,6 +116,7 @@ export const monitorsContract = c.router({
   getMonitorRunDiffImage: {
     method: 'GET',
     path: '/monitors/:monitorId/runs/:runId/diff',
+    metadata: { auth: 'key', rateLimited: false } satisfies RoutePolicy,
     summary: "The changed pixels highlighted over the run's capture (PNG); 404 when nothing changed",
     description: 'The changed pixels highlighted over a dimmed copy of the run\'s capture; 404 NOT_FOUND when the run changed nothing or has no baseline.',
     pathParams: runParam,
@@ -115,6 +126,8 @@ export const monitorsContract = c.router({
   diff: {
     method: 'POST',
     path: '/diff',
+    // A diff captures pages: it counts against the capture rate limit like POST /captures.
+    metadata: { auth: 'key', rateLimited: true, logRefusalsAs: 'sync' } satisfies RoutePolicy,
     summary: 'Compare two captures once: in pixels (percent, regions, a diff image) and in words (lines added and removed)',
     description:
       'before and after are each {url} (captured now, charged as a capture), {runId} (a monitor run) or {jobId} (a succeeded png async capture). Synchronous. Takes threshold, ignoreSelectors and the capture options of monitors for the sides it captures. Counts against the rate limit as one request.',
@@ -134,6 +147,7 @@ export const monitorsContract = c.router({
   getDiffImage: {
     method: 'GET',
     path: '/diffs/:diffId/:image',
+    metadata: { auth: 'key', rateLimited: false } satisfies RoutePolicy,
     summary: 'An image of a POST /diff: before, after or diff (the changed pixels highlighted over the newer capture), PNG',
     description:
       'The imageUrl and diffImageUrl links of POST /diff. Kept for JOB_RESULT_TTL_SECONDS (a day by default), for the organization that made the diff. 404 NOT_FOUND past that, for another organization, and for the diff image of a diff where nothing changed.',

@@ -1,6 +1,9 @@
+import { routesOf } from './route-policy.js';
+import { contract } from './router.js';
+
 /**
- * How each operation authenticates, as OpenAPI security: the one table the generator reads.
- * Kept beside the router (not in it) so a route change and a security change never collide.
+ * How each operation authenticates, as OpenAPI security: the schemes, and each operation's
+ * requirement read from its route's RoutePolicy (the same declaration the server enforces).
  *
  * A signed link (keyId, optional expires, signature last) replaces the key on GET /capture only.
  * OpenAPI's apiKey scheme names one parameter, so the scheme names `signature`, the one a signed
@@ -22,11 +25,13 @@ export type SecuritySchemeName = keyof typeof SECURITY_SCHEMES;
 
 const KEY_ONLY: readonly SecuritySchemeName[] = ['apiKeyQuery', 'apiKeyHeader'];
 
-/** Operations that accept a signed link besides a key (server/src/http/auth.ts: `signedLinks: true`). */
-const SIGNED_LINK_OPERATIONS: readonly string[] = ['capture'];
-
-/** The security requirement of an operation: any one of the schemes listed. */
+/**
+ * The security requirement of an operation: any one of the schemes listed, as its route's
+ * RoutePolicy declares its authentication (route-policy.ts); none for an open route.
+ */
 export function securityOf(operationId: string): Array<Record<string, string[]>> {
-  const schemes = SIGNED_LINK_OPERATIONS.includes(operationId) ? [...KEY_ONLY, 'signedLink' as const] : KEY_ONLY;
+  const auth = routesOf(contract).find(({ name }) => name === operationId)?.route.metadata.auth;
+  if (auth === 'none') return [];
+  const schemes = auth === 'key-or-signed-link' ? [...KEY_ONLY, 'signedLink' as const] : KEY_ONLY;
   return schemes.map((name) => ({ [name]: [] }));
 }

@@ -2,9 +2,10 @@ import { LIMITS } from './limits.js';
 import { stringParam } from './params.js';
 
 /**
- * What the caller asks the page to do between load and capture (issue #19): run a script, click an
- * element, scroll to an element. Each is checked on the page itself (a selector as CSS before
- * navigation, a missing element or a failing script as 400 INVALID_INPUT naming the field).
+ * What the caller asks the page to do between load and capture (docs/page-control-and-pdf.md): run
+ * a script, click an element, scroll to an element. Each is checked on the page itself (a selector
+ * as CSS before navigation, a missing element or a failing script as 400 INVALID_INPUT naming the
+ * field).
  */
 export const pageActionFields = {
   scripts: stringParam('scripts', LIMITS.scriptMaxLength,

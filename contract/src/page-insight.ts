@@ -3,9 +3,9 @@ import { withOpenApi } from './openapi-meta.js';
 import { booleanParam } from './params.js';
 
 /**
- * Issue #33, page insight: the page's metadata (`metadata=true` → `data.metadata`), its content as
- * files (`format=html|markdown|text|mhtml`), a quality report on every capture (`data.quality`,
- * X-Capture-Quality) and AI answers in the caller's JSON shape (`openaiSchema`).
+ * Page insight (docs/page-insight.md): the page's metadata (`metadata=true` → `data.metadata`), its
+ * content as files (`format=html|markdown|text|mhtml`), a quality report on every capture
+ * (`data.quality`, X-Capture-Quality) and AI answers in the caller's JSON shape (`openaiSchema`).
  */
 
 /** Formats that are the page's content rather than a picture of it. */

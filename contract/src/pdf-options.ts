@@ -47,7 +47,7 @@ export function isPageRangeList(value: string): boolean {
 const templateDescription = (where: 'header' | 'footer') =>
   `HTML of the ${where} of every paginated pdf page (turns the header and footer on). Elements with the classes pageNumber, totalPages, date, title or url get those values. The template is rendered without network access: inline fonts and images (data: URIs, inline <style>); give it a font-size (Chromium's default is tiny). It shows inside the ${where === 'header' ? 'top' : 'bottom'} margin.`;
 
-/** The pdf options of issue #19; all but pdfPrintBackground apply to the paginated layout only. */
+/** The pdf options (docs/page-control-and-pdf.md); all but pdfPrintBackground apply to the paginated layout only. */
 export const pdfFields = {
   // Default in the description only (see optionalBooleanParam): an explicit A4 is refused with pdfPageLayout=single.
   pdfFormat: z

@@ -4,10 +4,10 @@ import { enumParam, numberParam, stringParam } from './params.js';
 import { LIMITS } from './limits.js';
 
 /**
- * Scrolling video (issue #34): `format=mp4|webm|gif` records the page scrolling from the top to the
- * bottom (or to `scrollToSelector`) over `videoDuration` seconds with `scrollEasing`, at `videoFps`,
- * in frames the size of the viewport (× scaleFactor). Merged into the capture formats by capture.ts;
- * every rule and bound of video lives here.
+ * Scrolling video (docs/video.md): `format=mp4|webm|gif` records the page scrolling from the top to
+ * the bottom (or to `scrollToSelector`) over `videoDuration` seconds with `scrollEasing`, at
+ * `videoFps`, in frames the size of the viewport (× scaleFactor). Merged into the capture formats
+ * by capture.ts; every rule and bound of video lives here.
  */
 export const VIDEO_FORMATS = ['mp4', 'webm', 'gif'] as const;
 export type VideoFormat = (typeof VIDEO_FORMATS)[number];

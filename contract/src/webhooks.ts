@@ -2,13 +2,15 @@ import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
 import { MISSING_FIELD_PARAM } from './capture.js';
 import { ErrorBodySchema } from './errors.js';
+import type { RoutePolicy } from './route-policy.js';
 import { withOpenApi } from './openapi-meta.js';
 import { WEBHOOK_EVENT_TYPES } from './webhook-events.js';
 
 /**
- * Webhook deliveries (issue #50): every event the service queued for a job or a batch, with each
- * attempt to deliver it, and a way to send one again. An event's id is the `webhook-id` header of
- * every attempt, so a receiver that deduplicates on it sees a resend as the same event.
+ * Webhook deliveries (docs/async-and-webhooks.md): every event the service queued for a job or a
+ * batch, with each attempt to deliver it, and a way to send one again. An event's id is the
+ * `webhook-id` header of every attempt, so a receiver that deduplicates on it sees a resend as the
+ * same event.
  */
 
 const c = initContract();
@@ -117,6 +119,7 @@ export const webhooksContract = c.router({
   listWebhookEvents: {
     method: 'GET',
     path: '/webhooks/events',
+    metadata: { auth: 'key', rateLimited: false } satisfies RoutePolicy,
     summary: "A job's or a batch's webhook events, each with its attempts: time, response status, duration, next retry",
     description:
       'Give jobId or batchId. Read with any key of the organization; costs nothing and is not rate limited. Events are kept as long as their job or batch (JOB_RESULT_TTL_SECONDS). 404 NOT_FOUND for an unknown id or one of another organization. Needs REDIS_URL on the server (503 otherwise).',
@@ -134,6 +137,7 @@ export const webhooksContract = c.router({
   redeliverWebhookEvent: {
     method: 'POST',
     path: '/webhooks/events/:eventId/redeliver',
+    metadata: { auth: 'key', rateLimited: false } satisfies RoutePolicy,
     summary: 'Send a webhook event again: the same webhook-id and the same body, freshly signed',
     description:
       "Queues one more attempt of the event to its webhookUrl, whatever became of the earlier ones: the same webhook-id and body bytes, a new webhook-timestamp and signature (the key's current signing secret). A resend is one attempt, without retries; it shows in GET /webhooks/events once made. 404 NOT_FOUND for an event of another organization. Needs REDIS_URL.",

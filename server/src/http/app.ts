@@ -10,16 +10,15 @@ import type { ApiKeyService } from '../services/api-keys.js';
 import type { CaptureService } from '../services/capture-service.js';
 import type { UsageService } from '../services/usage-service.js';
 import type { Metrics } from '../ops/metrics.js';
-import { authenticate } from './auth.js';
 import { captureMetrics } from './capture-metrics.js';
 import { jsonBody } from './json-body.js';
 import { requestLogger } from './request-logger.js';
 import { captureHandler, type InFlight } from './capture-routes.js';
 import { errorResponder, sendError } from './error-responder.js';
-import { rateLimit, type CaptureRateLimiter } from './rate-limit.js';
-import { rejectRepeatedParameters } from './repeated-parameters.js';
+import type { CaptureRateLimiter } from './rate-limit.js';
+import { routePolicy } from './route-policy.js';
 import { usageHandler } from './usage-routes.js';
-import { captureKindOf, recordRefusals, requestLogHandler } from './request-log-routes.js';
+import { requestLogHandler } from './request-log-routes.js';
 import type { RequestLog } from '../services/request-log.js';
 import { docsPageOptions } from './docs-page.js';
 import { jobHandlers, type JobRouteDependencies } from './job-routes.js';
@@ -48,7 +47,7 @@ export interface AppDependencies {
   requireHttps: boolean;
   /** Async captures (POST /captures); `jobs` is undefined without REDIS_URL. */
   jobRoutes: Omit<JobRouteDependencies, 'captures' | 'creditsPerCapture'> & Pick<BulkRouteDependencies, 'batches'> & WebhookRouteDependencies;
-  /** Monitors (issue #51); undefined without REDIS_URL like `jobs`. */
+  /** Monitors (docs/monitors.md); undefined without REDIS_URL like `jobs`. */
   monitorRoutes?: MonitorRouteDependencies;
   /** POST /diff and the images of its diffs (docs/monitors.md). */
   diffRoutes: DiffRouteDependencies;
@@ -90,7 +89,7 @@ export function createApp(deps: AppDependencies): Express {
       }),
     ),
   );
-  // Size and nesting limits before anything parses or walks the body (issue #28).
+  // Size and nesting limits before anything parses or walks the body (docs/containment.md, "JSON bodies").
   app.use(jsonBody());
 
   const openapi = JSON.parse(readFileSync(openApiDocumentPath(), 'utf8')) as object;
@@ -98,40 +97,23 @@ export function createApp(deps: AppDependencies): Express {
   app.use('/docs', swaggerUi.serve, swaggerUi.setup(openapi, docsPageOptions()));
   deps.extraRoutes?.(app);
 
-  const auth = authenticate(deps.apiKeys, { requireHttps: deps.requireHttps });
-  const captureAuth = authenticate(deps.apiKeys, { requireHttps: deps.requireHttps, signedLinks: true });
-  const throttle = rateLimit(deps.rateLimiter, deps.logger);
   const capture = captureHandler(deps.captures, deps.shutdownSignal, deps.inFlight);
   const s = initServer();
-  // HEAD never renders and never charges (issue #27): Express would run the GET handler for it, and
+  // HEAD never renders and never charges (docs/async-jobs.md): Express would run the GET handler for it, and
   // a link previewer probing a signed link would pay for a capture it never receives. Answered
   // before authentication and the rate limit, so a probe costs nothing at all.
   app.head('/capture', (_req, res) => {
     res.setHeader('Allow', 'GET, POST');
     sendError(res, new ApiError('INVALID_INPUT', 'HEAD is not supported on /capture: a capture is rendered and charged only for GET or POST', { status: 405 }));
   });
-  // Order of the spec's pipeline: authenticate, throttle, then the contract's validation.
-  // Refusals are logged from the answer, so this is mounted before anything that may refuse.
-  app.use('/capture', recordRefusals(deps.requestLog, (req) => captureKindOf(req, 'sync')));
-  app.post('/captures', recordRefusals(deps.requestLog, (req) => captureKindOf(req, 'async')));
-  app.post('/captures/bulk', recordRefusals(deps.requestLog, () => 'batch'));
-  app.post('/diff', recordRefusals(deps.requestLog, (req) => captureKindOf(req, 'sync')));
-  app.use('/capture', captureMetrics(deps.metrics, deps.creditsPerCapture), rejectRepeatedParameters(), captureAuth, throttle);
-  app.use('/usage', rejectRepeatedParameters(), auth);
-  app.use('/captures', rejectRepeatedParameters(), auth);
-  app.use('/webhooks', rejectRepeatedParameters(), auth);
-  app.use('/monitors', rejectRepeatedParameters(), auth);
-  // A diff captures pages: it counts against the capture rate limit like POST /captures.
-  app.use(['/diff', '/diffs'], rejectRepeatedParameters(), auth);
-  app.post('/diff', throttle, diffBodyFields());
-  // Queuing a job counts against the organization's capture rate limit; polling does not.
-  app.post('/captures', throttle);
-  // A batch counts as one request against the rate limit (its items are checked for credits).
-  app.post('/captures/bulk', throttle);
-  // A monitor's runs are captures: creating one counts against the capture rate limit like queuing a job.
-  app.post('/monitors', throttle);
-  const jobs = jobHandlers({ ...deps.jobRoutes, captures: deps.captures, creditsPerCapture: deps.creditsPerCapture });
-  const bulk = bulkHandlers({ ...deps.jobRoutes, captures: deps.captures, creditsPerCapture: deps.creditsPerCapture });
+  // Every sync capture request is counted, refusals included (ops metrics, not access policy).
+  app.use('/capture', captureMetrics(deps.metrics, deps.creditsPerCapture));
+  // Order of the request pipeline (docs/architecture.md): authenticate, throttle, then the contract's
+  // validation. Each route's authentication, rate limit and refusal logging come from its
+  // declaration in the contract (route-policy.ts).
+  app.use(routePolicy({ apiKeys: deps.apiKeys, requireHttps: deps.requireHttps, rateLimiter: deps.rateLimiter, requestLog: deps.requestLog, logger: deps.logger }));
+  const jobs = jobHandlers(deps.jobRoutes);
+  const bulk = bulkHandlers(deps.jobRoutes);
   const webhooks = webhookHandlers(deps.jobRoutes);
   const monitors = monitorHandlers(deps.monitorRoutes ?? { monitors: undefined });
   const diffs = diffHandlers(deps.diffRoutes, deps.shutdownSignal, deps.inFlight);
@@ -160,7 +142,8 @@ export function createApp(deps: AppDependencies): Express {
     pinMonitorRun: ({ params, res }) => monitors.pin({ monitorId: params.monitorId, runId: params.runId, res }),
     getMonitorRunImage: ({ params, res }) => monitors.image({ monitorId: params.monitorId, runId: params.runId, res }),
     getMonitorRunDiffImage: ({ params, res }) => monitors.diffImage({ monitorId: params.monitorId, runId: params.runId, res }),
-    diff: ({ body, req, res }) => diffs.diff({ body, req, res }),
+    // The sides' fields named (before.url) ahead of the contract's generic validation.
+    diff: { middleware: [diffBodyFields()], handler: ({ body, req, res }) => diffs.diff({ body, req, res }) },
     getDiffImage: ({ params, res }) => diffs.image({ diffId: params.diffId, image: params.image, res }),
   });
   createExpressEndpoints(contract, router, app, {
