@@ -1,15 +1,16 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { LRUCache } from 'lru-cache';
 import type { Redis } from 'ioredis';
+import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import { RateLimiterMemory, RateLimiterMySQL, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import { ApiError, errors } from '../errors.js';
-import type { Database } from '../store/database.js';
 import type { PlanLookup, RateLimitPolicy } from '../services/usage-service.js';
 import { contextOf } from './request-context.js';
 import { sendError } from './error-responder.js';
 
-export type RateLimitStore = { kind: 'memory' } | { kind: 'mysql'; db: Database; databaseName: string } | { kind: 'redis'; client: Redis };
+/** The MySQL/MariaDB store needs only the database's knex instance (store/database.ts's Database has it). */
+export type RateLimitStore = { kind: 'memory' } | { kind: 'mysql'; db: { knex: Knex }; databaseName: string } | { kind: 'redis'; client: Redis };
 
 /**
  * One limiter per policy (plans may set their own), all on the same store: memory for the embedded
@@ -77,8 +78,9 @@ export class CaptureRateLimiter {
 }
 
 /**
- * Per-organization throttle on /capture. Headers go on every response, errors included. When the
- * store cannot be reached the request fails closed (503): never an unmetered capture.
+ * Per-organization throttle on the routes whose RoutePolicy is `rateLimited` (route-policy.ts).
+ * Headers go on every response, errors included. When the store cannot be reached the request
+ * fails closed (503): never an unmetered capture.
  */
 export function rateLimit(limiter: CaptureRateLimiter, logger: Logger): RequestHandler {
   return (req: Request, res: Response, next: NextFunction) => {

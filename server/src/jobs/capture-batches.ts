@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { CANCELLED_CODE, type AsyncCaptureOptions, type BatchData, type BatchItem, type BatchWebhookEvent } from '@daguerre/contract';
+import { CANCELLED_CODE, type BatchData, type BatchItem, type BatchWebhookEvent } from '@daguerre/contract';
 import type { Logger } from 'pino';
 import { ApiError, errors } from '../errors.js';
-import type { FairShare } from '../capture/pool/fair-scheduler.js';
+import type { BatchQueue, NewBatch } from '../services/queued-capture.js';
 import type { BatchItemRecord, BatchRecord, BatchRepository } from '../store/batch-repository.js';
 import { filePath, statusPath, type CaptureJobs } from './capture-jobs.js';
 import type { JobAnnouncer } from './job-announcer.js';
@@ -11,15 +11,8 @@ import type { WebhookQueue } from './webhook-delivery.js';
 
 export const batchPath = (batchId: string) => `/captures/bulk/${batchId}`;
 
-export interface NewBatch {
-  organizationId: string;
-  keyId: string;
-  items: AsyncCaptureOptions[];
-  webhookUrl?: string;
-  baseUrl: string;
-  fairShare?: FairShare;
-  providerKeyHeader?: string;
-}
+/** A batch accepted by the submission service (services/capture-submission.ts). */
+export type { NewBatch };
 
 const iso = (ms: number | null) => (ms ? new Date(ms).toISOString() : undefined);
 
@@ -57,12 +50,12 @@ export function batchView(batch: BatchRecord, records: BatchItemRecord[]): Batch
 }
 
 /**
- * Bulk captures (issue #34): a layer over the async jobs, not a second queue. Each item is queued
+ * Bulk captures (docs/bulk.md): a layer over the async jobs, not a second queue. Each item is queued
  * with CaptureJobs.enqueue (its own record, fair priority, charge and optional webhook); the batch
  * is a database record over those jobs. When the last item ends (the worker's end-of-job hook, or
  * the periodic check for anything that hook missed) the batch completes once and its webhook is queued.
  */
-export class CaptureBatches {
+export class CaptureBatches implements BatchQueue {
   private timer: NodeJS.Timeout | undefined;
 
   constructor(
@@ -109,8 +102,16 @@ export class CaptureBatches {
     } catch (error) {
       logger.warn({ batchId, queued: queued.length, err: error }, 'queuing a batch failed part-way: its queued items are withdrawn');
       // Nothing half-written: the items queued so far are ended and their records dropped (the caller got an error, not their ids).
-      for (const jobId of queued) await this.withdraw(jobId, 'the batch could not be queued whole', { forget: true }).catch(() => undefined);
-      await batches.remove(batchId).catch(() => undefined);
+      for (const jobId of queued) {
+        await this.withdraw(jobId, 'the batch could not be queued whole', { forget: true }).catch((withdrawError: unknown) =>
+          logger.warn({ batchId, jobId, err: withdrawError }, 'could not withdraw an item of a batch that could not be queued whole'),
+        );
+      }
+      await batches
+        .remove(batchId)
+        .catch((removeError: unknown) =>
+          logger.warn({ batchId, err: removeError }, 'could not remove a batch that could not be queued whole'),
+        );
       throw error;
     }
     // Items that ended while later ones were still being queued.

@@ -4,12 +4,14 @@ import type { CaptureJobData, PageReport } from '@daguerre/contract';
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { ApiError, errors } from '../errors.js';
+import type { JobQueue } from '../services/queued-capture.js';
 import type { StorageUploader } from '../services/storage.js';
 import type { JobRecord, JobRepository } from '../store/job-repository.js';
 import type { StorageConfigRepository } from '../store/storage-config-repository.js';
 import { CAPTURE_QUEUE, storablePayload, type CaptureJobPayload } from './job-types.js';
 import { failureMessage, jobView } from './job-view.js';
 import type { ResultFiles } from './result-files.js';
+import { ignoreBecause } from '../ignore-error.js';
 
 export interface CaptureJobsOptions {
   prefix: string;
@@ -43,7 +45,7 @@ export function addToQueue(queue: Queue<CaptureJobPayload>, jobId: string, paylo
  * out its file. The record is in the database and the file in the result store; Redis holds only
  * the queue entry, so both survive a Redis restarted empty.
  */
-export class CaptureJobs {
+export class CaptureJobs implements JobQueue {
   readonly queue: Queue<CaptureJobPayload>;
 
   constructor(
@@ -77,13 +79,13 @@ export class CaptureJobs {
     } catch (error) {
       // Not queued: the record goes too, so the caller's retry is the only copy (a record whose
       // removal failed was never marked enqueued: the upkeep deletes it).
-      await this.deps.repository.remove(jobId).catch(() => undefined);
+      await this.deps.repository.remove(jobId).catch(ignoreBecause('a record never marked enqueued is deleted by the upkeep'));
       throw errors.storeUnavailable('job queue (Redis)', error);
     }
     try {
       await this.deps.repository.markEnqueued(jobId);
     } catch (error) {
-      await this.deps.repository.remove(jobId).catch(() => undefined);
+      await this.deps.repository.remove(jobId).catch(ignoreBecause('a record never marked enqueued is deleted by the upkeep'));
       throw errors.storeUnavailable('database', error);
     }
     return jobId;

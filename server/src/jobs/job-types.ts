@@ -1,27 +1,10 @@
-import type { CaptureOptions, QueuedKind } from '@daguerre/contract';
-import type { FairShare } from '../capture/pool/fair-scheduler.js';
+import type { CaptureJobPayload } from '../services/queued-capture.js';
 
 export const CAPTURE_QUEUE = 'captures';
 export const WEBHOOK_QUEUE = 'webhooks';
 
-/**
- * What a capture job carries from the API to a worker (BullMQ job data, in Redis). The job's record
- * (status, file, charge) is in the database; this copy exists only while the job is queued.
- */
-export interface CaptureJobPayload {
-  organizationId: string;
-  keyId: string;
-  options: CaptureOptions;
-  /** The plan's share of the browser when the job was sent, so workers schedule it as /capture would. */
-  fairShare?: FairShare;
-  /** X-OpenAI-Api-Key of the request, preferred over openaiApiKey as for /capture. */
-  providerKeyHeader?: string;
-  webhookUrl?: string;
-  /** The service's address as the caller reached it: statusUrl and fileUrl are built on it, also by workers. */
-  baseUrl: string;
-  /** Who queued it, for the request log: POST /captures (async, the default), a bulk item, an MCP tool or a monitor. */
-  kind?: QueuedKind;
-}
+/** What a capture job carries to a worker: declared with the submission service that builds it (services/queued-capture.ts). */
+export type { CaptureJobPayload };
 
 /** A webhook delivery job: the body is fixed once, so every retry sends the same bytes under the same id. */
 export interface WebhookDelivery {

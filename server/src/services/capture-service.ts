@@ -1,4 +1,4 @@
-import { captureCredits, isContentFormat, type CaptureOptions } from '@daguerre/contract';
+import { isContentFormat, type CaptureOptions } from '@daguerre/contract';
 import type { Logger } from 'pino';
 import type { Page } from 'puppeteer-core';
 import { ApiError, errors } from '../errors.js';
@@ -6,10 +6,9 @@ import type { ContentFilters } from '../capture/page/content-filters/index.js';
 import type { FairScheduler } from '../capture/pool/fair-scheduler.js';
 import { CaptureLanes } from '../capture/pool/capture-lanes.js';
 import { Renderer } from '../capture/renderer.js';
-import { ClientGoneError } from '../capture/capture-error.js';
+import { ClientGoneError, isInputFault } from '../capture/capture-error.js';
 import { finishInsight } from '../capture/insight/page-insight.js';
 import { CaptureAnalysis } from './capture-analysis.js';
-import { checkAiSchemas } from './ai-schema.js';
 import { captureFailure } from './capture-failures.js';
 import type { CreditRepository, LedgerEntry } from '../store/credit-repository.js';
 import type { StorageConfigRepository } from '../store/storage-config-repository.js';
@@ -18,7 +17,7 @@ import { ResponseCache, waitForFlight, type CachedRender } from './response-cach
 import { StorageEncryptionError } from '../security/secret-box.js';
 import type { StorageTarget, StorageUploader } from './storage.js';
 import { requireOrganization } from './usage-service.js';
-import { checkProviderKeyRule } from './provider-key-rule.js';
+import type { CaptureSubmission, PrecheckCommand } from './capture-submission.js';
 import type { ConcurrencyGate } from './concurrency-gate.js';
 import { captureDeadlines } from './capture-deadlines.js';
 import { isRecordingTimeout } from '../capture/output/capture-video.js';
@@ -28,12 +27,8 @@ import { loggableTarget } from './request-log.js';
 export type { CaptureCommand, CaptureFile } from './capture-types.js';
 
 export interface CaptureServiceOptions {
-  creditsPerCapture: number;
   captureTimeoutMs: number;
 }
-
-/** What the checks before any work need of a capture command. */
-export type PrecheckCommand = Pick<CaptureCommand, 'key' | 'options' | 'providerKeyHeader'> & { signal?: AbortSignal };
 
 export interface CaptureServiceDependencies {
   renderer: Renderer;
@@ -45,11 +40,11 @@ export interface CaptureServiceDependencies {
   storageConfigs: StorageConfigRepository;
   ai: AiAnalyzer;
   logger: Logger;
-  /** Up-front check of a destination (the egress policy); throws the 400 for a refused one. */
-  checkDestination: (field: string, url: string) => Promise<void>;
+  /** Acceptance (the checks before any work, the credit reservation), shared with POST /captures and bulk: capture-submission.ts. */
+  submission: CaptureSubmission;
   /** removeAds and removeCookieBanners (filter engines built once per process). */
   contentFilters: ContentFilters;
-  /** The plans' limits of concurrent captures (issue #27); absent, no limit. */
+  /** The plans' limits of concurrent captures (docs/render-slots.md); absent, no limit. */
   concurrency?: ConcurrencyGate;
   /** Where videos and other long captures wait for their own places (capture/pool/capture-lanes.ts); absent, they take render slots like any capture. */
   lanes?: CaptureLanes;
@@ -113,7 +108,7 @@ export class CaptureService {
     this.storageConfigs = dependencies.storageConfigs;
     this.ai = dependencies.ai;
     this.logger = dependencies.logger;
-    this.checkDestination = dependencies.checkDestination;
+    this.submission = dependencies.submission;
     this.contentFilters = dependencies.contentFilters;
     this.concurrency = dependencies.concurrency;
     this.lanes = dependencies.lanes;
@@ -129,40 +124,17 @@ export class CaptureService {
   /** The AI step (openaiSchema, the AI cache): capture-analysis.ts. */
   private readonly analysis: CaptureAnalysis;
 
-  private readonly checkDestination: CaptureServiceDependencies['checkDestination'];
+  private readonly submission: CaptureSubmission;
 
-  /**
-   * The checks that need more than the contract (the provider key from either transport, the egress
-   * policy): a clean 400 before any work. Async captures run them before a job is queued. Returns
-   * the provider key the rule chose (header first).
-   */
-  async precheck(command: PrecheckCommand): Promise<string | undefined> {
-    const providerKey = await this.cheapChecks(command);
-    const { openaiSchema } = command.options;
-    if (openaiSchema !== undefined) {
-      await checkAiSchemas(requireOrganization(command.key), [{ field: 'openaiSchema', text: openaiSchema }], command.signal ? { signal: command.signal } : {});
-    }
-    return providerKey;
-  }
-
-  /**
-   * precheck without compiling openaiSchema: a bulk request runs it on every item first, so that an
-   * item refused for anything cheap is refused before any schema work (ai-schema.ts checkAiSchemas).
-   */
-  async cheapChecks(command: PrecheckCommand): Promise<string | undefined> {
-    requireOrganization(command.key);
-    const { options } = command;
-    const providerKey = checkProviderKeyRule(options, command.providerKeyHeader);
-    // A clean 400 before any work for what is known to be refused; the egress proxy is the boundary.
-    if (options.url !== undefined) await this.checkDestination('url', options.url);
-    if (options.proxyUrl !== undefined) await this.checkDestination('proxyUrl', options.proxyUrl);
-    return providerKey;
+  /** precheck without compiling openaiSchema (capture-submission.ts): a monitor's options are checked with it. */
+  cheapChecks(command: PrecheckCommand): Promise<string | undefined> {
+    return this.submission.cheapChecks(command);
   }
 
   async capture(command: CaptureCommand): Promise<CaptureFile> {
     const started = Date.now();
     // The provider key the rule chose (header first), for the AI analysis.
-    const providerKey = await this.precheck(command).catch((error: unknown) => {
+    const providerKey = await this.submission.precheck(command).catch((error: unknown) => {
       // A client that left while its schema waited for a thread is the usual departure, not an unexpected error.
       throw error instanceof ClientGoneError ? this.mapFailure(error) : error;
     });
@@ -300,6 +272,8 @@ export class CaptureService {
       deadline: sync ? limit : Date.now() + ASYNC_LANE_WAIT_MS,
       signal: command.signal,
       sharePercent: command.key.fairShare?.maxSharePercent ?? null,
+      // The task's failures come back as answers already: a 504 is a capture that ran out of time.
+      ranOutOfTime: (error: unknown) => error instanceof ApiError && error.status === 504,
     };
     return this.lanes
       .run(request, () => {
@@ -316,11 +290,10 @@ export class CaptureService {
   private async renderAndCharge(job: Job, onCharged?: (render: CachedRender) => void): Promise<CaptureFile> {
     const { command, entry, timings } = job;
     const { options, requestId } = command;
-    const cost = captureCredits(options, this.options.creditsPerCapture);
+    const cost = this.submission.costOf(options);
     const deadlines = this.deadlinesOf(job);
-    // A database failure is the repository's 503.
-    const reservation = await this.credits.reserve({ ...entry, deadline: deadlines.reservation }, cost);
-    if (!reservation.reserved) throw errors.insufficientCredits(reservation.remaining, cost);
+    // 402 when the balance is short; a database failure is the repository's 503.
+    await this.submission.reserve({ ...entry, deadline: deadlines.reservation }, cost);
 
     try {
       // A pdf is analysed from a PNG of the same page; with caching on it is kept for later hits too.
@@ -332,7 +305,7 @@ export class CaptureService {
       const afterLoadSteps = [filters?.afterLoad, command.readPage, wantsPng ? async (page: Page) => void (analysisPng = await Renderer.analysisPng(page)) : undefined].filter(
         (step): step is (page: Page) => Promise<void> => step !== undefined,
       );
-      // Fair share (issue #15): the organization's turn comes before a pool slot is asked for.
+      // Fair share (docs/render-slots.md): the organization's turn comes before a pool slot is asked for.
       const renderFairly = (request: Parameters<Renderer['render']>[0]) =>
         this.scheduler
           ? this.scheduler.run(job.entry.organizationId, { ...request, ...(command.key.fairShare ? { share: command.key.fairShare } : {}) }, (signal) =>
@@ -350,8 +323,10 @@ export class CaptureService {
           ...(filters ? { beforeNavigate: filters.beforeNavigate, cleanup: filters.cleanup } : {}),
           ...(afterLoadSteps.length > 0 ? { afterLoad: async (page: Page) => { for (const step of afterLoadSteps) await step(page); } } : {}),
         }).catch((error: unknown) => {
-          if (error instanceof ApiError && error.status >= 400 && error.status < 500) this.pageRefusals.add(error);
-          throw error;
+          // A refusal of the page itself (capture-error.ts, fault 'input') is kept as its answer, which identical requests share.
+          const answer = isInputFault(error) ? this.mapFailure(error) : error;
+          if (answer instanceof ApiError && answer.status >= 400 && answer.status < 500) this.pageRefusals.add(answer);
+          throw answer;
         });
       if (command.signal.aborted) throw new ClientGoneError();
       const png = result.analysisPng ?? analysisPng;
@@ -368,7 +343,7 @@ export class CaptureService {
       const delivery = await this.deliver(job, render);
       if (command.signal.aborted) throw new ClientGoneError();
       const processingTime = Date.now() - job.started;
-      // An async job records its file, its success and this charge as one fact (issue #27).
+      // An async job records its file, its success and this charge as one fact (docs/async-jobs.md, "Charged exactly once").
       const committed = command.finish
         ? await command.finish({ requestId, charged: true, credits: cost, ...render, processingTime, ...delivery })
         : await this.credits.commit(requestId, { processingMs: processingTime, fileSize: render.buffer.length });
