@@ -5,7 +5,7 @@
  * (runtime, cli). A type both sides need moves down to the lowest folder that uses it.
  */
 const LAYERS = ['security', 'store', 'capture', 'services', 'jobs', 'ops', 'mcp', 'http', 'dashboard'];
-const WIRING = '^server/src/(runtime|cli)';
+const WIRING = '^server/src/(runtime|api-wiring|cli)';
 
 /**
  * capture/ in the order of a capture's stages, lowest first: Chromium's processes, the contexts and
@@ -45,6 +45,20 @@ module.exports = {
     { name: 'no-circular', comment: 'import circles make layers meaningless', severity: 'error', from: {}, to: { circular: true } },
     ...upward,
     ...upwardInCapture,
+    {
+      name: 'capture-knows-no-http',
+      comment: 'capture/ ends with its own error kinds (capture-error.ts); the services map them to the contract\'s codes',
+      severity: 'error',
+      from: { path: '^server/src/capture/' },
+      to: { path: ['^server/src/errors\\.ts$', 'node_modules/(express|@ts-rest)/'] },
+    },
+    {
+      name: 'http-never-imports-store',
+      comment: 'http/ maps the contract to services; what it needs of the database comes through a service or a narrow interface (docs/architecture.md)',
+      severity: 'error',
+      from: { path: '^server/src/http/' },
+      to: { path: '^server/src/store/' },
+    },
     { name: 'no-wiring-imports', comment: 'only the entry points import the wiring', severity: 'error', from: { pathNot: WIRING }, to: { path: WIRING } },
     { name: 'contract-stands-alone', severity: 'error', from: { path: '^contract/' }, to: { path: '^(server|client)/' } },
   ],

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ContentFilters } from '../../server/src/capture/page/content-filters/index.js';
 import { ApiError } from '../../server/src/errors.js';
+import { captureFailure } from '../../server/src/services/capture-failures.js';
 import { createLogger } from '../../server/src/logger.js';
 import { FixtureServer, registerFixtureAddress } from '../helpers/fixture-server.js';
 import { decodePng, near, type DecodedImage } from '../helpers/images.js';
@@ -224,7 +225,8 @@ describe('content filter engines', () => {
     for (let attempt = 0; attempt < 2; attempt++) {
       const error = await filters
         .hooksFor({ removeAds: true, removeCookieBanners: false }, { deadline: Date.now() + 5_000, timings: {} })
-        .catch((e: unknown) => e);
+        // The filters refuse in the capture's words; the answer is the service's (capture-failures.ts).
+        .catch((e: unknown) => captureFailure(e, 0));
       expect(error).toBeInstanceOf(ApiError);
       expect((error as ApiError).status).toBe(503);
       expect((error as ApiError).message).toMatch(/^removeAds is unavailable/);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { FairScheduler } from '../../server/src/capture/pool/fair-scheduler.js';
 import { ApiError } from '../../server/src/errors.js';
+import { captureFailure } from '../../server/src/services/capture-failures.js';
 import { queueDepthBuckets } from '../../server/src/ops/metrics.js';
 import { CaptureTimeoutError, ClientGoneError } from '../../server/src/capture/capture-error.js';
 
@@ -141,7 +142,7 @@ describe('fair share of capture slots between organizations (issue #15)', () => 
     ];
     first.release();
     await Promise.all([running, ...runs]);
-    // a held the slot when b started waiting: b's turn comes first (issue #27).
+    // a held the slot when b started waiting: b's turn comes first.
     expect(order).toEqual(['b', 'a', 'b', 'a', 'a']);
   });
 
@@ -171,7 +172,8 @@ describe('fair share of capture slots between organizations (issue #15)', () => 
     const b = blocker();
     const running = scheduler.run('a', far(), b.task);
     const queued = scheduler.run('b', far(), async () => 'ok');
-    const refused = await scheduler.run('c', far(), async () => 'no').catch((error: unknown) => error);
+    // The scheduler refuses in the capture's words; the answer is the service's (capture-failures.ts).
+    const refused = await scheduler.run('c', far(), async () => 'no').catch((error: unknown) => captureFailure(error, 0));
     expect(refused).toBeInstanceOf(ApiError);
     expect((refused as ApiError).status).toBe(503);
     expect((refused as ApiError).options.retryAfterSeconds).toBeGreaterThan(0);

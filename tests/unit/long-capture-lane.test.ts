@@ -4,6 +4,7 @@ import { CaptureLanes } from '../../server/src/capture/pool/capture-lanes.js';
 import { LongCaptureLane, type LaneTicket } from '../../server/src/capture/pool/long-capture-lane.js';
 import { VideoEstimate } from '../../server/src/capture/pool/video-estimate.js';
 import { ApiError } from '../../server/src/errors.js';
+import { captureFailure } from '../../server/src/services/capture-failures.js';
 
 /** The lanes' rules with tasks the test ends itself (the real videos: tests/integration/long-capture-lanes.test.ts). */
 const SMALL = 5_000;
@@ -90,7 +91,8 @@ describe('long-capture lanes', () => {
     const running = lane.run(ticket('a', { expectedMs: LONG }), first.task);
     const refused = await lane
       .run(ticket('b', { sync: true, deadline: Date.now() + 30_000 }), async () => undefined)
-      .catch((error: unknown) => error);
+      // The lane refuses in the capture's words; the answer is the service's (capture-failures.ts).
+      .catch((error: unknown) => captureFailure(error, 0));
     expect(refused).toBeInstanceOf(ApiError);
     expect((refused as ApiError).code).toBe('SERVICE_UNAVAILABLE');
     expect((refused as ApiError).options.retryAfterSeconds).toBeGreaterThan(60);
@@ -124,7 +126,7 @@ describe('long-capture lanes', () => {
     await flush();
     expect(first.started).toBe(true);
     // Two places for long captures (4 slots, one for videos, one kept): one is a's share.
-    const refused = await lanes.run(request, async () => undefined).catch((error: unknown) => error as ApiError);
+    const refused = await lanes.run(request, async () => undefined).catch((error: unknown) => captureFailure(error, 0));
     expect(refused).toBeInstanceOf(ApiError);
     expect((refused as ApiError).message).toMatch(
       /already has a long capture running or waiting on this instance, its share of the 2 it runs at once/,

@@ -1,14 +1,13 @@
 import { isVideoFormat, type CaptureOptions } from '@daguerre/contract';
 import type { Page } from 'puppeteer-core';
-import { ApiError } from '../errors.js';
 import type { BrowserManager } from './browser/browser-manager.js';
-import { PoolSaturatedError, type ContextPool, type Slot } from './pool/context-pool.js';
+import type { ContextPool, Slot } from './pool/context-pool.js';
+import { PoolSaturatedError } from './pool/capture-turns.js';
 import { captureFile } from './output/capture-output.js';
 import { captureVideo, RECORDING_STAGE, recordingWindow, type VideoSettings } from './output/capture-video.js';
 import { probeBeforeCapture } from './insight/capture-quality.js';
 import { assertValidSelectors } from './page/selector-check.js';
 import { proxySettings } from './browser/proxy-settings.js';
-import { ScriptStillRunningError } from './page/page-interactions.js';
 import { preparePage, type RequestFilter } from './page/page-setup.js';
 import type { PageReport } from './page/page-report.js';
 import { recordPageEvents, type PageEventRecorder } from './page/page-events.js';
@@ -26,10 +25,11 @@ import { depart, type Departure } from './pool/parked-page.js';
 import type { RenderResult } from './output/render-result.js';
 import { detectProtection } from './page/protection-detector.js';
 import { guard, isPageGone, watchPageCrash } from './page/stage-guard.js';
-import { CaptureTimeoutError, ClientGoneError } from './capture-error.js';
+import { CaptureError, CaptureTimeoutError, ClientGoneError, isCaptureError, isInputFault, type CaptureErrorKind } from './capture-error.js';
 import { watchResponsiveness } from './browser/responsiveness-watchdog.js';
 import { remainingMs, waitAndClean } from './page/wait-and-clean.js';
 import type { UpstreamProxy } from '../security/egress-proxy.js';
+import { ignoreBecause } from '../ignore-error.js';
 
 export { MAX_OUTPUT_HEIGHT_PX, MAX_OUTPUT_WIDTH_PX } from './output/capture-image.js';
 export { MAX_SINGLE_PDF_HEIGHT_PX } from './output/capture-pdf.js';
@@ -73,7 +73,7 @@ export type { RenderResult } from './output/render-result.js';
 const MAX_RESTARTS = 2;
 
 /** Answers that already say why the page ended (the watchdogs): a crash that follows them adds nothing. */
-const PAGE_ENDED_BY_US = new Set(['PAGE_UNRESPONSIVE', 'PAGE_MEMORY_LIMIT']);
+const PAGE_ENDED_BY_US: CaptureErrorKind[] = ['page-unresponsive', 'over-memory'];
 
 /** Time kept between a full page's last wait (late pictures, a retake) and the deadline, for the answer (and png re-encoding) after it. */
 const STITCH_RESERVE_MS = 1_500;
@@ -130,7 +130,7 @@ export class Renderer {
     const proxy = proxySettings(options);
     const chain = proxy && this.options.openProxyChain ? await this.options.openProxyChain(proxy.upstream) : undefined;
     const closeChain = async () => {
-      await chain?.close().catch(() => undefined);
+      await chain?.close().catch(ignoreBecause('a chain that will not close must not fail the capture it served'));
     };
     let slot: Slot;
     const acquiring = this.pool.acquire(request.organizationId, chain?.url ?? proxy?.server);
@@ -139,9 +139,10 @@ export class Renderer {
     } catch (error) {
       // The deadline passed or the client left while queued: the slot, once granted, goes straight back.
       this.pool.abandon(acquiring);
+      // closeChain ignores a failed close: this never rejects.
       void acquiring.then(closeChain, closeChain);
       if (error instanceof PoolSaturatedError) {
-        throw new ApiError('SERVICE_UNAVAILABLE', 'All capture slots are busy and the queue is full; retry shortly. Nothing was charged.', {
+        throw new CaptureError('slots-full', 'All capture slots are busy and the queue is full; retry shortly. Nothing was charged.', {
           retryAfterSeconds: 2,
         });
       }
@@ -158,7 +159,7 @@ export class Renderer {
     // Heard from before navigation: a full page waits for the pictures still arriving (full-page-settle.ts).
     const images = options.fullPage || options.clipSelector ? watchImageRequests(slot.page) : undefined;
     request = { ...request, pageCrash: hang ? Promise.race([hang.unresponsive, crash.crashed]) : crash.crashed, ...(images ? { images } : {}) };
-    request.pageCrash!.catch(() => undefined);
+    request.pageCrash!.catch(ignoreBecause('awaited by each stage it guards; between stages nobody is'));
     try {
       const page = slot.page;
       started = Date.now();
@@ -183,13 +184,13 @@ export class Renderer {
       return result;
     } catch (error) {
       // Anything unexpected (timeout, crash, client gone) leaves the page in an unknown state.
-      // So does a caller's script still running: its page is busy.
-      if (!(error instanceof ApiError) || error.status >= 500 || error instanceof ScriptStillRunningError) slot.doubtful = true;
+      // So does a failure of ours (capture-error.ts), and a caller's script still running: its page is busy.
+      if (!isInputFault(error) || isCaptureError(error, 'script-still-running')) slot.doubtful = true;
       // A stage's CDP call can fail with the crash before the guard, or puppeteer's crash event,
       // sees it: the crash, and what ended the renderer, say why.
       // A navigation's own "frame detached" is not a crash; only a page that is really gone asks the memory watchdog.
-      const explained = error instanceof ApiError && PAGE_ENDED_BY_US.has(error.code);
-      const gone = error instanceof Error && !(error instanceof ApiError) && !isContextLost(error) && isPageGone(error);
+      const explained = isCaptureError(error, ...PAGE_ENDED_BY_US);
+      const gone = error instanceof Error && !(error instanceof CaptureError) && !isContextLost(error) && isPageGone(error);
       const crashed = explained ? undefined : (crash.error() ?? (gone ? this.options.explainCrash?.() : undefined));
       if (crashed) slot.doubtful = true;
       // What was known of the target goes on the error answer too (X-Target-Status, X-Final-Url).
@@ -208,9 +209,10 @@ export class Renderer {
       // The reset (an about:blank navigation and the clearing) starts once the PNG is encoded: run
       // beside it on two cores, it slowed the encoding on the answer's path from 24 to 55 ms (text
       // page, 1920×1080), and the answer goes out with the encoding, before the next capture needs the slot.
-      void Promise.resolve(encoding)
-        .then(() => this.pool.release(slot))
-        .finally(closeChain);
+      // A failed encoding is the capture's error (its caller awaits `compacted`); the slot goes back
+      // all the same. release() never rejects: a reset that fails closes the slot (context-pool.ts).
+      const release = () => this.pool.release(slot);
+      void Promise.resolve(encoding).then(release, release).finally(closeChain);
     }
   }
 
@@ -254,10 +256,10 @@ export class Renderer {
         // capture; a video shows it as it happens.
         const navigatedAway = watch.commits !== commits || watch.pending;
         if (restart >= MAX_RESTARTS || !navigatedAway || isVideoFormat(options.format)) return captured;
-        captured.compacted.catch(() => undefined);
+        captured.compacted.catch(ignoreBecause('this capture is dropped for the page navigated to'));
       } catch (error) {
         const navigatedAway = watch.commits !== commits || watch.pending;
-        const stopped = error instanceof CaptureTimeoutError || error instanceof ClientGoneError || error instanceof ApiError;
+        const stopped = error instanceof CaptureTimeoutError || error instanceof ClientGoneError || error instanceof CaptureError;
         if (restart >= MAX_RESTARTS || !(isContextLost(error) || (navigatedAway && !stopped))) throw error;
       }
       const timedOut = await follow(slot.page, watch, options, request, commits).catch((followError: unknown) => {
@@ -278,7 +280,7 @@ export class Renderer {
     const page = slot.page;
     const verdict = await guard(detectProtection(page, landing.response), request, 'inspecting the page');
     if (verdict.protected) {
-      throw new ApiError('TARGET_PROTECTED', `The target is behind anti-bot verification (${verdict.vendor}); no screenshot was taken and no credits were used.`);
+      throw new CaptureError('target-protected', `The target is behind anti-bot verification (${verdict.vendor}); no screenshot was taken and no credits were used.`);
     }
 
     let started = Date.now();
@@ -292,7 +294,7 @@ export class Renderer {
     const beside = readableDuringCapture(options);
     const probing = guard(probeBeforeCapture(page), request, 'capturing');
     // Beside the screenshot the probe is awaited by the quality report, which a failed screenshot cuts short.
-    if (beside) probing.catch(() => undefined);
+    if (beside) probing.catch(ignoreBecause('awaited by the quality report, which a failed screenshot cuts short'));
     const probe = beside ? probing : await probing;
     const limits = {
       fullPageBudget: this.options.fullPageBudget,
@@ -307,7 +309,7 @@ export class Renderer {
       : guard(captureFile(slot, options, limits), request, 'capturing');
     const reads = { slot, options, request, landing, probe, stillGrowing: scrolled.stillGrowing, ...(events ? { events: events.log } : {}) };
     const readingBeside = beside ? readCapturedPage(reads, output) : undefined;
-    readingBeside?.catch(() => undefined);
+    readingBeside?.catch(ignoreBecause('awaited once the file is made, which a failed screenshot cuts short'));
     const file = await output;
     // On libvips' threads from now on; it never rejects (a file it cannot improve comes back as it was).
     const compacted = compactRenderResult(file, request.timings);

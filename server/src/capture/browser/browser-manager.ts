@@ -3,6 +3,7 @@ import puppeteer, { type Browser } from 'puppeteer-core';
 import type { Logger } from 'pino';
 import { makeChromiumProfile, removeDeadInstancesProfiles, sandboxedLaunchOptions } from './chromium-launch.js';
 import { coalescePipeWrites } from './devtools-pipe-writes.js';
+import { ignoreBecause } from '../../ignore-error.js';
 
 /**
  * Flags verified on these machines (known-traps): without the networking ones Chromium floods a
@@ -38,7 +39,7 @@ const LAUNCH_ARGS = [
   // every window, so every context's page, the omnibox popup's WebUI pages
   // (chrome://omnibox-popup.top-chrome/) in a renderer of their own: about 55 MB each, for a popup a
   // capture never opens. Measured: six renderer processes for three pages, three with them off.
-  // One --disable-features flag (Chromium keeps only the last). Site isolation stays on (issue #14).
+  // One --disable-features flag (Chromium keeps only the last). Site isolation stays on (docs/security.md).
   '--disable-features=LocalNetworkAccessChecks,SpareRendererForSitePerProcess,WebUIOmniboxPopup,WebUIOmniboxAimPopup',
   // The headless shell has no popup blocker: a page's scripted click on a target=_blank link opened
   // a window that loaded its URL before the pool could close it (capture-isolation.test.ts). With
@@ -90,7 +91,7 @@ export class BrowserManager {
 
   private async launch(): Promise<Browser> {
     if (!this.sweptDeadProfiles) {
-      // Once per process: profiles of instances killed without a chance to clean up (issue #13).
+      // Once per process: profiles of instances killed without a chance to clean up.
       this.sweptDeadProfiles = true;
       const removed = removeDeadInstancesProfiles();
       if (removed.length > 0) this.options.logger.warn({ removed: removed.length }, 'removed Chromium profile folders left by dead instances');
@@ -108,7 +109,7 @@ export class BrowserManager {
     }
     // The tab Chromium opens with belongs to no pooled context: its about:blank renderer (about
     // 13 MiB) would stay idle for the browser's whole life. The headless browser stays up without it.
-    for (const page of await browser.pages().catch(() => [])) await page.close().catch(() => undefined);
+    for (const page of await browser.pages().catch(() => [])) await page.close().catch(ignoreBecause('the tab may have closed already'));
     const chromium = browser.process();
     coalescePipeWrites(chromium);
     if (chromium && chromium.exitCode === null) {
@@ -187,10 +188,10 @@ export class BrowserManager {
 
   async close(): Promise<void> {
     this.closed = true;
-    const browser = this.browser ?? (await this.launching?.catch(() => undefined));
+    const browser = this.browser ?? (await this.launching?.catch(ignoreBecause('a launch that failed left nothing to close')));
     this.browser = undefined;
     if (browser) {
-      await browser.close().catch(() => undefined);
+      await browser.close().catch(ignoreBecause('the browser may have exited already'));
       const proc = browser.process();
       if (proc && proc.exitCode === null) proc.kill('SIGKILL');
     }

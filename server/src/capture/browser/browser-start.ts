@@ -6,6 +6,7 @@ import { systemResolver, type Resolver } from '../../security/resolver.js';
 import { BrowserManager } from './browser-manager.js';
 import { ensureChromiumBinary, ensureChromiumUser } from './chromium-prerequisites.js';
 import { checkSandbox, sandboxFlags, type SandboxStatus } from './sandbox-check.js';
+import { ignoreBecause } from '../../ignore-error.js';
 
 /** Chromium's side of a service, started before the rest: its network policy, that policy's proxy, the browser. */
 export interface BrowserSide {
@@ -50,7 +51,7 @@ export async function startBrowserSide(config: Config, logger: Logger, resolve: 
     extraArgs: [...sandboxFlags(sandbox), `--proxy-server=${egress.url}`, '--proxy-bypass-list=<-loopback>', `--js-flags=--max-old-space-size=${config.RENDERER_MAX_HEAP_MB}`],
     logger,
   });
-  browser.get().catch(() => undefined);
+  browser.get().catch(ignoreBecause('an early start only: a failed launch fails the first capture that asks for the browser'));
   return {
     policy,
     resolve,

@@ -6,7 +6,7 @@ import { join } from 'node:path';
  * and that process's start time (in clock ticks since boot, from /proc). The pair names one process
  * for the life of the machine, so a later process reusing the pid is never mistaken for the owner.
  * A service killed with SIGKILL cannot remove its profiles; the next start finds them by this name
- * and removes those whose owner is gone (issue #13).
+ * and removes those whose owner is gone.
  */
 
 /**

@@ -2,13 +2,15 @@ import { mkdirSync, readdirSync, readFileSync, rmdirSync } from 'node:fs';
 import { mkdir, rmdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ownerIsAlive, ownerTag } from './profile-owner.js';
+import { ignoreBecause } from '../../ignore-error.js';
 
 /**
- * The kernel's part of the renderer memory limit (issue #28), where it can take one: each watched
- * Chromium process gets a memory cgroup of its own whose limit is what the process may still grow
- * by, with the kernel's OOM killer turned off in it. A process that reaches its limit is then held
- * there by the kernel (its allocations wait) instead of growing while the watchdog's next sample is
- * due; the watchdog sees it waiting (`under_oom`) and ends it, as it ends any process past the limit.
+ * The kernel's part of the renderer memory limit (docs/containment.md), where it can take one: each
+ * watched Chromium process gets a memory cgroup of its own whose limit is what the process may
+ * still grow by, with the kernel's OOM killer turned off in it. A process that reaches its limit is
+ * then held there by the kernel (its allocations wait) instead of growing while the watchdog's next
+ * sample is due; the watchdog sees it waiting (`under_oom`) and ends it, as it ends any process
+ * past the limit.
  *
  * This uses the cgroup v1 memory controller, the one whose `oom_kill_disable` holds a process at
  * its limit: on hosts where the memory controller is on the v1 hierarchy and the service runs as
@@ -68,6 +70,7 @@ export class MemoryCgroups {
   confine(pid: number, headroomBytes: number, refused: () => void): void {
     const dir = join(this.base, `p${pid}`);
     this.moving.add(pid);
+    // Never rejects: every step's failure ends in the catch below, which refuses the process.
     void (async () => {
       try {
         await mkdir(dir);
@@ -77,7 +80,7 @@ export class MemoryCgroups {
         await writeFile(join(dir, 'cgroup.procs'), String(pid));
         this.confined.add(pid);
       } catch {
-        await rmdir(dir).catch(() => undefined); // Not made, or the process is in it after all.
+        await rmdir(dir).catch(ignoreBecause('not made, or the process is in it after all'));
         refused();
       } finally {
         this.moving.delete(pid);

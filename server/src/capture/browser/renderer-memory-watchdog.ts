@@ -1,20 +1,21 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import type { Logger } from 'pino';
-import { ApiError } from '../../errors.js';
+import { CaptureError } from '../capture-error.js';
 import type { MemoryCgroups } from './renderer-memory-cgroup.js';
 
 /**
- * Holds every child process of the service's Chromium to a memory limit (issue #28), so that one
- * page cannot take the host's memory. V8's heap cap (RENDERER_MAX_HEAP_MB) covers the JS heap only;
- * ArrayBuffers, canvases, decoded images and the raster and shared memory a page causes live
- * outside it. Where the kernel can, each process also gets a memory cgroup that holds it at the
- * limit (renderer-memory-cgroup.ts); this watchdog is what ends it, and the whole enforcement where
- * the kernel cannot (cgroup v2 only, no delegated controller, not root). Every `intervalMs` it reads
- * the resident size of each Chromium child process from /proc (statm, one small read), and only for
- * a process whose resident size is past the limit it reads its proportional size (smaps_rollup:
- * PSS, shared pages split among the processes that map them, plus the PSS of what is swapped out).
- * A process past the limit, or waiting at its cgroup's limit, is ended with SIGKILL at once; the
- * capture on that renderer then fails with PAGE_MEMORY_LIMIT (renderer.ts asks claim()).
+ * Holds every child process of the service's Chromium to a memory limit (docs/containment.md), so
+ * that one page cannot take the host's memory. V8's heap cap (RENDERER_MAX_HEAP_MB) covers the JS
+ * heap only; ArrayBuffers, canvases, decoded images and the raster and shared memory a page causes
+ * live outside it. Where the kernel can, each process also gets a memory cgroup that holds it at
+ * the limit (renderer-memory-cgroup.ts); this watchdog is what ends it, and the whole enforcement
+ * where the kernel cannot (cgroup v2 only, no delegated controller, not root). Every `intervalMs`
+ * it reads the resident size of each Chromium child process from /proc (statm, one small read), and
+ * only for a process whose resident size is past the limit it reads its proportional size
+ * (smaps_rollup: PSS, shared pages split among the processes that map them, plus the PSS of what is
+ * swapped out). A process past the limit, or waiting at its cgroup's limit, is ended with SIGKILL
+ * at once; the capture on that renderer then fails with PAGE_MEMORY_LIMIT (renderer.ts asks
+ * claim()).
  *
  * Counted per process: its private memory (JS heap, ArrayBuffer backing stores, canvas and image
  * bitmaps, Skia's software raster, malloc and PartitionAlloc), its share of shared memory (the
@@ -258,10 +259,10 @@ export class RendererMemoryWatchdog {
 }
 
 /** The capture's answer when the watchdog ended its renderer: the limit, and that nothing was charged. */
-export function pageMemoryLimit(limitBytes: number): ApiError {
+export function pageMemoryLimit(limitBytes: number): CaptureError {
   const limitMb = Math.round(limitBytes / 1024 ** 2);
-  return new ApiError(
-    'PAGE_MEMORY_LIMIT',
+  return new CaptureError(
+    'over-memory',
     `The page used more memory than a capture may (${limitMb} MB per renderer process: JavaScript heap, ArrayBuffers, canvases, images and raster memory together); its renderer was ended and nothing was charged`,
     { details: { limitMb } },
   );

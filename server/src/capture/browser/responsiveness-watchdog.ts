@@ -1,17 +1,19 @@
 import type { CDPSession, HTTPRequest, HTTPResponse, Page } from 'puppeteer-core';
-import { ApiError } from '../../errors.js';
+import { CaptureError } from '../capture-error.js';
+import { ignoreBecause } from '../../ignore-error.js';
 
 /**
- * Ends a page whose renderer stopped answering (issue #27): a `while (true) {}` or any script that
- * never yields holds a render slot until the capture deadline (30 s by default) and makes every
- * other organization wait that long. A page's main thread answers a trivial protocol call within
- * milliseconds even when it is loading or waiting for the network; one that does not answer for
- * `timeoutMs` is running a script that will not yield. The watchdog then crashes that renderer
- * (CDP Page.crash is handled on the renderer's IO thread, so it works while the main thread
- * spins) and the capture fails at once with 504 PAGE_UNRESPONSIVE, instead of at its deadline.
+ * Ends a page whose renderer stopped answering (docs/render-slots.md): a `while (true) {}` or any
+ * script that never yields holds a render slot until the capture deadline (30 s by default) and
+ * makes every other organization wait that long. A page's main thread answers a trivial protocol
+ * call within milliseconds even when it is loading or waiting for the network; one that does not
+ * answer for `timeoutMs` is running a script that will not yield. The watchdog then crashes that
+ * renderer (CDP Page.crash is handled on the renderer's IO thread, so it works while the main
+ * thread spins) and the capture fails at once with 504 PAGE_UNRESPONSIVE, instead of at its
+ * deadline.
  *
- * Its own module, beside the memory watchdog (issue #28) that also ends renderers: each watches one
- * thing and says what it saw.
+ * Its own module, beside the memory watchdog (docs/containment.md) that also ends renderers: each
+ * watches one thing and says what it saw.
  */
 
 /** Why the watchdog ended the page; the stage guard turns it into the client's 504. */
@@ -23,8 +25,8 @@ export class PageUnresponsiveError extends Error {
 
 /** The client's answer: which stage was running when the page stopped answering, and for how long it was silent. */
 export const pageUnresponsive = (stage: string, silentMs: number) =>
-  new ApiError(
-    'PAGE_UNRESPONSIVE',
+  new CaptureError(
+    'page-unresponsive',
     `The page stopped responding while ${stage}: its main thread did not answer for ${silentMs} ms (a script that never yields), so its renderer was ended; nothing was charged`,
   );
 
@@ -88,7 +90,7 @@ export function watchResponsiveness(page: Page, session: CDPSession, options: Wa
   let timer: NodeJS.Timeout | undefined;
   let hung: (error: PageUnresponsiveError) => void = () => undefined;
   const unresponsive = new Promise<never>((_, reject) => (hung = reject));
-  unresponsive.catch(() => undefined);
+  unresponsive.catch(ignoreBecause('raced by the capture; a hang after it ended is of no interest'));
   const stop = () => {
     stopped = true;
     clearTimeout(timer);
@@ -112,14 +114,14 @@ export function watchResponsiveness(page: Page, session: CDPSession, options: Wa
       // Rejected first, so the capture reports the hang rather than the crash that follows.
       hung(new PageUnresponsiveError(silentMs));
       // No answer comes back from a crashed renderer: the call is not awaited.
-      session.send('Page.crash').catch(() => undefined);
+      session.send('Page.crash').catch(ignoreBecause('a crashed renderer never answers'));
     };
     timer = setTimeout(check, options.timeoutMs);
     session
       .send('Runtime.evaluate', PING)
       .then(
         () => undefined,
-        () => undefined,
+        ignoreBecause('an error is an answer too: the renderer is alive'),
       )
       .finally(() => {
         answered = true;

@@ -4,10 +4,10 @@ import { join } from 'node:path';
 import { CHROMIUM_USER } from './chromium-launch.js';
 
 /**
- * Chromium's Linux sandbox (issue #14) puts every renderer in new user, PID and network namespaces
- * (Debian ships no setuid helper), so it needs unprivileged user namespaces. Where the kernel forbids
- * them Chromium cannot start sandboxed: the service refuses to start and names the setting, unless
- * the operator opts out with ALLOW_UNSANDBOXED_CHROMIUM=true.
+ * Chromium's Linux sandbox (docs/security.md) puts every renderer in new user, PID and network
+ * namespaces (Debian ships no setuid helper), so it needs unprivileged user namespaces. Where the
+ * kernel forbids them Chromium cannot start sandboxed: the service refuses to start and names the
+ * setting, unless the operator opts out with ALLOW_UNSANDBOXED_CHROMIUM=true.
  */
 
 /** What the service runs Chromium with, for the start-up log and `/ready`. */
@@ -80,7 +80,7 @@ export function checkSandbox(options: { allowUnsandboxed: boolean; procSys?: str
   );
 }
 
-/** Chromium's flags for an unsandboxed run; none when sandboxed (issue #14: never --no-sandbox otherwise). */
+/** Chromium's flags for an unsandboxed run; none when sandboxed (never --no-sandbox otherwise: docs/security.md). */
 export function sandboxFlags(status: SandboxStatus): string[] {
   return status.mode === 'off' ? ['--no-sandbox'] : [];
 }

@@ -2,12 +2,12 @@ import { INSIGHT_LIMITS, isContentFormat, type CaptureOptions, type CaptureQuali
 import type { Page } from 'puppeteer-core';
 import { isOneColour } from '../output/blank-image.js';
 import { inspectPage, type PageCheckArgs, type PageFindings } from './quality-page-scan.js';
-import { ApiError } from '../../errors.js';
+import { CaptureError } from '../capture-error.js';
 import { isProtocolTimeout } from '../page/stage-guard.js';
 
 /**
- * The quality report of every capture (issue #33): is the file any good? Five checks, each finding
- * saying what and where:
+ * The quality report of every capture (docs/page-insight.md): is the file any good? Five checks,
+ * each finding saying what and where:
  * - blank: the image is one colour (every pixel within a small tolerance of the first: blank-image.ts),
  *   or, for pdf and mhtml, the document shows no text and no pictures (quality-page-scan.ts);
  * - imagesNotLoaded: <img> elements in the captured area that are visible but have no picture;
@@ -172,7 +172,7 @@ export function agreeOnGrowth(
 export function assertNotBlank(quality: CaptureQuality, options: Pick<CaptureOptions, 'failOnBlank'>): void {
   const blank = quality.findings.find((finding) => finding.check === 'blank');
   if (!options.failOnBlank || !blank) return;
-  throw new ApiError('CAPTURE_BLANK', `The capture is blank (${blank.message}) and failOnBlank is true; nothing was charged`, {
+  throw new CaptureError('blank', `The capture is blank (${blank.message}) and failOnBlank is true; nothing was charged`, {
     details: { findings: [blank] },
   });
 }

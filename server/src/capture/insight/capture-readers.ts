@@ -8,6 +8,7 @@ import { pageReport } from '../page/page-report.js';
 import type { RenderResult } from '../output/render-result.js';
 import { NOT_READ, openInspectionWindow, qualityWithoutPage, reportWithoutPage } from './late-inspection.js';
 import type { GuardedRequest } from '../page/stage-guard.js';
+import { ignoreBecause } from '../../ignore-error.js';
 
 /**
  * Whether what is read of the page after its capture can be read while it is taken. A viewport
@@ -49,8 +50,8 @@ export async function readCapturedPage(
     report: pageReport(slot.page, options, landing.response, { ...flags, inspectionTimedOut: false }),
     insight: readPageInsight(slot, options, targetResponse, file, input.probe, input.events, redirects),
   };
-  reading.report.catch(() => undefined);
-  reading.insight.catch(() => undefined);
+  reading.report.catch(ignoreBecause('awaited once the file is made, which a failed screenshot cuts short'));
+  reading.insight.catch(ignoreBecause('awaited once the file is made, which a failed screenshot cuts short'));
   const taken = await file;
   const window = openInspectionWindow(slot, request);
   const [report, insight] = await Promise.all([window.within(reading.report), window.within(reading.insight)]);

@@ -38,12 +38,12 @@ export function openInspectionWindow(slot: Slot, request: GuardedRequest): Inspe
   // No pageCrash here: a page that ends now ends its reading, not the capture.
   const window: GuardedRequest = { deadline: Math.max(request.deadline, Date.now() + INSPECTION_GRACE_MS), signal: request.signal };
   let ended = false;
-  const pageEnded = new Promise<typeof NOT_READ>((resolve) =>
+  const pageEnded = new Promise<typeof NOT_READ>((resolve) => {
     request.pageCrash?.catch(() => {
       ended = true;
       resolve(NOT_READ);
-    }),
-  );
+    });
+  });
   const notRead = (): typeof NOT_READ => {
     // The page may still be busy with the reading, or gone: it is not used again as it is.
     slot.doubtful = true;

@@ -6,7 +6,7 @@ import type { Slot } from '../pool/context-pool.js';
 import type { PageEventLog } from '../page/page-events.js';
 import { readPageMetadata, type PageMetadataParts } from './page-metadata.js';
 
-/** What the page readers of issue #33 add to a capture: the quality report always, the metadata on request. */
+/** What the page readers (docs/page-insight.md) add to a capture: the quality report always, the metadata on request. */
 export interface PageInsight {
   quality: CaptureQuality;
   metadata?: PageMetadataParts;

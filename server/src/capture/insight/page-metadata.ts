@@ -3,12 +3,13 @@ import type { CDPSession, HTTPResponse, Page } from 'puppeteer-core';
 import { articleMetadata, NO_ARTICLE_METADATA } from './article-metadata.js';
 import { readArticleSignals } from './article-signals.js';
 import type { PageEventLog } from '../page/page-events.js';
+import { ignoreBecause } from '../../ignore-error.js';
 
 /**
- * The page's metadata (issue #33, `metadata=true`): what its markup declares (title, description,
- * canonical URL, language, OpenGraph, Twitter card, icons), the article's own title, authors and
- * dates (article-metadata.ts), the fonts Chromium actually drew its text with, and the main
- * document's answer (status, headers without cookies, redirects). The timings and the file's
+ * The page's metadata (docs/page-insight.md, `metadata=true`): what its markup declares (title,
+ * description, canonical URL, language, OpenGraph, Twitter card, icons), the article's own title,
+ * authors and dates (article-metadata.ts), the fonts Chromium actually drew its text with, and the
+ * main document's answer (status, headers without cookies, redirects). The timings and the file's
  * sha256 are added by the service, which sees the final file.
  */
 export type PageMetadataParts = Omit<PageMetadata, 'timings' | 'sha256'> & {
@@ -154,8 +155,8 @@ async function fontsUsed(session: CDPSession): Promise<PageMetadata['fonts']> {
       .slice(0, INSIGHT_LIMITS.listedEntries);
   } finally {
     // The session outlives this capture (pooled slot): its agents go back to off.
-    await session.send('CSS.disable').catch(() => undefined);
-    await session.send('DOM.disable').catch(() => undefined);
+    await session.send('CSS.disable').catch(ignoreBecause('the session may be gone with its page'));
+    await session.send('DOM.disable').catch(ignoreBecause('the session may be gone with its page'));
   }
 }
 

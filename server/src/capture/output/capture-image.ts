@@ -1,6 +1,6 @@
 import { MIME_TYPES, type CaptureOptions, type ImageFormat } from '@daguerre/contract';
 import type { ElementHandle, Page } from 'puppeteer-core';
-import { ApiError } from '../../errors.js';
+import { CaptureError } from '../capture-error.js';
 import type { Slot } from '../pool/context-pool.js';
 import { captureTiles, webpTooLarge, type StitchFormat } from './full-page.js';
 import { captureFullPage, markLarge, tooBigForWebp } from './full-page-capture.js';
@@ -9,6 +9,7 @@ import { settleLayout } from './full-page-settle.js';
 import type { ImageRequests } from '../page/image-requests.js';
 import { effectiveViewport } from '../page/page-setup.js';
 import type { RenderResult } from './render-result.js';
+import { ignoreBecause } from '../../ignore-error.js';
 
 /**
  * Largest output of one Chromium frame, in device pixels, in each direction: Chromium returns empty
@@ -58,19 +59,19 @@ export async function captureImage(
     // The selector is valid CSS (checked before navigation).
     const element = await page.$(options.clipSelector);
     if (!element)
-      throw new ApiError('INVALID_INPUT', `clipSelector "${options.clipSelector}" matches no element on the page; nothing was charged`);
+      throw new CaptureError('element-not-found', `clipSelector "${options.clipSelector}" matches no element on the page; nothing was charged`);
     try {
       await settleLayout(page, images, Math.min(Date.now() + ELEMENT_SETTLE_MAX_MS, stopBy - ELEMENT_CAPTURE_RESERVE_MS));
       shot = await captureElement(slot, element, options.clipSelector, scale, stitch, budgetFor(type, budget));
     } finally {
-      await element.dispose().catch(() => undefined);
+      await element.dispose().catch(ignoreBecause('a handle whose page is gone needs no disposing'));
     }
   } else if (options.fullPage) {
     // Settled, measured, taken (in tiles past one frame) and measured again: full-page-capture.ts.
     shot = await captureFullPage(slot, { type, scale, budget: budgetFor(type, budget), stitch, base, stopBy, images });
   } else {
     const viewport = effectiveViewport(options);
-    // Issue #12: a WebP is never shortened, silently or not: past its limit it is refused.
+    // A WebP is never shortened (docs/capture-fidelity.md), silently or not: past its limit it is refused.
     if (type === 'webp' && tooBigForWebp(viewport, scale)) throw webpTooLarge(viewport, scale, 'this viewport');
     const maxWidth = Math.floor(FRAME_LIMIT_PX / scale);
     const maxHeight = Math.floor(FRAME_LIMIT_PX / scale);
@@ -81,8 +82,8 @@ export async function captureImage(
   }
   if (shot.buffer.length === 0) {
     // Never hand out (and charge for) an empty file.
-    throw new ApiError(
-      'OPERATION_FAILED',
+    throw new CaptureError(
+      'empty-image',
       `The browser produced an empty ${type} image; nothing was charged. Try another format or a smaller capture.`,
     );
   }
@@ -112,7 +113,7 @@ async function captureElement(
     return { x: rect.left + window.scrollX, y: rect.top + window.scrollY, width: rect.width, height: rect.height };
   });
   if (box.width < 1 || box.height < 1) {
-    throw new ApiError('INVALID_INPUT', `clipSelector "${selector}" matches an element that is not visible (no size); nothing was charged`);
+    throw new CaptureError('element-not-visible', `clipSelector "${selector}" matches an element that is not visible (no size); nothing was charged`);
   }
   if (format.type === 'webp' && tooBigForWebp(box, scale)) throw webpTooLarge(box, scale, `the element of clipSelector "${selector}"`);
   const plan = planFullPage(box, scale, budget);

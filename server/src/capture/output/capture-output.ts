@@ -17,7 +17,7 @@ export interface OutputLimits {
   pdfTimeoutMs: number;
 }
 
-/** The file of one capture, by format: an image, a pdf, or the page's content (issue #33). */
+/** The file of one capture, by format: an image, a pdf, or the page's content (docs/page-insight.md). */
 export function captureFile(slot: Slot, options: CaptureOptions, limits: OutputLimits): Promise<RenderResult> {
   if (options.format === 'pdf') return capturePdf(slot, options, limits.pdfTimeoutMs);
   if (isContentFormat(options.format)) return captureContent(slot, options);

@@ -1,6 +1,6 @@
 import { MIME_TYPES, paginatedPdfSettings, type CaptureOptions } from '@daguerre/contract';
 import type { PDFOptions } from 'puppeteer-core';
-import { ApiError } from '../../errors.js';
+import { CaptureError } from '../capture-error.js';
 import type { Slot } from '../pool/context-pool.js';
 import { documentSize } from '../page/page-actions.js';
 import { effectiveViewport, emulateMedia } from '../page/page-setup.js';
@@ -26,15 +26,15 @@ export function paginatedPdfOptions(options: CaptureOptions): PDFOptions {
 }
 
 /** Chromium's refusals of print settings the contract cannot check alone (they depend on the document or the paper). */
-function printRefusal(error: unknown, options: CaptureOptions): ApiError | undefined {
+function printRefusal(error: unknown, options: CaptureOptions): CaptureError | undefined {
   const message = error instanceof Error ? error.message : '';
   if (/page range/i.test(message) && options.pdfPageRanges !== undefined) {
-    return new ApiError('INVALID_INPUT', `pdfPageRanges: no page of "${options.pdfPageRanges}" exists in this document; nothing was charged`, {
+    return new CaptureError('pdf-no-pages', `pdfPageRanges: no page of "${options.pdfPageRanges}" exists in this document; nothing was charged`, {
       details: [{ field: 'pdfPageRanges', message: 'no page of these ranges exists in the document', value: options.pdfPageRanges }],
     });
   }
   if (/content area is empty|invalid print parameters/i.test(message)) {
-    return new ApiError('INVALID_INPUT', 'pdfMargin: the margins leave no room for content on this paper size (pdfFormat, pdfLandscape); nothing was charged');
+    return new CaptureError('pdf-no-room', 'pdfMargin: the margins leave no room for content on this paper size (pdfFormat, pdfLandscape); nothing was charged');
   }
   return undefined;
 }

@@ -6,6 +6,7 @@ import { CaptureTimeoutError, ClientGoneError } from '../capture-error.js';
 import { VideoEncoder, type VideoEncoderSettings } from './video-encoder.js';
 import { ScreencastFrames } from './video-frames.js';
 import { prepareScroll, scrollPosition, scrollTo } from './video-scroll.js';
+import { ignoreBecause } from '../../ignore-error.js';
 
 export type VideoSettings = Pick<VideoEncoderSettings, 'ffmpegPath' | 'maxBytes'>;
 
@@ -27,7 +28,7 @@ export const isRecordingTimeout = (error: unknown) => error instanceof CaptureTi
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
- * The video capture mode (issue #34): after the same waits, cleanup and page control as a
+ * The video capture mode (docs/video.md): after the same waits, cleanup and page control as a
  * screenshot, the page is scrolled from the top to its end over videoDuration with scrollEasing, and
  * each frame is the viewport at its exact scroll position, taken from Chromium's screencast
  * (video-frames.ts) and streamed into ffmpeg (video-encoder.ts). Frames are taken no earlier than
@@ -79,7 +80,7 @@ export async function captureVideo(slot: Slot, options: CaptureOptions, request:
       await writing;
       writing = encoder.write(jpeg);
       // Its failure (ffmpeg gone, the byte maximum) ends the loop at the next frame, or below.
-      writing.catch(() => undefined);
+      writing.catch(ignoreBecause('awaited before the next frame is written, or after the loop'));
     }
     await writing;
     await screencast.stop();

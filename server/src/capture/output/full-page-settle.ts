@@ -1,6 +1,7 @@
 import type { Page } from 'puppeteer-core';
 import type { ImageRequests } from '../page/image-requests.js';
 import { documentSize } from '../page/page-actions.js';
+import { ignoreBecause } from '../../ignore-error.js';
 
 /**
  * Rounds of waiting at most: a picture whose arrival adds another one (a gallery that fills itself
@@ -35,7 +36,9 @@ export async function settleLayout(page: Page, images: ImageRequests | undefined
   for (let round = 1; ; round++) {
     const quiet = images ? await images.idle(until) : true;
     late.push(...(images?.since().arrived ?? []));
-    const settled = await page.evaluate(settleInPage, late, Math.max(0, until - Date.now())).catch(() => undefined);
+    const settled = await page
+      .evaluate(settleInPage, late, Math.max(0, until - Date.now()))
+      .catch(ignoreBecause('a page that broke the DOM APIs this needs is measured as before'));
     // A page that broke the DOM APIs this needs is measured as before.
     if (!settled) return documentSize(page);
     const news = images?.since();
@@ -68,7 +71,8 @@ async function settleInPage(lateUrls: string[], waitMs: number): Promise<{ size:
       ),
     ),
   );
-  // A picture that came late may not be decoded yet when the frame is drawn.
+  // A picture that came late may not be decoded yet when the frame is drawn; one that cannot be
+  // decoded is drawn as it is (this runs in the page: no ignoreBecause here).
   const decoding = Array.from(document.images)
     .filter((image) => image.complete && image.naturalWidth > 0 && arrived.has(image.currentSrc))
     .map((image) => image.decode().catch(() => undefined));

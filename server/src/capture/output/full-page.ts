@@ -1,6 +1,6 @@
 import type { Page } from 'puppeteer-core';
 import sharp from 'sharp';
-import { ApiError } from '../../errors.js';
+import { CaptureError } from '../capture-error.js';
 import { FRAME_LIMIT_PX, type FullPagePlan } from './full-page-plan.js';
 
 export interface FullPageShot {
@@ -73,11 +73,11 @@ export async function captureTiles(
 }
 
 /** WebP cannot hold more than 16 383 px per side: refuse rather than return an empty or cut file. */
-export function webpTooLarge(size: { width: number; height: number }, scale: number, what = 'this full page'): ApiError {
+export function webpTooLarge(size: { width: number; height: number }, scale: number, what = 'this full page'): CaptureError {
   const width = Math.ceil(size.width * scale);
   const height = Math.ceil(size.height * scale);
-  return new ApiError(
-    'INVALID_INPUT',
+  return new CaptureError(
+    'image-too-large',
     `format: webp holds at most ${FRAME_LIMIT_PX} px per side, and ${what} is ${width}×${height} device px; use format png or jpeg; nothing was charged`,
   );
 }

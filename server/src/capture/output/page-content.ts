@@ -1,20 +1,21 @@
 import { INSIGHT_LIMITS, MIME_TYPES, type CaptureOptions, type ContentFormat } from '@daguerre/contract';
-import { ApiError } from '../../errors.js';
+import { CaptureError } from '../capture-error.js';
 import type { Slot } from '../pool/context-pool.js';
 import type { RenderResult } from './render-result.js';
 
 /**
- * The page's content as a file (issue #33): html (the DOM after scripts, serialized), markdown (the
- * main content: html-to-markdown.ts), text (the visible text, as innerText lays it out) and mhtml
- * (Chromium's own snapshot, Page.captureSnapshot). With clipSelector, html, text and markdown are
- * of that element. A page with nothing in it is a clear 422 NO_CONTENT, never an empty file.
+ * The page's content as a file (docs/page-insight.md): html (the DOM after scripts, serialized),
+ * markdown (the main content: html-to-markdown.ts), text (the visible text, as innerText lays it
+ * out) and mhtml (Chromium's own snapshot, Page.captureSnapshot). With clipSelector, html, text and
+ * markdown are of that element. A page with nothing in it is a clear 422 NO_CONTENT, never an empty
+ * file.
  */
 
 const EXTENSIONS: Record<ContentFormat, string> = { html: 'html', markdown: 'md', text: 'txt', mhtml: 'mhtml' };
 
 const noContent = (what: string) =>
-  new ApiError(
-    'NO_CONTENT',
+  new CaptureError(
+    'no-content',
     `The page has no content to return as ${what}: it shows no text${what === 'text' || what === 'markdown' ? '' : ' and no pictures'}; nothing was charged`,
   );
 
@@ -93,7 +94,7 @@ export async function captureContent(slot: Slot, options: CaptureOptions): Promi
   const selector = options.clipSelector ?? null;
   const presence = await page.evaluate(contentPresence, selector);
   if (!presence.found)
-    throw new ApiError('INVALID_INPUT', `clipSelector "${selector}" matches no element on the page; nothing was charged`);
+    throw new CaptureError('element-not-found', `clipSelector "${selector}" matches no element on the page; nothing was charged`);
   const needsText = format === 'text' || format === 'markdown';
   if (!presence.text && (needsText || !presence.pictures)) throw noContent(format);
 
@@ -107,8 +108,8 @@ export async function captureContent(slot: Slot, options: CaptureOptions): Promi
     const { data } = await slot.session.send('Page.captureSnapshot', { format: 'mhtml' });
     const buffer = Buffer.from(data, 'utf8');
     if (buffer.length > INSIGHT_LIMITS.mhtmlMaxBytes) {
-      throw new ApiError(
-        'CONTENT_TOO_LARGE',
+      throw new CaptureError(
+        'content-too-large',
         `The page's mhtml snapshot is ${buffer.length} bytes, more than the ${INSIGHT_LIMITS.mhtmlMaxBytes} allowed; nothing was charged. Try format html or markdown.`,
       );
     }

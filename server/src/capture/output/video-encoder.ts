@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { VIDEO_LIMITS, type VideoFormat } from '@daguerre/contract';
-import { ApiError } from '../../errors.js';
+import { CaptureError } from '../capture-error.js';
 import { ownerTag, removeDeadOwnersProfiles } from '../browser/profile-owner.js';
 
 /**
@@ -35,7 +35,7 @@ export const ENCODER_NICENESS = 5;
  * coreutils' `nice`, which then exec it under the same pid:
  * - `--pdeathsig KILL`: the kernel kills ffmpeg when the thread that forked it ends. Node's spawn forks
  *   on the event-loop thread, which lives as long as the process, so ffmpeg ends with the service
- *   even on SIGKILL, instead of encoding on until it notices that its input has closed (issue #48).
+ *   even on SIGKILL, instead of encoding on until it notices that its input has closed.
  * - `nice -n 5`: encoding yields the CPU to the captures of every organization (Chromium runs at the
  *   service's priority). Set before ffmpeg starts, so that every thread it creates inherits it
  *   (a nice value is per thread on Linux: os.setPriority after the spawn would miss threads already made).
@@ -97,9 +97,9 @@ function outputArguments(format: VideoFormat, fps: number, frames: number): stri
 
 const MIME: Record<VideoFormat, string> = { mp4: 'video/mp4', webm: 'video/webm', gif: 'image/gif' };
 
-export class VideoTooLargeError extends ApiError {
+export class VideoTooLargeError extends CaptureError {
   constructor(maxBytes: number) {
-    super('INVALID_INPUT', `The video passed the maximum output size of ${maxBytes} bytes; shorten videoDuration, lower videoFps or the viewport (or use mp4/webm for a gif). Nothing was charged.`, {
+    super('video-too-large', `The video passed the maximum output size of ${maxBytes} bytes; shorten videoDuration, lower videoFps or the viewport (or use mp4/webm for a gif). Nothing was charged.`, {
       details: [{ field: 'videoDuration', message: `the encoded video passed ${maxBytes} bytes`, value: null }],
     });
   }
@@ -156,6 +156,7 @@ export class VideoEncoder {
       if (accepted) resolve();
       else stdin.once('drain', resolve);
       // ffmpeg gone (stopped at -fs, crashed): no drain will come.
+      // exited only ever resolves (a spawn error resolves it with null).
       void this.exited.then(() => resolve());
     });
     if (this.child.exitCode !== null || this.spawnError) {
@@ -198,8 +199,8 @@ export class VideoEncoder {
     return size >= this.settings.maxBytes;
   }
 
-  private encoderFailed(cause?: unknown): ApiError {
-    return new ApiError('OPERATION_FAILED', 'The video could not be encoded; nothing was charged', {
+  private encoderFailed(cause?: unknown): CaptureError {
+    return new CaptureError('encode-failed', 'The video could not be encoded; nothing was charged', {
       logDetail: {
         spawnError: this.spawnError?.message,
         stderr: this.stderrTail,

@@ -1,4 +1,5 @@
 import type { CDPSession, Page, Protocol } from 'puppeteer-core';
+import { ignoreBecause } from '../../ignore-error.js';
 
 /** JPEG quality of a frame; the encoder compresses it again (crf 23 / 33, a GIF palette). */
 export const FRAME_JPEG_QUALITY = 90;
@@ -47,7 +48,7 @@ export class ScreencastFrames {
     try {
       await session.send('Page.startScreencast', { format: 'jpeg', quality: FRAME_JPEG_QUALITY, everyNthFrame: 1 });
     } catch (error) {
-      await session.detach().catch(() => undefined);
+      await session.detach().catch(ignoreBecause('the failed start is the error thrown'));
       throw error;
     }
     return frames;
@@ -95,13 +96,15 @@ export class ScreencastFrames {
     if (this.stopped) return;
     this.stopped = true;
     this.arrived?.();
-    await this.session.send('Page.stopScreencast').catch(() => undefined);
-    await this.session.detach().catch(() => undefined);
+    await this.session.send('Page.stopScreencast').catch(ignoreBecause('the page may be gone, and the screencast with it'));
+    await this.session.detach().catch(ignoreBecause('the page may be gone, and the session with it'));
   }
 
   private receive(frame: Protocol.Page.ScreencastFrameEvent): void {
     // Every frame is acknowledged at once: the screencast sends the next only after it.
-    void this.session.send('Page.screencastFrameAck', { sessionId: frame.sessionId }).catch(() => undefined);
+    void this.session
+      .send('Page.screencastFrameAck', { sessionId: frame.sessionId })
+      .catch(ignoreBecause('the session may have ended between two frames'));
     if (!this.received) return;
     this.received.push({ top: frame.metadata.scrollOffsetY, jpeg: frame.data });
     this.arrived?.();

@@ -1,6 +1,6 @@
 import type { ScrollEasing } from '@daguerre/contract';
 import type { Page } from 'puppeteer-core';
-import { ApiError } from '../../errors.js';
+import { CaptureError } from '../capture-error.js';
 
 /** Progress 0..1 of the scroll at time 0..1 (cubic curves, as CSS's ease-in/out family). */
 export const EASINGS: Record<ScrollEasing, (t: number) => number> = {
@@ -40,10 +40,10 @@ export async function prepareScroll(page: Page, scrollToSelector: string | undef
     if (!target) return { distance: 0, found: false };
     return { distance: Math.min(bottom, Math.max(0, Math.round(target.getBoundingClientRect().top + window.scrollY))), found: true };
   }, scrollToSelector ?? null);
-  if ('invalid' in result) throw new ApiError('VALIDATION_ERROR', `Validation failed: scrollToSelector: "${scrollToSelector}" is not a valid CSS selector`, {
+  if ('invalid' in result) throw new CaptureError('invalid-selector', `Validation failed: scrollToSelector: "${scrollToSelector}" is not a valid CSS selector`, {
     details: [{ field: 'scrollToSelector', message: 'not a valid CSS selector', value: scrollToSelector }],
   });
-  if (!result.found) throw new ApiError('INVALID_INPUT', `scrollToSelector "${scrollToSelector}" matches no element on the page; nothing was charged`);
+  if (!result.found) throw new CaptureError('element-not-found', `scrollToSelector "${scrollToSelector}" matches no element on the page; nothing was charged`);
   return result.distance;
 }
 

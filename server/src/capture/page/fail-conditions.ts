@@ -1,6 +1,6 @@
 import type { CaptureOptions } from '@daguerre/contract';
 import type { HTTPResponse } from 'puppeteer-core';
-import { ApiError } from '../../errors.js';
+import { CaptureError } from '../capture-error.js';
 
 /**
  * failOnHttpError: a 4xx or 5xx main document fails the capture before anything is rendered (so
@@ -11,7 +11,7 @@ export function assertTargetStatus(response: HTTPResponse | null, options: Pick<
   if (!options.failOnHttpError || response === null) return;
   const status = response.status();
   if (status < 400) return;
-  throw new ApiError('TARGET_HTTP_ERROR', `The target answered HTTP ${status} and failOnHttpError is true; nothing was charged`, {
+  throw new CaptureError('target-http-error', `The target answered HTTP ${status} and failOnHttpError is true; nothing was charged`, {
     details: { status },
   });
 }

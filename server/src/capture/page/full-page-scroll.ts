@@ -17,10 +17,10 @@ const STEADY_MS = 1_000;
  * per pause. While the page grows (infinite lists), it keeps going, until the bottom stays put for
  * STEADY_MS, `durationMs` has passed or the page is taller than `maxHeightCss` (the full-page
  * budget). The pause is the duration shared among the first height's steps, so that a short
- * duration still passes over the whole page, but never longer than STEP_PAUSE_MS: before issue #30
- * it had no ceiling, so a longer duration scrolled a growing page slower and loaded less. Now the
- * steps made by any moment never decrease with the duration: a longer duration only scrolls
- * further. Then it waits (bounded) for the images that started loading and returns to the top.
+ * duration still passes over the whole page, but never longer than STEP_PAUSE_MS: without that
+ * ceiling a longer duration scrolled a growing page slower and loaded less. With it, the steps made
+ * by any moment never decrease with the duration: a longer duration only scrolls further. Then it
+ * waits (bounded) for the images that started loading and returns to the top.
  */
 export async function scrollThrough(page: Page, durationMs: number, maxHeightCss: number, imageWaitMs: number): Promise<ScrollOutcome> {
   return page.evaluate(

@@ -1,7 +1,6 @@
 import type { CaptureOptions } from '@daguerre/contract';
-import { ApiError } from '../../errors.js';
 import { REFUSED_HEADER } from '../../security/egress-proxy.js';
-import { destinationNotAllowed } from '../../security/target-policy.js';
+import { CaptureError } from '../capture-error.js';
 import { assertTargetStatus } from './fail-conditions.js';
 import type { Landing } from './navigation.js';
 import { unreachable } from './navigation.js';
@@ -23,10 +22,16 @@ export interface EgressFacts {
 }
 
 export const proxyCredentialsRefused = () =>
-  new ApiError(
-    'INVALID_INPUT',
+  new CaptureError(
+    'proxy-refused',
     'The proxy of proxyUrl refused the credentials (HTTP 407 Proxy Authentication Required): check proxyUsername and proxyPassword. Nothing was charged.',
   );
+
+/** A destination the egress proxy refused (a redirect to a refused address, say): as security/target-policy.ts words it for the check before any work. */
+const destinationRefused = () =>
+  new CaptureError('destination-refused', 'url: the destination is not allowed (only public internet addresses can be reached)', {
+    details: [{ field: 'url', message: 'the destination is not allowed', value: null }],
+  });
 
 const NET_ERROR = /net::ERR_[A-Z_]+/;
 
@@ -44,9 +49,9 @@ export function navigationFailure(error: unknown, options: CaptureOptions, watch
  * Through the egress proxy a refused or unreachable destination is a failed SOCKS connection (or,
  * through a caller's proxy, a failed tunnel): the proxy knows which. Otherwise the target did not answer.
  */
-function refusedOrUnreachable(url: string | undefined, errorText: string, egress: EgressFacts): ApiError {
+function refusedOrUnreachable(url: string | undefined, errorText: string, egress: EgressFacts): CaptureError {
   const throughProxy = /net::ERR_(TUNNEL_CONNECTION_FAILED|SOCKS_)/.test(errorText);
-  if (throughProxy && url && egress.wasRefused?.(url)) return destinationNotAllowed('url');
+  if (throughProxy && url && egress.wasRefused?.(url)) return destinationRefused();
   const real = throughProxy && url ? egress.connectionFailure?.(url) : undefined;
   return unreachable(url ? withoutCredentials(url) : undefined, real ?? errorText);
 }
@@ -64,7 +69,7 @@ export function assertLanded(landing: Landing, options: CaptureOptions, watch: N
   // The egress proxy marks the answers it gives itself: a refused destination (a redirect to a
   // refused address, say) is the caller's 400; any other mark means the target was not reached.
   const mark = response?.headers()[REFUSED_HEADER];
-  if (mark === 'refused') throw destinationNotAllowed('url');
+  if (mark === 'refused') throw destinationRefused();
   if (mark !== undefined) throw unreachable(response ? withoutCredentials(response.url()) : undefined, 'net::ERR_CONNECTION_FAILED');
   if (options.proxyUrl && response?.status() === 407) throw proxyCredentialsRefused();
   assertTargetStatus(options.html === undefined ? response : null, options);

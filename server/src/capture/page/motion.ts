@@ -1,4 +1,5 @@
 import type { Frame, Page } from 'puppeteer-core';
+import { ignoreBecause } from '../../ignore-error.js';
 
 /**
  * reducedMotion's second half (page-control.ts adds the CSS that makes new transitions and
@@ -64,7 +65,7 @@ function finishMotionInDocument(): number {
 }
 
 async function finishInFrame(frame: Frame): Promise<void> {
-  await frame.evaluate(finishMotionInDocument).catch(() => undefined);
+  await frame.evaluate(finishMotionInDocument).catch(ignoreBecause('a frame gone meanwhile has no motion left to finish'));
 }
 
 /**
@@ -76,5 +77,5 @@ export async function finishMotion(page: Page): Promise<void> {
   // One frame for the finished styles to be applied before the screenshot.
   await page
     .evaluate(() => Promise.race([new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))), new Promise((done) => setTimeout(done, 100))]))
-    .catch(() => undefined);
+    .catch(ignoreBecause('a page that cannot wait a frame is captured as it is'));
 }

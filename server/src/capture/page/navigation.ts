@@ -1,11 +1,10 @@
 import { requestedWaitMs, type CaptureOptions } from '@daguerre/contract';
 import type { HTTPResponse, Page } from 'puppeteer-core';
-import { ApiError } from '../../errors.js';
 import { isContextLost, type NavigationWatch } from '../pool/navigation-watch.js';
 import { redirectChain, type RedirectHop } from './redirect-chain.js';
 import { awaitScheduledNavigation, endChain, holdNextDocuments } from './scheduled-navigation.js';
 import { guard, type GuardedRequest } from './stage-guard.js';
-import { CaptureTimeoutError } from '../capture-error.js';
+import { CaptureError, CaptureTimeoutError } from '../capture-error.js';
 
 /** Where the browser ended up: the main document's response, the hops before it, and whether its wait condition timed out. */
 export interface Landing {
@@ -167,7 +166,7 @@ export async function follow(page: Page, watch: NavigationWatch, options: Captur
 }
 
 /** The capture of a browser error page is never sold: it is the target's network error, naming host and error. */
-export function unreachable(url: string | undefined, errorText: string | undefined): ApiError {
+export function unreachable(url: string | undefined, errorText: string | undefined): CaptureError {
   let host = 'the target';
   try {
     if (url) host = new URL(url).host;
@@ -176,8 +175,8 @@ export function unreachable(url: string | undefined, errorText: string | undefin
   }
   const code = errorText && /net::ERR_[A-Z_]+/.exec(errorText)?.[0];
   const what = code === 'net::ERR_NAME_NOT_RESOLVED' ? 'does not resolve' : 'did not answer';
-  return new ApiError('OPERATION_FAILED', `The page could not be loaded: ${host} ${what} (${code ?? 'network error'}); nothing was charged`, {
+  return new CaptureError('target-unreachable', `The page could not be loaded: ${host} ${what} (${code ?? 'network error'}); nothing was charged`, {
     details: { host, error: code ?? 'network error', ...(url ? { url } : {}) },
-    ...(url ? { headers: { 'X-Final-Url': url } } : {}),
+    ...(url ? { targetHeaders: { 'X-Final-Url': url } } : {}),
   });
 }

@@ -3,9 +3,9 @@ import type { ConsoleMessage, HTTPRequest, HTTPResponse, Page } from 'puppeteer-
 import type { ConnectionFailure } from './landing-checks.js';
 
 /**
- * What the page said while it loaded (issue #33, metadata): console errors and uncaught exceptions,
- * and the requests that failed (a network error, or an HTTP 4xx/5xx answer). Counted in full; only
- * the first few are kept, each message cut short, so a noisy page costs no memory.
+ * What the page said while it loaded (docs/page-insight.md, metadata): console errors and uncaught
+ * exceptions, and the requests that failed (a network error, or an HTTP 4xx/5xx answer). Counted in
+ * full; only the first few are kept, each message cut short, so a noisy page costs no memory.
  */
 
 const MESSAGE_MAX_CHARS = 500;

@@ -1,9 +1,11 @@
 import type { CDPSession } from 'puppeteer-core';
+import { ignoreBecause } from '../../ignore-error.js';
 
 /**
  * The generic font families as full Chromium sets them on Linux from its locale settings:
- * chromium-headless-shell has no such preferences (issue #30: 8–12 % of the pixels of a CJK page
- * differed from full Chromium's). Read from both browsers here with CSS.getPlatformFontsForNode:
+ * chromium-headless-shell has no such preferences (docs/capture-fidelity.md; without them 8–12 % of
+ * the pixels of a CJK page differed from full Chromium's). Read from both browsers here with
+ * CSS.getPlatformFontsForNode:
  * - every page: monospace is fontconfig's "Monospace" (DejaVu Sans Mono) in full Chromium, Liberation
  *   Mono (Courier New's stand-in) in the shell;
  * - zh-Hans, zh-Hant, ja and ko pages: the default, sans-serif, cursive and fantasy families are Noto
@@ -42,5 +44,5 @@ export async function applyFontFamilies(session: CDPSession): Promise<void> {
   applied.add(session);
   // A browser without the command (or a page that has families already) keeps its own fonts: a
   // difference in glyphs, never a failed capture.
-  await session.send('Page.setFontFamilies', FONT_FAMILIES).catch(() => undefined);
+  await session.send('Page.setFontFamilies', FONT_FAMILIES).catch(ignoreBecause('a browser without the command keeps its own fonts'));
 }

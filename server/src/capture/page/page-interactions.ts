@@ -1,8 +1,6 @@
 import type { Page } from 'puppeteer-core';
-import { ApiError } from '../../errors.js';
-
-/** Signals that a caller's script was still running when its time ran out: the page is busy, do not reuse it. */
-export class ScriptStillRunningError extends ApiError {}
+import { CaptureError } from '../capture-error.js';
+import { ignoreBecause } from '../../ignore-error.js';
 
 const MAX_MESSAGE = 500;
 
@@ -31,7 +29,7 @@ export async function runScripts(page: Page, code: string, timeoutMs: number): P
       if (page.isClosed()) throw error;
       if (error instanceof Error && /Execution context was destroyed|Target closed|Session closed/i.test(error.message)) throw error;
       // The script itself is not echoed back: it may be long.
-      throw new ApiError('INVALID_INPUT', `scripts: the script failed: ${thrownMessage(error)}; nothing was charged`, {
+      throw new CaptureError('script-failed', `scripts: the script failed: ${thrownMessage(error)}; nothing was charged`, {
         details: [{ field: 'scripts', message: thrownMessage(error) }],
       });
     },
@@ -39,8 +37,9 @@ export async function runScripts(page: Page, code: string, timeoutMs: number): P
   try {
     const outcome = await Promise.race([run, late]);
     if (outcome === 'late') {
-      run.catch(() => undefined);
-      throw new ScriptStillRunningError('INVALID_INPUT', `scripts: the script did not finish within ${timeoutMs} ms (a returned promise must settle before the capture deadline); nothing was charged`);
+      run.catch(ignoreBecause('reported late below: how the script ends no longer matters'));
+      // The page is busy with it: renderer.ts does not reuse it.
+      throw new CaptureError('script-still-running', `scripts: the script did not finish within ${timeoutMs} ms (a returned promise must settle before the capture deadline); nothing was charged`);
     }
   } finally {
     clearTimeout(timer);
@@ -48,7 +47,7 @@ export async function runScripts(page: Page, code: string, timeoutMs: number): P
 }
 
 const notFound = (field: string, selector: string) =>
-  new ApiError('INVALID_INPUT', `${field}: no element matched "${selector}"; nothing was charged`, {
+  new CaptureError('element-not-found', `${field}: no element matched "${selector}"; nothing was charged`, {
     details: [{ field, message: 'no element matched the selector', value: selector }],
   });
 
@@ -66,16 +65,18 @@ export async function clickElement(page: Page, selector: string, settleMs: numbe
   } catch (error) {
     // Puppeteer cannot click an element without a box (display: none, detached).
     if (error instanceof Error && /not clickable|not an Element|no box|not visible/i.test(error.message)) {
-      throw new ApiError('INVALID_INPUT', `click: the element matching "${selector}" cannot be clicked (it is hidden or has no size); nothing was charged`, {
+      throw new CaptureError('element-not-clickable', `click: the element matching "${selector}" cannot be clicked (it is hidden or has no size); nothing was charged`, {
         details: [{ field: 'click', message: 'the element is hidden or has no size', value: selector }],
       });
     }
     throw error;
   } finally {
-    await element.dispose().catch(() => undefined);
+    await element.dispose().catch(ignoreBecause('a handle whose page is gone needs no disposing'));
   }
   // A timeout is no error: requests of earlier documents on a reused page may never be seen to finish.
-  await page.waitForNetworkIdle({ idleTime: 200, timeout: settleMs }).catch(() => undefined);
+  await page
+    .waitForNetworkIdle({ idleTime: 200, timeout: settleMs })
+    .catch(ignoreBecause('a network that never goes idle only ends the wait'));
   // Two animation frames: the DOM changes made by the click are laid out and painted.
   await page.evaluate(() => new Promise<void>((done) => requestAnimationFrame(() => requestAnimationFrame(() => done()))));
 }

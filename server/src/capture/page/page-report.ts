@@ -2,14 +2,16 @@ import type { CaptureOptions, PageReport } from '@daguerre/contract';
 import type { HTTPResponse, Page } from 'puppeteer-core';
 import { documentSize } from './page-actions.js';
 import { effectiveViewport } from './page-setup.js';
+import { ignoreBecause } from '../../ignore-error.js';
 
 export type { PageReport } from '@daguerre/contract';
 
 /**
- * What a capture saw (issue #12): the main document's HTTP status and final URL (url mode), its
- * title, the CSS size of what was captured and whether the image was cut to the budget. Sent as
- * X-Target-Status / X-Final-Url / X-Capture-Truncated and as `data.page` in JSON mode; issue #30 adds
- * whether the wait condition timed out (best attempt) and whether a scrolled page was still growing.
+ * What a capture saw (docs/capture-fidelity.md): the main document's HTTP status and final URL
+ * (url mode), its title, the CSS size of what was captured, whether the image was cut to the
+ * budget, whether the wait condition timed out (best attempt) and whether a scrolled page was still
+ * growing. Sent as X-Target-Status / X-Final-Url / X-Capture-Truncated and as `data.page` in JSON
+ * mode.
  */
 export async function pageReport(
   page: Page,
@@ -35,7 +37,7 @@ async function capturedSize(page: Page, options: CaptureOptions): Promise<{ widt
   if (options.clipSelector) {
     const element = await page.$(options.clipSelector);
     const box = await element?.boundingBox();
-    await element?.dispose().catch(() => undefined);
+    await element?.dispose().catch(ignoreBecause('a handle whose page is gone needs no disposing'));
     if (box) return { width: Math.round(box.width), height: Math.round(box.height) };
   }
   if (options.fullPage || options.format === 'pdf') {
@@ -46,7 +48,7 @@ async function capturedSize(page: Page, options: CaptureOptions): Promise<{ widt
   return { width: viewport.width, height: viewport.height };
 }
 
-/** A URL's user name and password never leave the service (issue #15), nor in a header. */
+/** A URL's user name and password never leave the service, nor in a header (docs/security.md). */
 export function withoutCredentials(url: string): string {
   try {
     const parsed = new URL(url);

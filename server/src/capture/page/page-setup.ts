@@ -3,6 +3,7 @@ import type { HTTPRequest, ResourceType } from 'puppeteer-core';
 import type { Slot } from '../pool/context-pool.js';
 import { acceptLanguage, applyLocale, requestHeaders } from './page-locale.js';
 import { applyFontFamilies } from './page-fonts.js';
+import { ignoreBecause } from '../../ignore-error.js';
 
 /** The preset's emulation settings after the request's overrides. */
 export type Viewport = Pick<DevicePreset, 'width' | 'height' | 'scale' | 'mobile' | 'touch' | 'userAgent'>;
@@ -186,9 +187,11 @@ async function filterRequests(slot: Slot, options: CaptureOptions, extraBlock: R
     // The document itself (and inline html) is never blocked by type filters.
     const isMainDocument = request.isNavigationRequest() && request.frame() === page.mainFrame();
     if (!isMainDocument && !url.startsWith('data:') && filters.some((blocked) => blocked(request))) {
-      void request.abort('blockedbyclient').catch(() => undefined);
+      void request
+        .abort('blockedbyclient')
+        .catch(ignoreBecause('the request ends either way: its page may be gone, or it was answered already'));
     } else {
-      void request.continue().catch(() => undefined);
+      void request.continue().catch(ignoreBecause('the request ends either way: its page may be gone, or it was answered already'));
     }
   };
   page.on('request', onRequest);

@@ -1,6 +1,7 @@
 import type { Page } from 'puppeteer-core';
 import { afterOneTurn, REDIRECT_WINDOW_MS } from '../pool/navigation-timers.js';
 import { isContextLost, type NavigationWatch } from '../pool/navigation-watch.js';
+import { ignoreBecause } from '../../ignore-error.js';
 
 /** Longest wait between two looks while a scheduled navigation is due (it wakes the wait itself when it starts). */
 const POLL_MS = 100;
@@ -73,7 +74,9 @@ export async function holdNextDocuments(page: Page, watch: NavigationWatch): Pro
     hold = { added, held: -1 };
     holding.set(watch, hold);
     watch.whenStopped(() => {
-      void added.then(({ identifier }) => page.removeScriptToEvaluateOnNewDocument(identifier)).catch(() => undefined);
+      void added
+        .then(({ identifier }) => page.removeScriptToEvaluateOnNewDocument(identifier))
+        .catch(ignoreBecause('a page closed meanwhile took its script with it'));
     });
   }
   await hold.added;

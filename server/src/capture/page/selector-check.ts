@@ -1,6 +1,6 @@
 import type { CaptureOptions } from '@daguerre/contract';
 import type { Page } from 'puppeteer-core';
-import { ApiError } from '../../errors.js';
+import { CaptureError } from '../capture-error.js';
 import { invalidSelectors } from './page-actions.js';
 
 /**
@@ -19,7 +19,7 @@ export async function assertValidSelectors(page: Page, options: CaptureOptions):
   const invalid = new Set(await invalidSelectors(page, fields.map(([, selector]) => selector)));
   const problems = fields.filter(([, selector]) => invalid.has(selector));
   if (problems.length === 0) return;
-  throw new ApiError('VALIDATION_ERROR', `Validation failed: ${problems.map(([field, value]) => `${field}: "${value}" is not a valid CSS selector`).join('; ')}`, {
+  throw new CaptureError('invalid-selector', `Validation failed: ${problems.map(([field, value]) => `${field}: "${value}" is not a valid CSS selector`).join('; ')}`, {
     details: problems.map(([field, value]) => ({ field, message: 'not a valid CSS selector', value })),
   });
 }

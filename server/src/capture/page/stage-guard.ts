@@ -1,7 +1,7 @@
 import type { Page } from 'puppeteer-core';
-import { ApiError } from '../../errors.js';
 import { PageUnresponsiveError, pageUnresponsive } from '../browser/responsiveness-watchdog.js';
-import { CaptureTimeoutError, ClientGoneError } from '../capture-error.js';
+import { CaptureError, CaptureTimeoutError, ClientGoneError } from '../capture-error.js';
+import { ignoreBecause } from '../../ignore-error.js';
 
 /** A CDP call that failed because the page's renderer went away (a crash, the responsiveness watchdog). */
 export const isPageGone = (error: unknown) => error instanceof Error && /Target crashed|Target closed|Session closed/i.test(error.message);
@@ -17,8 +17,8 @@ export interface GuardedRequest {
 }
 
 export const pageCrashed = () =>
-  new ApiError(
-    'OPERATION_FAILED',
+  new CaptureError(
+    'page-crashed',
     'The page crashed while it was being rendered (it may have run out of memory: each page may use at most the renderer memory cap); nothing was charged',
   );
 
@@ -31,10 +31,10 @@ export function watchPageCrash(page: Page, explain?: () => Error | undefined): {
   let onCrash: () => void = () => undefined;
   let error: Error | undefined;
   const crashed = new Promise<never>((_, reject) => {
-    // `explain` names a known cause (the memory watchdog ended the renderer, issue #28).
+    // `explain` names a known cause (the memory watchdog ended the renderer, docs/containment.md).
     onCrash = () => reject((error ??= explain?.() ?? pageCrashed()));
   });
-  crashed.catch(() => undefined);
+  crashed.catch(ignoreBecause('awaited by each stage it guards; between stages nobody is'));
   page.on('error', onCrash);
   page.on('close', onCrash);
   return {
@@ -71,7 +71,7 @@ export function guard<T>(work: Promise<T>, request: GuardedRequest, stage: strin
     if (isProtocolTimeout(error)) throw new CaptureTimeoutError(stage);
     throw error;
   });
-  mapped.catch(() => undefined);
+  mapped.catch(ignoreBecause('raced below; after the race is decided nobody awaits it'));
   return Promise.race([mapped, stop, ...(request.pageCrash ? [request.pageCrash] : [])])
     .catch((error: unknown) => {
       if (error instanceof PageUnresponsiveError) throw pageUnresponsive(stage, error.silentMs);

@@ -1,6 +1,6 @@
 import type { CaptureOptions } from '@daguerre/contract';
 import type { Page } from 'puppeteer-core';
-import { ApiError } from '../../errors.js';
+import { CaptureError } from '../capture-error.js';
 import { scrollThrough, type ScrollOutcome } from './full-page-scroll.js';
 import { finishMotion } from './motion.js';
 import { removeElements } from './page-actions.js';
@@ -26,7 +26,7 @@ async function waitForSelector(page: Page, selector: string, request: GuardedReq
     'waiting for waitForSelector',
   );
   if (!found) {
-    throw new ApiError('INVALID_INPUT', `waitForSelector: no element matched "${selector}" within ${timeout} ms; nothing was charged`);
+    throw new CaptureError('element-not-found', `waitForSelector: no element matched "${selector}" within ${timeout} ms; nothing was charged`);
   }
 }
 
@@ -51,7 +51,7 @@ export async function waitAndClean(page: Page, options: CaptureOptions, request:
   }
   if (options.removeSelectors?.length) {
     const invalid = await guard(removeElements(page, options.removeSelectors), request, 'removing elements');
-    if (invalid.length) throw new ApiError('VALIDATION_ERROR', `removeSelectors: not valid CSS selectors: ${invalid.join(', ')}`, {
+    if (invalid.length) throw new CaptureError('invalid-selector', `removeSelectors: not valid CSS selectors: ${invalid.join(', ')}`, {
       details: invalid.map((value) => ({ field: 'removeSelectors', message: 'not a valid CSS selector', value })),
     });
   }

@@ -1,7 +1,6 @@
 import { isVideoFormat, requestedWaitMs, type CaptureOptions } from '@daguerre/contract';
-import { ApiError } from '../../errors.js';
 import { LongCaptureLane } from './long-capture-lane.js';
-import { CaptureTimeoutError } from '../capture-error.js';
+import { CaptureTimeoutError, isCaptureError } from '../capture-error.js';
 import { VideoEstimate, videoShape } from './video-estimate.js';
 
 /**
@@ -13,7 +12,8 @@ export const LONG_CAPTURE_WAIT_MS = 10_000;
 /** A long capture's time beyond the waits it asks for: loading, rendering, encoding. */
 const LONG_CAPTURE_OVERHEAD_MS = 5_000;
 
-const isTimeout = (error: unknown) => error instanceof CaptureTimeoutError || (error instanceof ApiError && error.status === 504);
+/** A capture that ran out of time, in the capture's own words; the caller names its own (LaneRequest.ranOutOfTime). */
+const isTimeout = (error: unknown) => error instanceof CaptureTimeoutError || isCaptureError(error, 'page-unresponsive');
 
 export interface CaptureLanesOptions {
   /** MAX_CONCURRENCY. */
@@ -30,6 +30,8 @@ export interface LaneRequest {
   deadline: number;
   signal: AbortSignal;
   sharePercent: number | null;
+  /** Whether a failure of the task is its running out of time, as the caller answers it (the service's mapped answers). */
+  ranOutOfTime?: (error: unknown) => boolean;
 }
 
 export class CaptureLanes {
@@ -75,7 +77,7 @@ export class CaptureLanes {
           return result;
         } catch (error) {
           // Out of time while it recorded: it needed more than the whole budget, so the next such video is refused up front.
-          if (isTimeout(error)) this.videoEstimate.learnTooSlow(shape, Date.now() - started);
+          if (isTimeout(error) || request.ranOutOfTime?.(error)) this.videoEstimate.learnTooSlow(shape, Date.now() - started);
           throw error;
         }
       });

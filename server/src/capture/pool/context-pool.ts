@@ -221,9 +221,10 @@ export class ContextPool {
   abandon(acquiring: Promise<Slot>): void {
     // Not granted yet: out of the queue. (Granted already, it is opening its context: released below.)
     this.turns.leave(acquiring);
+    // release() never rejects (a reset that fails closes the slot).
     acquiring.then(
       (slot) => this.release(slot),
-      () => undefined,
+      ignoreBecause('an acquire that failed holds no slot to give back'),
     );
   }
 

@@ -1,10 +1,9 @@
-import { ApiError } from '../../errors.js';
-import { CaptureTimeoutError, ClientGoneError } from '../capture-error.js';
+import { CaptureError, CaptureTimeoutError, ClientGoneError } from '../capture-error.js';
 
 /**
- * Fair share of the browser between organizations (issue #15). It sits in front of the context
- * pool with the pool's concurrency, so the pool's own queue stays empty: each organization has its
- * own FIFO queue, waiting organizations are served by weighted round-robin (a plan's
+ * Fair share of the browser between organizations (docs/render-slots.md). It sits in front of the
+ * context pool with the pool's concurrency, so the pool's own queue stays empty: each organization
+ * has its own FIFO queue, waiting organizations are served by weighted round-robin (a plan's
  * `fair_share_weight`), and one organization holds more than its share (`max_share_percent`, else
  * MAX_ORG_SHARE_PERCENT) only while no organization below its share waits.
  *
@@ -30,7 +29,7 @@ export interface FairShare {
   maxSharePercent: number | null;
   /** Turns per round of the weighted round-robin (at least 1). */
   weight: number;
-  /** The plan's limit of concurrent captures (issue #27, services/concurrency-gate.ts); null for the default. */
+  /** The plan's limit of concurrent captures (docs/render-slots.md, services/concurrency-gate.ts); null for the default. */
   maxConcurrentCaptures?: number | null;
 }
 
@@ -149,7 +148,7 @@ export class FairScheduler {
     // A preempted capture was admitted already: it is never refused for a full queue.
     if (!requeued && this.waitingTotal >= this.options.maxQueue) {
       return Promise.reject(
-        new ApiError('SERVICE_UNAVAILABLE', 'All capture slots are busy and the queue is full; retry shortly. Nothing was charged.', { retryAfterSeconds: 2 }),
+        new CaptureError('slots-full', 'All capture slots are busy and the queue is full; retry shortly. Nothing was charged.', { retryAfterSeconds: 2 }),
       );
     }
     return new Promise<Running>((resolve, reject) => {
@@ -187,8 +186,8 @@ export class FairScheduler {
 
   /**
    * An organization starts waiting: it joins the rotation ahead of those served more recently than
-   * itself (issue #27). Appended at the end, an organization arriving while two others flood two
-   * slots came after both of their next captures: it waited two captures, and with hung pages
+   * itself. Appended at the end, an organization arriving while two others flood two slots came
+   * after both of their next captures: it waited two captures, and with hung pages
    * two hostile deadlines. Never-served ones keep their order of arrival.
    */
   private enterRotation(organizationId: string): void {

@@ -1,5 +1,6 @@
 import { leave } from './parked-page.js';
 import type { Slot } from './pool-slot.js';
+import { ignoreBecause } from '../../ignore-error.js';
 
 /** What leaving a parked page needs of the context pool (context-pool.ts). */
 export interface IdleContexts {
@@ -30,8 +31,9 @@ export function leaveIfParked(slot: Slot, pool: IdleContexts): void {
       // Back among the idle ones, where it was, before a capture waiting for it looks.
       if (kept) pool.idle.splice(Math.min(index, pool.idle.length), 0, slot);
     },
-    () => undefined,
+    ignoreBecause('a page that could not leave is not kept: it is closed below'),
   );
+  // Never rejects: `left` ends its own failure above and the pool's close ignores a failed one.
   void pool.track(slot, left).then(async () => {
     if (!kept) await pool.close(slot);
   });

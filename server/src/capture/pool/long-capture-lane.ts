@@ -1,5 +1,4 @@
-import { ApiError } from '../../errors.js';
-import { CaptureTimeoutError, ClientGoneError } from '../capture-error.js';
+import { CaptureError, CaptureTimeoutError, ClientGoneError } from '../capture-error.js';
 
 /**
  * Long captures take their own lane. A screenshot holds a render slot for about a second; a video
@@ -55,8 +54,8 @@ interface Waiter {
 const USAGE_HALF_LIFE_MS = 10 * 60_000;
 
 const busy = (message: string, retryAfterMs: number) =>
-  new ApiError(
-    'SERVICE_UNAVAILABLE',
+  new CaptureError(
+    'lane-busy',
     `${message} Send it to POST /captures (async) to have it recorded when a place is free; nothing was charged.`,
     {
       retryAfterSeconds: Math.max(1, Math.ceil(retryAfterMs / 1000)),

@@ -4,6 +4,7 @@ import { REDIRECT_WINDOW_MS, trackNavigationTimers } from './navigation-timers.j
 import { pageEventsSession } from './page-events-session.js';
 import { BLANK, park } from './parked-page.js';
 import { ThirdPartyStorageKeys } from './third-party-storage.js';
+import { ignoreBecause } from '../../ignore-error.js';
 
 /**
  * One pooled browser context and its page: how it is opened, checked and reset between captures
@@ -41,7 +42,7 @@ export interface Slot {
   applied?: string;
   /** The page's window, which parking minimizes and restores (parked-page.ts). */
   windowId?: number;
-  /** The organization whose pages this context's renderer has loaded: it serves no other (issue #14). */
+  /** The organization whose pages this context's renderer has loaded: it serves no other (docs/security.md). */
   organizationId?: string;
 }
 
@@ -71,11 +72,15 @@ export async function openSlot(manager: BrowserManager, proxyServer?: string): P
     await openPage(slot);
     // Popups from target=_blank links or scripts are closed the moment they appear.
     context.on('targetcreated', (target) => {
-      if (target.type() === 'page' && !slot.renewing) void target.page().then((popup) => (popup && popup !== slot.page ? popup.close() : undefined)).catch(() => undefined);
+      if (target.type() === 'page' && !slot.renewing)
+        void target
+          .page()
+          .then((popup) => (popup && popup !== slot.page ? popup.close() : undefined))
+          .catch(ignoreBecause('a popup may close itself first'));
     });
     return slot;
   } catch (error) {
-    await context.close().catch(() => undefined);
+    await context.close().catch(ignoreBecause('the failed setup is the error thrown'));
     throw error;
   }
 }
@@ -94,7 +99,13 @@ async function openPage(slot: Slot): Promise<void> {
     // A new document, so that the guards exist before the first capture (html mode writes into it).
     await page.goto(BLANK, { timeout: 5_000 });
     // A beforeunload prompt is accepted: a page never keeps the next capture from replacing it.
-    page.on('dialog', (dialog) => void (dialog.type() === 'beforeunload' ? dialog.accept() : dialog.dismiss()).catch(() => undefined));
+    page.on(
+      'dialog',
+      (dialog) =>
+        void (dialog.type() === 'beforeunload' ? dialog.accept() : dialog.dismiss()).catch(
+          ignoreBecause('the dialog may be gone with its page'),
+        ),
+    );
     // A renderer that dies while the slot is idle (out of memory, killed): the next borrower gets a fresh page.
     // (Kept by page rather than on the slot: renewPage gives the slot a new page, which starts clean.)
     page.on('error', () => brokenPages.add(page));
@@ -116,7 +127,7 @@ async function openPage(slot: Slot): Promise<void> {
     slot.applied = undefined;
     slot.parked = false;
   } catch (error) {
-    await page.close().catch(() => undefined);
+    await page.close().catch(ignoreBecause('the failed setup is the error thrown'));
     throw error;
   }
 }

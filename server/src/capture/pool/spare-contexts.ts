@@ -47,6 +47,7 @@ export class SpareContexts {
 
   /** Closes the ready spares past `target` (those warm() opened for a first burst of captures). */
   trim(target: number): void {
+    // discard is the pool's closeSlot, which never rejects.
     for (const spare of this.ready.splice(Math.max(0, target))) void this.discard(spare);
   }
 

@@ -1,6 +1,7 @@
 import type { FiltersEngine } from '@ghostery/adblocker';
 import type { Page } from 'puppeteer-core';
 import { pageInfo, splitStylesheet } from './cosmetics.js';
+import { ignoreBecause } from '../../../ignore-error.js';
 
 /**
  * What one capture installs in the page before its first script runs (scripts evaluated on every
@@ -22,7 +23,7 @@ export class DocumentStartRegistry {
   /** A function the page calls (it returns a promise of the handler's JSON-serializable result). */
   async expose(name: string, handler: (...args: never[]) => unknown): Promise<void> {
     // A binding left by a capture that failed half-way would make exposeFunction throw.
-    await this.page.removeExposedFunction(name).catch(() => undefined);
+    await this.page.removeExposedFunction(name).catch(ignoreBecause('usually there is no binding left to remove'));
     await this.page.exposeFunction(name, handler as (...args: unknown[]) => unknown);
     this.bindings.push(name);
   }

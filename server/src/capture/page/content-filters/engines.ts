@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { ENGINE_VERSION, FiltersEngine } from '@ghostery/adblocker';
 import { packageFile } from '../../../package-files.js';
+import { ignoreBecause } from '../../../ignore-error.js';
 
 /** ads: removeAds (network + cosmetic filters). cookies: removeCookieBanners (cosmetic cookie-notice filters). */
 export type EngineName = 'ads' | 'cookies';
@@ -107,6 +108,7 @@ function parseInWorker(files: string[], config: Record<string, boolean>): Promis
     worker.unref();
     worker.once('message', (bytes: Uint8Array) => {
       resolve(bytes);
+      // Ends the idle thread at once; its promise is fulfilled at the exit and never rejects.
       void worker.terminate();
     });
     worker.once('error', reject);
@@ -159,7 +161,7 @@ async function engineSource(name: EngineName, listDir: string): Promise<EngineSo
 
 /** An engine from a serialized file; undefined when there is none or it cannot be read (a damaged or foreign file). */
 async function readSerialized(file: string): Promise<FiltersEngine | undefined> {
-  const bytes = await readFile(file).catch(() => undefined);
+  const bytes = await readFile(file).catch(ignoreBecause('no cache file yet: the lists are parsed'));
   if (!bytes) return undefined;
   try {
     return FiltersEngine.deserialize(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength));
@@ -182,7 +184,8 @@ async function buildEngine(name: EngineName, listDir: string, cacheDir: string |
   // Parsed now, and the cache (re)written.
   const bytes = await parseInWorker(files, config);
   const engine = FiltersEngine.deserialize(bytes);
-  if (cacheFile && cacheDir) await writeCache(cacheDir, cacheFile, name, bytes).catch(() => undefined);
+  if (cacheFile && cacheDir)
+    await writeCache(cacheDir, cacheFile, name, bytes).catch(ignoreBecause('the cache only spares the next start a parse'));
   return loadedFrom(engine, 'parsed');
 }
 

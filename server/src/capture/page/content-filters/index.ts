@@ -1,9 +1,8 @@
 import type { FiltersEngine } from '@ghostery/adblocker';
 import type { Logger } from 'pino';
 import type { Page } from 'puppeteer-core';
-import { ApiError } from '../../../errors.js';
 import type { RequestFilter } from '../page-setup.js';
-import { CaptureTimeoutError } from '../../capture-error.js';
+import { CaptureError, CaptureTimeoutError } from '../../capture-error.js';
 import { AdBlockSession } from './ad-blocker.js';
 import {
   CookieBannerSession,
@@ -14,6 +13,7 @@ import {
 } from './cookie-banners.js';
 import { DocumentStartRegistry } from './document-start.js';
 import { loadEngine, type EngineLoadOptions, type EngineName } from './engines.js';
+import { ignoreBecause } from '../../../ignore-error.js';
 
 export { FILTER_LIST_DIR, readManifest } from './engines.js';
 
@@ -60,7 +60,7 @@ export class ContentFilters {
   warm(): Promise<void> {
     return Promise.all([this.engine('ads'), this.engine('cookies'), this.consentAssets()]).then(
       () => undefined,
-      () => undefined, // already logged; the next capture that needs it tries again
+      ignoreBecause('already logged; the next capture that needs it tries again'),
     );
   }
 
@@ -148,15 +148,15 @@ export class ContentFilters {
     });
   }
 
-  /** An engine for a capture: a failure to load becomes a 503 naming the option, and nothing is charged. */
+  /** An engine for a capture: a failure to load is 'filters-unavailable' naming the option (a 503), and nothing is charged. */
   private require(name: EngineName): Promise<FiltersEngine> {
     return this.engine(name).catch((error: unknown) => this.unavailable(name, error));
   }
 
   private unavailable(name: EngineName, cause: unknown): never {
     const field = FIELD_OF[name];
-    throw new ApiError(
-      'SERVICE_UNAVAILABLE',
+    throw new CaptureError(
+      'filters-unavailable',
       `${field} is unavailable: this server could not load its filters; nothing was charged. Retry, or capture without ${field}.`,
       {
         logDetail: cause,
@@ -170,7 +170,7 @@ export class ContentFilters {
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new CaptureTimeoutError('loading the filter lists')), Math.max(0, deadline - Date.now()));
     });
-    work.catch(() => undefined);
+    work.catch(ignoreBecause('raced against the deadline below, which sees its failure'));
     try {
       return await Promise.race([work, timeout]);
     } finally {
