@@ -33,7 +33,10 @@ if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modu
   npm ci --no-audit --no-fund --loglevel=error 2>/dev/null || npm install --no-audit --no-fund --loglevel=error
 fi
 
-# Chromium runs as this unprivileged system user when the service runs as root (issue #14).
+# The dashboard's script, bundled from its TypeScript sources (docs/development.md).
+node server/scripts/build-dashboard.mjs
+
+# Chromium runs as this unprivileged system user when the service runs as root (docs/security.md).
 if [ "$(id -u)" = "0" ] && ! id daguerre-chromium >/dev/null 2>&1; then
   useradd --system --no-create-home --shell /usr/sbin/nologin daguerre-chromium
 fi

@@ -25,7 +25,7 @@ const bodyText = (req: Request, name: string) => {
 
 export function mountAuthRoutes(router: Router, services: DashboardServices): void {
   const { data, sessions, assets } = services;
-  // In the database, so that the lock holds across instances (issue #15).
+  // In the database, so that the lock holds across instances (docs/containment.md).
   const throttle = new SignInThrottle(new SignInAttemptRepository(data.db));
   // Unknown emails are checked against this hash too, so a wrong email takes as long as a wrong password.
   let decoyHash: Promise<string> | undefined;
@@ -66,7 +66,7 @@ export function mountAuthRoutes(router: Router, services: DashboardServices): vo
       if (email === '' || password === '') return render(400, 'Enter your email and your password.');
       const normalized = email.toLowerCase();
       const address = req.ip ?? 'unknown';
-      // Counted and checked in one step before the password is (issue #28): parallel guesses cannot pass together.
+      // Counted and checked in one step before the password is (docs/containment.md): parallel guesses cannot pass together.
       const wait = await throttle.attempt(normalized, address, services.now());
       if (wait > 0) {
         res.setHeader('Retry-After', String(Math.ceil(wait / 1000)));
@@ -81,7 +81,7 @@ export function mountAuthRoutes(router: Router, services: DashboardServices): vo
         ? await verifyPassword(password, candidate.password_hash!)
         : await verifyPassword(password, await (decoyHash ??= hashPassword(newToken()))).then(() => false);
       if (!candidate || !passwordOk) {
-        // Never the typed email (people type passwords into it) nor the password (issue #28).
+        // Never the typed email (people type passwords into it) nor the password.
         services.logger.info('dashboard: sign-in failed');
         return render(401, 'Incorrect email or password.');
       }

@@ -18,6 +18,7 @@ import { mountMonitorRoutes } from './monitors-routes.js';
 import { inactiveMembershipPage, messagePage, noOrganizationPage } from './views/auth-pages.js';
 import type { Assets } from './views/layout.js';
 import { packageFile } from '../package-files.js';
+import { ensureDashboardScript } from './script-asset.js';
 
 export interface DashboardDependencies {
   data: DashboardData;
@@ -69,9 +70,10 @@ const securityHeaders: RequestHandler = (_req, res, next) => {
 /**
  * The web dashboard at /dashboard: sign-in for organization members, API keys, storage
  * configurations, usage and a capture playground. Server-rendered pages, one stylesheet, one
- * small script; forms work without JavaScript.
+ * small script (bundled from browser/: script-asset.ts); forms work without JavaScript.
  */
 export function mountDashboard(app: Express, deps: DashboardDependencies): void {
+  ensureDashboardScript(deps.logger);
   const sessions = new SessionRepository(deps.data.db, deps.sessionTimes ?? DEFAULT_SESSION_TIMES);
   const services: DashboardServices = {
     data: deps.data,

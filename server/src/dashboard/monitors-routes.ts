@@ -279,7 +279,9 @@ export function mountMonitorRoutes(router: Router, services: DashboardServices):
         const [monitor, record] = await Promise.all([service.get(organizationId, monitorId), ownRecord(organizationId, monitorId)]);
         const run = await ownRun(record, runId);
         // The baseline may have been deleted since (runs past MONITOR_RUNS_KEPT are).
-        const baseline = run.baselineRunId ? await ownRun(record, run.baselineRunId).catch(ignoreBecause('a baseline deleted since is shown as none')) : undefined;
+        const baseline = run.baselineRunId
+          ? await ownRun(record, run.baselineRunId).catch(ignoreBecause('a baseline deleted since is shown as none'))
+          : undefined;
         sendPage(res, monitorRunPage({ ctx: dashboardContext(res), assets, monitor, run, baseline }));
       }),
     ),

@@ -1,5 +1,6 @@
 import { createCipheriv, createDecipheriv, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { CookieOptions, NextFunction, Request, RequestHandler, Response } from 'express';
+import type { CookieOptions, Request, RequestHandler, Response } from 'express';
+import { handle, type AsyncHandler } from '../async-handler.js';
 import type { MembershipRecord, SessionRecord, SessionRepository } from '../store/session-repository.js';
 
 export const SESSION_COOKIE = 'daguerre_session';
@@ -112,14 +113,8 @@ export function safeNext(next: unknown): string {
   return next;
 }
 
-export type AsyncHandler = (req: Request, res: Response, next: NextFunction) => Promise<unknown>;
-
-/** Express 4 does not catch rejected promises: hand them to the router's error handler. */
-export const handle =
-  (fn: AsyncHandler): RequestHandler =>
-  (req, res, next) => {
-    fn(req, res, next).catch(next);
-  };
+// The dashboard's routes take `handle` from here, as before it moved down for the MCP and ops routes.
+export { handle, type AsyncHandler };
 
 /**
  * Loads the session named by the cookie, its memberships and the organization it acts for (the

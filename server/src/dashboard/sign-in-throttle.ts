@@ -9,11 +9,12 @@ export interface SignInBudget {
 
 export const SIGN_IN_WINDOW_MS = 15 * 60_000;
 /**
- * The budgets every attempt takes from, in this order (issue #28). The attacker is the email and
- * address together: one address guessing one account is stopped after 10, and the account's owner,
- * coming from anywhere else, is not. One address may try 50 attempts over all emails. The email's
- * own budget is the slow global one: it stops guesses spread over many addresses (200 an hour);
- * only an attacker with 20 addresses can lock the owner out, for the rest of that hour.
+ * The budgets every attempt takes from, in this order (docs/containment.md, "Dashboard sign-in
+ * throttle"). The attacker is the email and address together: one address guessing one account is
+ * stopped after 10, and the account's owner, coming from anywhere else, is not. One address may try
+ * 50 attempts over all emails. The email's own budget is the slow global one: it stops guesses
+ * spread over many addresses (200 an hour); only an attacker with 20 addresses can lock the owner
+ * out, for the rest of that hour.
  */
 export const SIGN_IN_BUDGETS: readonly SignInBudget[] = [
   { kind: 'pair', max: 10, windowMs: SIGN_IN_WINDOW_MS },

@@ -36,7 +36,7 @@ function batchesTable(batches: BatchData[]): SafeHtml {
   </table></div>`;
 }
 
-/** The organization's latest batches of POST /captures/bulk (issue #34), with their counts. */
+/** The organization's latest batches of POST /captures/bulk (docs/bulk.md), with their counts. */
 export function batchesPage(ctx: DashboardContext, assets: Assets, batches: BatchData[]): SafeHtml {
   const body = html`${pageHeading('Batches', 'Bulk captures sent with POST /captures/bulk: each item is an async job, charged on its own success.')}
   <section class="card card-flush" aria-labelledby="batches-title">
