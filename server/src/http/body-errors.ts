@@ -10,7 +10,7 @@ interface BodyParserError {
 }
 
 /**
- * express.json() failures as the spec's error body: the client's mistake (4xx), never a 500.
+ * express.json() failures as the API's error body: the client's mistake (4xx), never a 500.
  * A charset or Content-Encoding it cannot decode is 415; a body that does not inflate or parse is 400.
  */
 export function bodyParserError(error: unknown): ApiError | undefined {

@@ -25,7 +25,7 @@ export function captureMetrics(metrics: Metrics, creditsPerCapture: number): Req
       const code = res.locals.errorCode as string | undefined;
       if (code && res.statusCode !== 429) metrics.renderErrors.inc({ code });
       if (res.statusCode === 200 && observation) {
-        // A video costs per started block of seconds (issue #34).
+        // A video costs per started block of seconds (docs/video.md).
         const videoDuration = Number((req.query.videoDuration as string | undefined) ?? (req.body as { videoDuration?: unknown } | undefined)?.videoDuration ?? 5);
         if (cache !== 'hit') metrics.creditsCharged.inc(captureCredits({ format, videoDuration }, creditsPerCapture));
         metrics.captureSeconds.observe({ format }, Number(process.hrtime.bigint() - started) / 1e9);

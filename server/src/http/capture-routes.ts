@@ -38,7 +38,7 @@ function decodeURIComponentSafe(url: string): string {
 /** The page report as headers: X-Capture-Truncated, X-Capture-Wait-Timed-Out, X-Capture-Still-Growing and X-Capture-Inspection-Timed-Out always; the target's status and final URL for url captures only. */
 export function setPageHeaders(res: Response, page: PageReport): void {
   res.setHeader('X-Capture-Truncated', String(page.truncated));
-  // Issue #30: a best-attempt capture (waitUntil not reached in time) and a page still growing when the scroll stopped.
+  // docs/capture-fidelity.md: a best-attempt capture (waitUntil not reached in time) and a page still growing when the scroll stopped.
   res.setHeader('X-Capture-Wait-Timed-Out', String(page.waitTimedOut === true));
   res.setHeader('X-Capture-Still-Growing', String(page.stillGrowing === true));
   // The page could not be read in time after the file (late-inspection.ts): the file is as taken, the reports are not.

@@ -3,8 +3,9 @@ import type { SwaggerUiOptions } from 'swagger-ui-express';
 /**
  * Swagger UI renders a response as text unless it is an image, octet-stream or marked as a file
  * (`Content-Disposition: attachment` or `Content-Description: File Transfer`). A pdf is sent
- * `inline` (the spec's Content-Disposition), so /docs showed its bytes as text. This interceptor,
- * run in the browser, marks a pdf answer as a file for Swagger UI only: it then offers a download.
+ * `inline` (the API's documented Content-Disposition), so /docs showed its bytes as text. This
+ * interceptor, run in the browser, marks a pdf answer as a file for Swagger UI only: it then offers
+ * a download.
  */
 function markPdfAsFile(response: { headers?: Record<string, string> }) {
   const headers = response.headers ?? {};

@@ -18,8 +18,9 @@ export function sendError(res: Response, error: ApiError): void {
 }
 
 /**
- * The one place where failures become the spec's error body. Client messages come from ApiError;
- * anything else is logged in full and answered with a generic 500 that echoes nothing.
+ * The one place where failures become the API's error body (docs/reference/api.md, "Error codes").
+ * Client messages come from ApiError; anything else is logged in full and answered with a generic
+ * 500 that echoes nothing.
  */
 export function errorResponder(logger: Logger): ErrorRequestHandler {
   const respond = answer(logger);
@@ -27,8 +28,8 @@ export function errorResponder(logger: Logger): ErrorRequestHandler {
     try {
       respond(error, req, res, next);
     } catch (failure) {
-      // Never Express's own HTML page with a stack and paths (issue #28): whatever failed while
-      // answering (a body too strange to describe, say), the client gets the spec's JSON 500.
+      // Never Express's own HTML page with a stack and paths: whatever failed while answering (a
+      // body too strange to describe, say), the client gets the JSON error body with a 500.
       try {
         logger.error({ err: failure, requestId: res.locals.daguerre?.requestId }, 'error responder failed');
       } catch {

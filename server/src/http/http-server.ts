@@ -15,8 +15,8 @@ function rawJsonResponse(status: number, reason: string, body: unknown): string 
 }
 
 /**
- * Node answers a request head over the limit with a bare 431 before Express runs; the spec wants
- * its JSON error body, so the parser error is answered here.
+ * Node answers a request head over the limit with a bare 431 before Express runs; a client expects
+ * the API's JSON error body, so the parser error is answered here.
  */
 export function createHttpServer(app: Express): Server {
   const server = createServer({ maxHeaderSize: MAX_REQUEST_HEAD_BYTES }, app);

@@ -6,10 +6,11 @@ import { aiResultHeader } from '../services/ai-analysis.js';
 const TITLE_HEADER_MAX_BYTES = 256;
 
 /**
- * Issue #33 as headers: X-Capture-Quality (ok or warn) and X-Capture-Quality-Findings (the checks
- * that found something, comma-separated) on every capture; with metadata=true the compact form of
- * the metadata for binary answers: X-Capture-Sha256, X-Page-Title (header-safe, percent-encoded
- * like X-Service-AI-Result) and X-Page-Language. The full report is data.quality / data.metadata.
+ * The page insight of docs/page-insight.md as headers: X-Capture-Quality (ok or warn) and
+ * X-Capture-Quality-Findings (the checks that found something, comma-separated) on every capture;
+ * with metadata=true the compact form of the metadata for binary answers: X-Capture-Sha256,
+ * X-Page-Title (header-safe, percent-encoded like X-Service-AI-Result) and X-Page-Language. The
+ * full report is data.quality / data.metadata.
  */
 export function setInsightHeaders(
   res: Response,

@@ -44,6 +44,7 @@ export function recordRefusals(log: RequestLog, kind: (req: Request) => CaptureK
       const fields = (req.method === 'GET' ? req.query : req.body) as Record<string, unknown> | undefined;
       const url = typeof fields?.url === 'string' ? fields.url : undefined;
       const bulk = Array.isArray(fields?.requests);
+      // refused() logs a write that failed and never rejects (services/request-log.ts).
       void log.refused({
         requestId: contextOf(res).requestId,
         organizationId: auth.organizationId,

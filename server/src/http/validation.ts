@@ -22,12 +22,12 @@ function toIssues(issue: ZodIssue, input: unknown): ValidationIssue[] {
     }));
   }
   const field = String(issue.path[0] ?? 'request');
-  // A secret is never echoed back, not even when it was rejected; matched by meaning (issue #15).
+  // A secret is never echoed back, not even when it was rejected; matched by meaning (docs/containment.md).
   const value = echoableValue(field, valueAt(input, issue.path.slice(0, 1)));
   return [{ field, message: maskUserinfo(issue.message), value }];
 }
 
-/** Turns zod issues into the spec's VALIDATION_ERROR (or MISSING_REQUIRED_FIELD when only fields are missing). */
+/** Turns zod issues into the API's VALIDATION_ERROR (or MISSING_REQUIRED_FIELD when only fields are missing). */
 export function zodIssuesToApiError(error: ZodError | null | undefined, input?: unknown): ApiError {
   if (!error) return new ApiError('VALIDATION_ERROR', 'Validation failed');
   const issues = error.issues.flatMap((issue) => toIssues(issue, input));

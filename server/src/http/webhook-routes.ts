@@ -32,7 +32,7 @@ function organizationOf(res: Response): string {
 /** A webhookUrl's secret-looking query values are masked as the logs mask them (a receiver's token, say). */
 const shown = (event: WebhookEventLog): WebhookEventLog => ({ ...event, url: redactUrl(event.url) });
 
-/** `GET /webhooks/events` and `POST /webhooks/events/{eventId}/redeliver` (issue #50). */
+/** `GET /webhooks/events` and `POST /webhooks/events/{eventId}/redeliver` (docs/async-and-webhooks.md). */
 export function webhookHandlers(deps: WebhookRouteDependencies) {
   return {
     async list({ query, res }: { query: WebhookEventsQuery; res: Response }) {

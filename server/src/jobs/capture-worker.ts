@@ -176,7 +176,13 @@ export class CaptureWorker {
       },
       Date.now() + this.options.resultTtlSeconds * 1000,
     );
-    if (!recorded && file.where === 'results') await this.deps.files.remove(file.key).catch(() => undefined);
+    if (!recorded && file.where === 'results') {
+      await this.deps.files
+        .remove(file.key)
+        .catch((error: unknown) =>
+          this.deps.logger.warn({ jobId, key: file.key, err: error }, 'could not delete the file of a job that had already ended'),
+        );
+    }
     return recorded;
   }
 

@@ -19,7 +19,7 @@ export class JobAnnouncer {
     private readonly logger: Logger,
   ) {}
 
-  /** Called for every job that ended, after its own webhook (issue #34: a batch completes with its last item). */
+  /** Called for every job that ended, after its own webhook (a batch completes with its last item: docs/bulk.md). */
   onEnded(listener: (jobId: string) => Promise<void>): void {
     this.endedListeners.push(listener);
   }

@@ -3,6 +3,7 @@ import { errors } from '../errors.js';
 import type { JobRepository } from '../store/job-repository.js';
 import type { CaptureJobs } from './capture-jobs.js';
 import type { JobAnnouncer } from './job-announcer.js';
+import { ignoreBecause } from '../ignore-error.js';
 
 /**
  * Cancelling async jobs: one job (`DELETE /captures/{jobId}`) or the live items of a batch
@@ -41,7 +42,7 @@ export class JobWithdrawal {
       ),
     );
     // Best effort: a job still waiting leaves the queue at once (a locked one is skipped by its worker).
-    await this.deps.jobs.queue.remove(jobId).catch(() => undefined);
+    await this.deps.jobs.queue.remove(jobId).catch(ignoreBecause('a locked job is skipped by its worker, which finds its record final'));
     if (!ended) return;
     if (options.forget) await this.db(this.deps.jobRecords.remove(jobId));
     // The job's own webhook (capture.failed, code CANCELLED) goes now rather than at the next

@@ -8,6 +8,7 @@ import { addToQueue } from './capture-jobs.js';
 import type { JobAnnouncer } from './job-announcer.js';
 import type { CaptureJobPayload } from './job-types.js';
 import { LocalResultFiles, type ResultFiles } from './result-files.js';
+import { ignoreBecause } from '../ignore-error.js';
 
 export interface JobUpkeepOptions {
   prefix: string;
@@ -37,7 +38,7 @@ export class JobUpkeep {
     private readonly deps: {
       repository: JobRepository;
       batches?: BatchRepository;
-      /** Webhook events on record (issue #50), kept as long as the jobs and batches they report. */
+      /** Webhook events on record (docs/async-and-webhooks.md), kept as long as the jobs and batches they report. */
       webhookEvents?: WebhookEventRepository;
       queue: Queue<CaptureJobPayload>;
       commands: Redis;
@@ -100,7 +101,7 @@ export class JobUpkeep {
     if (existing) {
       const state = await existing.getState();
       if (state !== 'completed' && state !== 'failed' && state !== 'unknown') return false;
-      await existing.remove().catch(() => undefined);
+      await existing.remove().catch(ignoreBecause('the record stays unfinished: the next upkeep tries again'));
     }
     if (job.hasSecrets) {
       await repository.fail(job.id, {

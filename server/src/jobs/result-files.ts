@@ -5,6 +5,7 @@ import type { Readable } from 'node:stream';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { loadS3Sdk, type S3Sdk } from '../services/s3-sdk.js';
 import type { StorageTarget } from '../store/storage-target.js';
+import { ignoreBecause } from '../ignore-error.js';
 
 /** An open result file: its bytes as a stream and its size (for Content-Length). */
 export interface OpenedFile {
@@ -13,9 +14,10 @@ export interface OpenedFile {
 }
 
 /**
- * Where the files of finished async jobs live (issue #29): the deployment's object storage, or a
- * local directory in the embedded default. Keys are `<jobId>/<attempt token>.<ext>`, so a file an
- * attempt wrote but could not commit never overwrites the file of the attempt that did.
+ * Where the files of finished async jobs live (docs/async-jobs.md): the deployment's object
+ * storage, or a local directory in the embedded default. Keys are `<jobId>/<attempt token>.<ext>`,
+ * so a file an attempt wrote but could not commit never overwrites the file of the attempt that
+ * did.
  */
 export interface ResultFiles {
   /** For logs and /ready: where files go (never credentials). */
@@ -68,7 +70,7 @@ export class LocalResultFiles implements ResultFiles {
     const path = this.path(key);
     await rm(path, { force: true });
     // The job's folder goes with its last file.
-    await rmdir(dirname(path)).catch(() => undefined);
+    await rmdir(dirname(path)).catch(ignoreBecause('the folder still holds other files of its job'));
   }
 
   /** Files older than `olderThanMs` (attempts that wrote a file and died before their commit). */
@@ -80,7 +82,7 @@ export class LocalResultFiles implements ResultFiles {
       if (folder === 'monitors') continue;
       const files = await readdir(join(this.root, folder)).catch(() => [] as string[]);
       for (const file of files) {
-        const info = await stat(join(this.root, folder, file)).catch(() => undefined);
+        const info = await stat(join(this.root, folder, file)).catch(ignoreBecause('removed meanwhile: nothing left to sweep'));
         if (info && now - info.mtimeMs > olderThanMs) found.push(`${folder}/${file}`);
       }
     }

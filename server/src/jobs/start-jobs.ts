@@ -27,11 +27,11 @@ export interface JobsRuntime {
   /** The API side; undefined without REDIS_URL or in a worker process. */
   jobs?: CaptureJobs;
   worker?: CaptureWorker;
-  /** Bulk captures over the same queue (issue #34); the API side only where `jobs` is. */
+  /** Bulk captures over the same queue (docs/bulk.md); the API side only where `jobs` is. */
   batches?: CaptureBatches;
   /** DELETE /captures/{jobId}; where `jobs` is. */
   withdrawal?: JobWithdrawal;
-  /** Webhook events and attempts on record, and sending one again (issue #50); where `jobs` is. */
+  /** Webhook events and attempts on record, and sending one again (docs/async-and-webhooks.md); where `jobs` is. */
   webhooks?: WebhookHistory;
   /** The job records (undefined without REDIS_URL). */
   repository?: JobRepository;

@@ -44,7 +44,7 @@ export class WebhookQueue {
   constructor(
     connection: Redis,
     private readonly options: WebhookOptions,
-    /** Puts each event on record (issue #50); resolves even when it could not. */
+    /** Puts each event on record (docs/async-and-webhooks.md); resolves even when it could not. */
     private readonly recorder?: { queued(delivery: WebhookDelivery): Promise<void> },
   ) {
     this.queue = new Queue(WEBHOOK_QUEUE, { connection, prefix: options.prefix });
@@ -157,7 +157,7 @@ export class WebhookWorker {
       onDelivered?: (messageId: string) => Promise<void>;
       /** Told when a delivery's last attempt failed: it is not queued again after a Redis loss either. */
       onGaveUp?: (messageId: string) => Promise<void>;
-      /** Told of every attempt (issue #50: the deliveries on record); it must not throw. */
+      /** Told of every attempt (the deliveries on record, docs/async-and-webhooks.md); it must not throw. */
       onAttempt?: (delivery: WebhookDelivery, outcome: AttemptOutcome) => Promise<void>;
     },
     private readonly options: WebhookOptions,

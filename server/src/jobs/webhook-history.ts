@@ -58,8 +58,9 @@ const UUID = /^[0-9a-f-]{36}$/i;
 const EVENT_ID = /^msg_(batch_)?[0-9a-f-]{36}$/i;
 
 /**
- * The webhook deliveries of jobs and batches, for their organization only (issue #50): what was
- * sent and each attempt, and sending an event again under its own id.
+ * The webhook deliveries of jobs and batches, for their organization only
+ * (docs/async-and-webhooks.md): what was sent and each attempt, and sending an event again under
+ * its own id.
  */
 export class WebhookHistory {
   constructor(

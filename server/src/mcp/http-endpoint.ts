@@ -2,6 +2,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import type { Logger } from 'pino';
 import { createClient } from '@daguerre/client';
+import { handle } from '../async-handler.js';
 import { ApiError } from '../errors.js';
 import type { ApiKeyService } from '../services/api-keys.js';
 import type { InlineBudget } from './delivery.js';
@@ -81,28 +82,36 @@ export function mcpEndpoint(deps: McpEndpointDependencies): Router {
   };
 
   // Nothing is charged before the tools run: a body that is not JSON-RPC never reaches them.
-  router.post('/', ...jsonRpcBody(), authenticate, async (req: Request, res: Response, next: NextFunction) => {
-    const apiKey = res.locals.mcpKey as string;
-    const publicBaseUrl = `${req.protocol}://${req.get('host') ?? 'localhost'}`;
-    const client = createClient({
-      baseUrl: loopbackBaseUrl(req),
-      apiKey,
-      fetch: (input, init) => fetch(input, { ...init, headers: { ...(init?.headers as Record<string, string>), ...loopbackHeaders(publicBaseUrl) } }),
-    });
-    const server = createDaguerreMcpServer({ client, publicBaseUrl, budget: deps.budget });
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
-    res.on('close', () => {
-      void transport.close();
-      void server.close();
-    });
-    try {
-      await server.connect(transport);
-      await transport.handleRequest(req, res, req.body);
-    } catch (error) {
-      if (!res.headersSent) next(error);
-      else deps.logger.error({ err: error, requestId: res.locals.daguerre?.requestId }, 'mcp request failed');
-    }
-  });
+  router.post(
+    '/',
+    ...jsonRpcBody(),
+    authenticate,
+    handle(async (req: Request, res: Response, next: NextFunction) => {
+      const apiKey = res.locals.mcpKey as string;
+      const publicBaseUrl = `${req.protocol}://${req.get('host') ?? 'localhost'}`;
+      const client = createClient({
+        baseUrl: loopbackBaseUrl(req),
+        apiKey,
+        fetch: (input, init) => fetch(input, { ...init, headers: { ...(init?.headers as Record<string, string>), ...loopbackHeaders(publicBaseUrl) } }),
+      });
+      const server = createDaguerreMcpServer({ client, publicBaseUrl, budget: deps.budget });
+      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+      // The answer is over: a close that fails has nobody left to tell but the log.
+      const closeFailed = (error: unknown) =>
+        deps.logger.warn({ err: error, requestId: res.locals.daguerre?.requestId }, 'could not close an mcp request');
+      res.on('close', () => {
+        transport.close().catch(closeFailed);
+        server.close().catch(closeFailed);
+      });
+      try {
+        await server.connect(transport);
+        await transport.handleRequest(req, res, req.body);
+      } catch (error) {
+        if (!res.headersSent) next(error);
+        else deps.logger.error({ err: error, requestId: res.locals.daguerre?.requestId }, 'mcp request failed');
+      }
+    }),
+  );
 
   // Stateless: no server-to-client stream to open, no session to end.
   router.all('/', (_req, res) => {

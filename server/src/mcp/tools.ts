@@ -21,6 +21,7 @@ import {
   listMonitorRunsToolInput,
   type Delivery,
 } from './tool-inputs.js';
+import { ignoreBecause } from '../ignore-error.js';
 
 export interface ToolDependencies {
   /** The SDK client, authenticated with the agent's API key. */
@@ -75,7 +76,7 @@ export function registerDaguerreTools(server: McpServer, deps: ToolDependencies)
     if (token === undefined) return;
     await extra
       .sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: step, message } })
-      .catch(() => undefined);
+      .catch(ignoreBecause('progress is a courtesy: a client that misses it still gets the result'));
   }
 
   /** Polls the job until it ends or `waitMs` passes; undefined when it is still running. */

@@ -22,7 +22,7 @@ export function ownFieldsOf(body: CreateMonitorBody) {
  * The options one run captures with: the monitor's own, a PNG (what the diff reads), the ignored
  * regions hidden (visibility: hidden keeps the layout, so nothing around them moves), never from
  * the cache (a run must see the page now), and failing uncharged on a 4xx/5xx target (a status
- * change is a failed run, and a failed run is not charged). Answers the spec's 400 naming the field
+ * change is a failed run, and a failed run is not charged). Answers a 400 naming the field
  * when the combination is refused (checked at create and update, so a run never finds it).
  */
 export function runOptions(monitor: { url: string; options: Record<string, unknown>; ignoreSelectors: string[] }): CaptureOptions {

@@ -100,7 +100,8 @@ export class MonitorRunner {
       const run = await runs.get(runId);
       if (!run) {
         // Deleted while it ran (its runs went with it): so do the files this run wrote.
-        for (const key of [ending.imageKey, ending.diffImageKey]) if (key) await this.deps.files.remove(key).catch(() => undefined);
+        for (const key of [ending.imageKey, ending.diffImageKey])
+          if (key) await this.deps.files.remove(key).catch(cannotDelete(logger, monitorId, key));
         return undefined;
       }
       await this.afterRun(monitor, run, ending, controller.signal.reason === SHUTDOWN);
@@ -142,7 +143,8 @@ export class MonitorRunner {
         logger.error({ err: releaseError, requestId: held.capture?.requestId }, 'could not release a monitor run\'s charge; the stale-reservation sweeper will'),
       );
     }
-    for (const key of [runImageKey(monitor.id, runId), runDiffKey(monitor.id, runId)]) await files.remove(key).catch(() => undefined);
+    for (const key of [runImageKey(monitor.id, runId), runDiffKey(monitor.id, runId)])
+      await files.remove(key).catch(cannotDelete(logger, monitor.id, key));
     const ending: RunEnding = {
       status: 'failed',
       requestId: held.capture?.requestId ?? null,
@@ -265,7 +267,7 @@ export class MonitorRunner {
     // Deleted while it ran: its files go too.
     const current = await monitors.get(monitor.id);
     if (!current) {
-      for (const key of [run.imageKey, run.diffImageKey]) if (key) await files.remove(key).catch(() => undefined);
+      for (const key of [run.imageKey, run.diffImageKey]) if (key) await files.remove(key).catch(cannotDelete(logger, monitor.id, key));
       return;
     }
     const view = runView(run, current);
@@ -289,4 +291,9 @@ export class MonitorRunner {
     for (const run of old) for (const key of [run.imageKey, run.diffImageKey]) if (key) await files.remove(key);
     await runs.remove(old.map((run) => run.id));
   }
+}
+
+/** A run's file that could not be deleted stays in storage: said in the log, never failing the run's ending. */
+function cannotDelete(logger: Logger, monitorId: string, key: string): (error: unknown) => void {
+  return (error) => logger.warn({ monitorId, key, err: error }, 'could not delete a file of a monitor run');
 }

@@ -111,7 +111,11 @@ export class MonitorService {
         await this.deps.schedule.plan(record);
       } catch (error) {
         // Not scheduled: not created either, so the caller's retry is the only copy.
-        await this.deps.monitors.remove(record.id).catch(() => undefined);
+        await this.deps.monitors
+          .remove(record.id)
+          .catch((removeError: unknown) =>
+            this.deps.logger.warn({ monitorId: record.id, err: removeError }, 'could not remove a monitor that could not be scheduled'),
+          );
         throw errors.storeUnavailable('job queue (Redis)', error);
       }
     }

@@ -21,6 +21,7 @@ import type { DiffImages } from './diff-images.js';
 import { newDiffId } from './diff-images.js';
 import { pageTextStep } from './page-text.js';
 import { ImageTooLarge, PixelDiffBusy, UnreadableImage } from './pixel-diff.js';
+import { ignoreBecause } from '../ignore-error.js';
 
 /**
  * A monitor run's capture, for POST /diff's {runId} sides: provided by the monitors core. Undefined
@@ -170,7 +171,13 @@ export class OneOffDiff {
       };
     } catch (error) {
       const code = error instanceof ApiError ? error.code : 'INTERNAL_ERROR';
-      await Promise.all(held.map((finished) => this.deps.credits.release(finished.requestId, code).catch(() => undefined)));
+      await Promise.all(
+        held.map((finished) =>
+          this.deps.credits
+            .release(finished.requestId, code)
+            .catch(ignoreBecause('the stale-reservation sweeper releases a charge left held')),
+        ),
+      );
       throw error;
     }
   }

@@ -119,7 +119,8 @@ export function startMonitors(
         running = undefined;
       }
     })());
-  // Not awaited: with Redis down at start-up BullMQ's commands wait for it, and the process must start anyway.
+  // Not awaited: with Redis down at start-up BullMQ's commands wait for it, and the process must start
+  // anyway. upkeep logs its own failure and never rejects.
   void upkeep();
   const timer = setInterval(() => void upkeep(), config.MONITOR_RECONCILE_INTERVAL_MS);
   timer.unref();

@@ -1,5 +1,6 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { FairShareSnapshot } from '../capture/pool/fair-scheduler.js';
+import { ignoreBecause } from '../ignore-error.js';
 
 /** The buckets of daguerre_organizations_by_queue_depth; every bucket is always reported (0 when empty). */
 export function queueDepthBuckets(depths: number[]): Record<'1' | '2-4' | '5+', number> {
@@ -63,7 +64,7 @@ export class Metrics {
     registers: [this.registry],
   });
 
-  /** Fair share (issue #15): per-organization queues shown without naming any organization. */
+  /** Fair share (docs/render-slots.md): per-organization queues shown without naming any organization. */
   private fairShare: (() => FairShareSnapshot) | undefined;
   readonly waitingOrganizations: Gauge = new Gauge({
     name: 'daguerre_waiting_organizations',
@@ -97,9 +98,9 @@ export class Metrics {
   });
 
   /**
-   * Async jobs (issue #27/#29), the signal to scale workers on: BullMQ keeps prioritized jobs in a
-   * sorted set a KEDA list trigger cannot see, so the service counts them itself. From the database,
-   * the same on every instance and worker, and true across a Redis restart.
+   * Async jobs (docs/async-jobs.md), the signal to scale workers on: BullMQ keeps prioritized jobs
+   * in a sorted set a KEDA list trigger cannot see, so the service counts them itself. From the
+   * database, the same on every instance and worker, and true across a Redis restart.
    */
   private jobDepth: (() => Promise<{ queued: number; active: number; queueWaiting: number }>) | undefined;
   /** One reading per scrape for both gauges (prom-client collects them side by side). */
@@ -107,7 +108,10 @@ export class Metrics {
   private readDepth(): Promise<{ queued: number; active: number; queueWaiting: number } | undefined> {
     if (!this.jobDepth) return Promise.resolve(undefined);
     if (!this.depthReading || Date.now() - this.depthReading.at > 500) {
-      this.depthReading = { at: Date.now(), value: this.jobDepth().catch(() => undefined) };
+      this.depthReading = {
+        at: Date.now(),
+        value: this.jobDepth().catch(ignoreBecause('a database not answering leaves the gauges at their last values; /ready reports it')),
+      };
     }
     return this.depthReading.value;
   }
@@ -143,8 +147,8 @@ export class Metrics {
 
   /**
    * Async capture jobs waiting (plain, prioritized or delayed) or rendering, across every worker:
-   * the figure KEDA scales workers on (issue #29). Read from the queue itself, because BullMQ keeps
-   * prioritized jobs out of the `wait` list that KEDA's redis trigger counts.
+   * the figure KEDA scales workers on (docs/async-jobs.md). Read from the queue itself, because
+   * BullMQ keeps prioritized jobs out of the `wait` list that KEDA's redis trigger counts.
    */
   private jobBacklog: (() => Promise<JobBacklog>) | undefined;
   /** One queue read serves the three gauges of a scrape (each collects on its own). */
@@ -154,7 +158,10 @@ export class Metrics {
     if (!read) return Promise.resolve(undefined);
     if (!this.backlogRead || Date.now() - this.backlogRead.at > 1_000) {
       // Redis unreachable: undefined, and the gauges keep their last values; /ready and the logs report the outage.
-      this.backlogRead = { at: Date.now(), read: read().catch(() => undefined) };
+      this.backlogRead = {
+        at: Date.now(),
+        read: read().catch(ignoreBecause('Redis unreachable: the gauges keep their last values; /ready and the logs report it')),
+      };
     }
     return this.backlogRead.read;
   }

@@ -3,10 +3,11 @@ import { LRUCache } from 'lru-cache';
 import type { AiResult } from './ai-analysis.js';
 
 /**
- * AI answers kept by image and question (issue #33), for requests with cacheEnabled: the same
- * picture asked the same prompt (and schema, of the same model) is not sent to the provider again
- * within the request's cacheTtl. Scoped to the organization and to the provider key (as a hash,
- * never the key), so a wrong key is never answered from another key's success.
+ * AI answers kept by image and question (docs/caching-storage-ai.md), for requests with
+ * cacheEnabled: the same picture asked the same prompt (and schema, of the same model) is not sent
+ * to the provider again within the request's cacheTtl. Scoped to the organization and to the
+ * provider key (as a hash, never the key), so a wrong key is never answered from another key's
+ * success.
  */
 export interface AiCacheKeyParts {
   organizationId: string;

@@ -3,6 +3,7 @@ import { ApiError, errors } from '../errors.js';
 import type { ApiKeyRepository, ApiKeyRow, KeyLookup } from '../store/api-key-repository.js';
 import type { SigningSecrets } from './signing-secrets.js';
 import type { FairShare } from '../capture/pool/fair-scheduler.js';
+import { ignoreBecause } from '../ignore-error.js';
 
 const KEY_PREFIX = 'rs_';
 const VISIBLE_PREFIX_LENGTH = 10;
@@ -24,7 +25,7 @@ export interface AuthenticatedKey {
   membershipActive: boolean;
   /** The organization accepts only signed links and header keys (no `apiKey` in the query). */
   requireSignedLinks?: boolean;
-  /** The plan's share of the browser (issue #15), read with the key in the same query. */
+  /** The plan's share of the browser (docs/render-slots.md), read with the key in the same query. */
   fairShare?: FairShare;
 }
 
@@ -92,7 +93,7 @@ export class ApiKeyService {
   accept(row: KeyLookup): AuthenticatedKey {
     if (row.revoked_at !== null) throw errors.invalidApiKey();
     if (row.expires_at !== null && row.expires_at <= row.db_now) throw errors.apiKeyExpired();
-    this.keys.touch(row.id).catch(() => undefined);
+    this.keys.touch(row.id).catch(ignoreBecause('last use is a hint: a failed write is tried again by the next capture'));
     return {
       keyId: row.id,
       organizationId: row.organization_id,

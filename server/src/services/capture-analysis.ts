@@ -19,7 +19,7 @@ export interface AnalysisTarget {
 }
 
 /**
- * The AI step of a capture (spec, "AI analysis"; issue #33: openaiSchema and the AI cache): picks
+ * The AI step of a capture (docs/caching-storage-ai.md; openaiSchema in docs/page-insight.md): picks
  * the image, answers from the AI cache when the request has cacheEnabled and the same picture was
  * asked the same question, else asks the provider.
  */

@@ -3,12 +3,12 @@ import { CaptureTimeoutError, ClientGoneError } from '../capture/capture-error.j
 import type { PlaceOutcome, SharedCapturePlaces } from './shared-capture-places.js';
 
 /**
- * The per-plan limit of concurrent captures (issue #27), as commercial screenshot APIs have one:
- * an organization may have at most N captures in progress (waiting for a browser slot, rendering,
- * uploading) on this instance. A synchronous capture past the limit is refused at once with 429
- * CONCURRENCY_LIMIT_EXCEEDED and Retry-After (nothing reserved, nothing charged), so a client
- * learns its limit instead of timing out in a queue. An async job is never refused for it: the
- * queue already holds it, so it waits here for a place, within its own deadline.
+ * The per-plan limit of concurrent captures (docs/render-slots.md), as commercial screenshot APIs
+ * have one: an organization may have at most N captures in progress (waiting for a browser slot,
+ * rendering, uploading) on this instance. A synchronous capture past the limit is refused at once
+ * with 429 CONCURRENCY_LIMIT_EXCEEDED and Retry-After (nothing reserved, nothing charged), so a
+ * client learns its limit instead of timing out in a queue. An async job is never refused for it:
+ * the queue already holds it, so it waits here for a place, within its own deadline.
  *
  * The count is kept per process and, with REDIS_URL, across every instance and worker
  * (shared-capture-places.ts): with several API instances behind a balancer an organization still

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { paginatedPdfSettings, type CaptureOptions, type CaptureQuality, type PageMetadata, type PageReport } from '@daguerre/contract';
 import { LRUCache } from 'lru-cache';
 import { ClientGoneError } from '../capture/capture-error.js';
+import { ignoreBecause } from '../ignore-error.js';
 
 /**
  * Options that do not change the rendered file: secrets, how the answer is delivered, the cache
@@ -35,7 +36,7 @@ export interface CachedRender {
   analysisPng?: Buffer;
   /** What the first capture saw (status, final URL, size, truncation), repeated on hits. */
   page: PageReport;
-  /** The quality report and metadata (issue #33) of the first capture, repeated on hits. */
+  /** The quality report and metadata (docs/page-insight.md) of the first capture, repeated on hits. */
   quality: CaptureQuality;
   metadata?: PageMetadata;
   /** Epoch ms of the render. */
@@ -141,7 +142,7 @@ export class ResponseCache {
       reject = rej;
     });
     // Nobody may be waiting: a failed flight must not become an unhandled rejection.
-    promise.catch(() => undefined);
+    promise.catch(ignoreBecause('nobody may be waiting; those who are see the failure'));
     const flight: Flight = { promise, resolve, reject };
     this.flights.set(key, flight);
     return flight;

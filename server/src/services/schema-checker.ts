@@ -2,6 +2,7 @@ import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';
 import { ClientGoneError } from '../capture/capture-error.js';
 import { packageFile } from '../package-files.js';
+import { ignoreBecause } from '../ignore-error.js';
 
 /**
  * Runs callers' JSON Schemas (openaiSchema) off the event loop: compiling a schema and applying it
@@ -44,8 +45,9 @@ export class SchemaChecker {
   run(organizationId: string, task: SchemaTask, signal?: AbortSignal): Promise<SchemaOutcome> {
     const previous = this.tails.get(organizationId) ?? Promise.resolve();
     const mine = previous.then(() => this.runNow(task, signal));
-    const tail = mine.catch(() => undefined);
+    const tail = mine.catch(ignoreBecause('the caller of run sees the failure; the next task only waits its turn'));
     this.tails.set(organizationId, tail);
+    // tail never rejects (its failure is ignored above): nothing to handle here.
     void tail.then(() => {
       if (this.tails.get(organizationId) === tail) this.tails.delete(organizationId);
     });

@@ -2,6 +2,7 @@ import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { Semaphore } from 'redis-semaphore';
 import { ClientGoneError } from '../capture/capture-error.js';
+import { ignoreBecause } from '../ignore-error.js';
 
 /**
  * The places of a plan's concurrent-capture limit, counted in Redis so that the limit holds across
@@ -59,7 +60,7 @@ export class RedisCapturePlaces implements SharedCapturePlaces {
         if (released) return;
         released = true;
         // A release that cannot reach Redis is left to the lease's end.
-        semaphore.release().catch(() => undefined);
+        semaphore.release().catch(ignoreBecause('a place Redis did not hear released ends with its lease'));
       },
     };
   }

@@ -14,7 +14,7 @@ export interface PlanRow {
   max_share_percent: number | null;
   /** Turns per round when several organizations wait for a slot. */
   fair_share_weight: number;
-  /** Captures an organization may have in progress at once; null for ORG_MAX_CONCURRENT_CAPTURES (issue #27). */
+  /** Captures an organization may have in progress at once; null for ORG_MAX_CONCURRENT_CAPTURES (docs/render-slots.md). */
   max_concurrent_captures: number | null;
 }
 
@@ -22,7 +22,7 @@ export interface OrganizationRow {
   id: string;
   name: string;
   created_at: number;
-  /** Signed links only: keys in the query string are refused (issue 17). */
+  /** Signed links only: keys in the query string are refused (docs/signed-links.md). */
   require_signed_links?: number | boolean;
 }
 
@@ -79,7 +79,7 @@ export class AccountsRepository {
     return this.db.knex<PlanRow>('plans').where('id', idOrName).orWhere('name', idOrName).first();
   }
 
-  /** The plan's fair share of the browser (issue #15): percent (null for the default) and weight. */
+  /** The plan's fair share of the browser (docs/render-slots.md): percent (null for the default) and weight. */
   async setPlanShare(planId: string, share: { maxSharePercent?: number | null; weight?: number; maxConcurrentCaptures?: number | null }): Promise<void> {
     const update: Record<string, number | null> = {};
     if (share.maxConcurrentCaptures !== undefined) update.max_concurrent_captures = share.maxConcurrentCaptures;

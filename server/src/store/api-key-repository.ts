@@ -22,11 +22,11 @@ export interface KeyLookup extends ApiKeyRow {
   membership_active: number | boolean | null;
   /** The organization refuses keys sent in the query string (signed links only). */
   require_signed_links: number | boolean | null;
-  /** The plan's share of the browser: null for the MAX_ORG_SHARE_PERCENT default (issue #15). */
+  /** The plan's share of the browser: null for the MAX_ORG_SHARE_PERCENT default (docs/render-slots.md). */
   plan_max_share_percent: number | null;
   /** The plan's weight in the round-robin between waiting organizations (null without a subscription). */
   plan_fair_share_weight: number | null;
-  /** The plan's limit of concurrent captures: null for ORG_MAX_CONCURRENT_CAPTURES (issue #27). */
+  /** The plan's limit of concurrent captures: null for ORG_MAX_CONCURRENT_CAPTURES (docs/render-slots.md). */
   plan_max_concurrent_captures: number | null;
 }
 
@@ -106,7 +106,9 @@ export class ApiKeyRepository {
     await this.db
       .knex('api_keys')
       .where('id', id)
-      .andWhere((q) => q.whereNull('last_used_at').orWhere('last_used_at', '<', now - TOUCH_EVERY_MS))
+      .andWhere((q) => {
+        q.whereNull('last_used_at').orWhere('last_used_at', '<', now - TOUCH_EVERY_MS);
+      })
       .update({ last_used_at: now });
     // Remembered once written: a failed write is tried again by the next capture.
     if (this.touched.size >= TOUCHED_KEYS_REMEMBERED) this.touched.clear();

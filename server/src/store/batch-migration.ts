@@ -1,9 +1,9 @@
 import type { Knex } from 'knex';
 
 /**
- * Issue 34: bulk captures. A batch is a group of async jobs (`capture_jobs`, issue #27): its own
- * record (state, batch webhook) and one row per item tying its index to its job. The jobs keep
- * their records, charges and files where issue #27 put them.
+ * Bulk captures (docs/bulk.md). A batch is a group of async jobs (`capture_jobs`): its own record
+ * (state, batch webhook) and one row per item tying its index to its job. The jobs keep their
+ * records, charges and files where docs/async-jobs.md says they live.
  */
 export const captureBatches: Knex.Migration = {
   async up(knex) {

@@ -46,9 +46,10 @@ function toRecord(row: Record<string, unknown>): BatchRecord {
 }
 
 /**
- * Batches of async jobs in the database (issue #34). The items' states are the jobs' own records
- * (job-repository.ts), read by a join; a batch's own state moves only once from open to completed
- * or cancelled (conditional writes), which is what makes its webhook a single one.
+ * Batches of async jobs in the database (docs/bulk.md, "Where a batch lives"). The items' states
+ * are the jobs' own records (job-repository.ts), read by a join; a batch's own state moves only
+ * once from open to completed or cancelled (conditional writes), which is what makes its webhook a
+ * single one.
  */
 export class BatchRepository {
   constructor(private readonly db: Database) {}

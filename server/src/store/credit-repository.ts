@@ -239,11 +239,11 @@ export class CreditRepository {
     const now = Date.now();
     const stale = await this.knex('capture_ledger')
       .where('status', 'reserved')
-      .andWhere((rows) =>
-        rows
-          .where('deadline_at', '<', now - options.marginMs)
-          .orWhere((legacy) => legacy.whereNull('deadline_at').andWhere('created_at', '<', now - options.olderThanMs)),
-      )
+      .andWhere((rows) => {
+        rows.where('deadline_at', '<', now - options.marginMs).orWhere((legacy) => {
+          legacy.whereNull('deadline_at').andWhere('created_at', '<', now - options.olderThanMs);
+        });
+      })
       .orderBy('created_at')
       .limit(limit)
       .select('request_id');

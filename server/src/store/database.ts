@@ -17,10 +17,10 @@ export interface Database {
 }
 
 /**
- * The database file and its WAL/SHM companions are the service's alone (issue #14): Chromium runs
- * as another user, who must not read them. Folders made here are 0700; the file is created 0600
- * before SQLite opens it, so the WAL and SHM files SQLite makes take the same mode. Folders that
- * already existed are left alone (they may be shared ones such as /var/lib).
+ * The database file and its WAL/SHM companions are the service's alone (docs/security.md): Chromium
+ * runs as another user, who must not read them. Folders made here are 0700; the file is created
+ * 0600 before SQLite opens it, so the WAL and SHM files SQLite makes take the same mode. Folders
+ * that already existed are left alone (they may be shared ones such as /var/lib).
  */
 function keepPrivate(file: string): void {
   mkdirSync(dirname(file), { recursive: true, mode: 0o700 });

@@ -294,8 +294,12 @@ export class JobRepository {
   /** Jobs the queue may have lost: queued longer than `queuedForMs`, or active with an ended lease. */
   async unattended(queuedForMs: number, limit = 200, now = Date.now()): Promise<JobRecord[]> {
     const rows = await this.knex('capture_jobs')
-      .where((q) => q.where('status', 'queued').andWhere('created_at', '<', now - queuedForMs))
-      .orWhere((q) => q.where('status', 'active').andWhere('lease_until', '<', now))
+      .where((q) => {
+        q.where('status', 'queued').andWhere('created_at', '<', now - queuedForMs);
+      })
+      .orWhere((q) => {
+        q.where('status', 'active').andWhere('lease_until', '<', now);
+      })
       .orderBy('priority')
       .limit(limit);
     return rows.map(toRecord);

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { adoptFormerNames } from './former-migration-names.js';
 import { migrationSource } from './migrations.js';
 
 const MIGRATIONS_TABLE = 'daguerre_migrations';
@@ -43,12 +44,14 @@ async function oneLockRow(knex: Knex): Promise<void> {
 /**
  * Brings the schema up to date. Processes that start together on one database (docs/deploy.md) race
  * for knex's migration lock: the loser waits for the winner instead of failing, and then finds
- * nothing left to run. A lock left by a process killed mid-migration is named in the error.
+ * nothing left to run. A lock left by a process killed mid-migration is named in the error. A
+ * database migrated under former names (the table's or the migrations') gets today's names first.
  */
 export async function migrate(db: { knex: Knex }, lockWaitMs = MIGRATION_LOCK_WAIT_MS): Promise<void> {
   const deadline = Date.now() + lockWaitMs;
   for (;;) {
     try {
+      await adoptFormerNames(db.knex, MIGRATIONS_TABLE);
       await oneLockRow(db.knex);
       await db.knex.migrate.latest({ migrationSource, tableName: MIGRATIONS_TABLE });
       return;

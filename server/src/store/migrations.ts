@@ -155,11 +155,11 @@ const dashboardSessions: Knex.Migration = {
 };
 
 /**
- * Issue 17, signed capture links: each API key's signing secret, encrypted with the server key
- * (AES-256-GCM bound to the key's id; never in clear), and the organization setting that refuses
- * keys sent in the query string.
+ * Signed capture links (docs/signed-links.md): each API key's signing secret, encrypted with the
+ * server key (AES-256-GCM bound to the key's id; never in clear), and the organization setting that
+ * refuses keys sent in the query string.
  */
-const issue17SigningSecrets: Knex.Migration = {
+const signingSecrets: Knex.Migration = {
   async up(knex) {
     await knex.schema.alterTable('api_keys', (t) => {
       t.text('signing_secret_encrypted').nullable();
@@ -189,7 +189,7 @@ const ledgerMode: Knex.Migration = {
 /**
  * Each reservation carries the end of its own capture's deadline, so the sweeper releases a crashed
  * capture's credits soon after that deadline, and never those of a capture still allowed to run
- * (a long `delay` lengthens the deadline; issue #13).
+ * (a long `delay` lengthens the deadline).
  */
 const reservationDeadline: Knex.Migration = {
   async up(knex) {
@@ -203,9 +203,9 @@ const reservationDeadline: Knex.Migration = {
 };
 
 /**
- * Issue 15, fair share of the browser as a plan setting: the percent of the slots an organization
- * of the plan may hold while others wait (null: MAX_ORG_SHARE_PERCENT) and its weight in the
- * round-robin between waiting organizations.
+ * Fair share of the browser as a plan setting (docs/render-slots.md): the percent of the slots an
+ * organization of the plan may hold while others wait (null: MAX_ORG_SHARE_PERCENT) and its weight
+ * in the round-robin between waiting organizations.
  */
 const planShare: Knex.Migration = {
   async up(knex) {
@@ -223,8 +223,8 @@ const planShare: Knex.Migration = {
 };
 
 /**
- * Issue 15, the dashboard's sign-in throttle in the shared database: one row per failed sign-in and
- * subject (SHA-256 of the email or the client address), so every instance sees the same lock.
+ * The dashboard's sign-in throttle in the shared database: one row per failed sign-in and subject
+ * (SHA-256 of the email or the client address), so every instance sees the same lock.
  */
 const signInFailures: Knex.Migration = {
   async up(knex) {
@@ -242,8 +242,8 @@ const signInFailures: Knex.Migration = {
 };
 
 /**
- * Issue 27, a plan's limit of concurrent captures (services/concurrency-gate.ts): null for the
- * deployment's default (ORG_MAX_CONCURRENT_CAPTURES).
+ * A plan's limit of concurrent captures (services/concurrency-gate.ts): null for the deployment's
+ * default (ORG_MAX_CONCURRENT_CAPTURES).
  */
 const planConcurrency: Knex.Migration = {
   async up(knex) {
@@ -255,9 +255,9 @@ const planConcurrency: Knex.Migration = {
 };
 
 /**
- * Issue 28: sign-in attempts counted per subject (email and address together, address, email) in
- * one row each, taken by one atomic UPDATE (sign-in-attempt-repository.ts). Replaces the rows per
- * failure of issue 15, which parallel guesses raced past.
+ * Sign-in attempts counted per subject (email and address together, address, email) in one row
+ * each, taken by one atomic UPDATE (sign-in-attempt-repository.ts). Replaces the rows per failure
+ * of sign_in_failures above, which parallel guesses raced past.
  */
 const signInAttempts: Knex.Migration = {
   async up(knex) {
@@ -276,10 +276,10 @@ const signInAttempts: Knex.Migration = {
 };
 
 /**
- * Issue 27/29: the async job's record lives in the database, not in Redis (Redis carries the queue
- * only). `job_charges` is the charge of a job keyed by its id: written in the same transaction that
- * marks the job succeeded and records where its file is, so a job is charged at most once whatever
- * dies when. `capture_ledger.job_id` ties each attempt's reservation to its job.
+ * The async job's record lives in the database, not in Redis (Redis carries the queue only;
+ * docs/async-jobs.md). `job_charges` is the charge of a job keyed by its id: written in the same
+ * transaction that marks the job succeeded and records where its file is, so a job is charged at
+ * most once whatever dies when. `capture_ledger.job_id` ties each attempt's reservation to its job.
  */
 const captureJobs: Knex.Migration = {
   async up(knex) {
@@ -329,19 +329,23 @@ const captureJobs: Knex.Migration = {
   },
 };
 
+/**
+ * Run in this order, each once. knex records each name in the database, so a name stays: one
+ * changed here needs its former name in former-migration-names.ts.
+ */
 const MIGRATIONS: Record<string, Knex.Migration> = {
   '0001_initial': initial,
   '0002_storage_configs': storageConfigs,
   '0003_dashboard_sessions': dashboardSessions,
-  '0004_issue17_signing_secrets': issue17SigningSecrets,
-  '0004_issue18_ledger_mode': ledgerMode,
-  '0005_issue13_reservation_deadline': reservationDeadline,
-  '0006_issue15_plan_share': planShare,
-  '0007_issue15_sign_in_failures': signInFailures,
-  '0008_issue27_plan_concurrency': planConcurrency,
-  '0009_issue28_sign_in_attempts': signInAttempts,
-  '0010_issue27_capture_jobs': captureJobs,
-  '0011_issue34_capture_batches': captureBatches,
+  '0004_signing_secrets': signingSecrets,
+  '0004_ledger_mode': ledgerMode,
+  '0005_reservation_deadline': reservationDeadline,
+  '0006_plan_share': planShare,
+  '0007_sign_in_failures': signInFailures,
+  '0008_plan_concurrency': planConcurrency,
+  '0009_sign_in_attempts': signInAttempts,
+  '0010_capture_jobs': captureJobs,
+  '0011_capture_batches': captureBatches,
   '0012_request_log': requestLog,
   '0013_webhook_deliveries': webhookDeliveries,
   '0014_monitors': monitors,

@@ -1,10 +1,10 @@
 import type { Knex } from 'knex';
 
 /**
- * Issue 51: monitors (a page captured on a schedule) and their runs. The schedule's truth is here,
- * not in Redis: BullMQ's job schedulers are rebuilt from `monitors` after a Redis restarted empty.
- * `lease_token`/`lease_until` hold a running monitor, so two processes (or a scheduler rebuilt while
- * a run was under way) never run it twice at once.
+ * Monitors (a page captured on a schedule; docs/monitors.md) and their runs. The schedule's truth
+ * is here, not in Redis: BullMQ's job schedulers are rebuilt from `monitors` after a Redis
+ * restarted empty. `lease_token`/`lease_until` hold a running monitor, so two processes (or a
+ * scheduler rebuilt while a run was under way) never run it twice at once.
  *
  * A run keeps the page's text (MEDIUMTEXT on MySQL/MariaDB, TEXT affinity on SQLite) because the
  * next run compares its own text with it: re-reading a page of the past is not possible.

@@ -174,9 +174,13 @@ export class MonitorRepository {
   async claim(id: string, token: string, leaseMs: number, now = Date.now()): Promise<MonitorRecord | undefined> {
     const moved = await this.knex('monitors')
       .where({ id, paused: false })
-      .andWhere((q) => q.whereNull('lease_until').orWhere('lease_until', '<', now))
+      .andWhere((q) => {
+        q.whereNull('lease_until').orWhere('lease_until', '<', now);
+      })
       // Ticks that waited (a busy organization, a schedule rebuilt) do not bunch runs: half an interval at least between two.
-      .andWhere((q) => q.whereNull('last_run_at').orWhereRaw('last_run_at + interval_seconds * 500 <= ?', [now]))
+      .andWhere((q) => {
+        q.whereNull('last_run_at').orWhereRaw('last_run_at + interval_seconds * 500 <= ?', [now]);
+      })
       .update({ lease_token: token, lease_until: now + leaseMs, last_run_at: now });
     if (affected(moved) !== 1) return undefined;
     return this.get(id);

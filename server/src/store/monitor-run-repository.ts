@@ -158,11 +158,11 @@ export class MonitorRunRepository {
   async list(monitorId: string, limit: number, before?: { startedAt: number; id: string }): Promise<MonitorRunRecord[]> {
     const query = this.knex('monitor_runs').where('monitor_id', monitorId);
     if (before) {
-      query.andWhere((q) =>
-        q
-          .where('started_at', '<', before.startedAt)
-          .orWhere((same) => same.where('started_at', before.startedAt).andWhere('id', '<', before.id)),
-      );
+      query.andWhere((q) => {
+        q.where('started_at', '<', before.startedAt).orWhere((same) => {
+          same.where('started_at', before.startedAt).andWhere('id', '<', before.id);
+        });
+      });
     }
     const rows = await query.orderBy('started_at', 'desc').orderBy('id', 'desc').limit(limit).select(LISTED);
     return rows.map((row) => toRecord(row as Record<string, unknown>, false));

@@ -147,11 +147,11 @@ export class RequestLogRepository {
     if (filter.to !== undefined) query.andWhere('l.created_at', '<', filter.to);
     const after = filter.after;
     if (after) {
-      query.andWhere((older) =>
-        older
-          .where('l.created_at', '<', after.createdAt)
-          .orWhere((same) => same.where('l.created_at', '=', after.createdAt).andWhere('l.request_id', '<', after.requestId)),
-      );
+      query.andWhere((older) => {
+        older.where('l.created_at', '<', after.createdAt).orWhere((same) => {
+          same.where('l.created_at', '=', after.createdAt).andWhere('l.request_id', '<', after.requestId);
+        });
+      });
     }
     const rows = (await query) as Record<string, unknown>[];
     return rows.map((row) => ({

@@ -5,13 +5,13 @@ const TABLE = 'sign_in_attempts';
 
 /**
  * Dashboard sign-in attempts counted per subject (an email, an address, or both together) in the
- * database every instance shares (issue #28; issue #15 kept one row per failure, checked before the
- * password and written after it, so parallel guesses all passed the check). One row per subject
- * holds the start of its window and the attempts in it. take() counts and checks in one UPDATE
- * whose WHERE clause is the limit: the database serializes it per row (SQLite's single writer,
- * InnoDB's row lock), so no number of parallel attempts can take more than the limit. Subjects are
- * stored as SHA-256 digests: people type passwords into the email field, and the table needs
- * equality only.
+ * database every instance shares (docs/containment.md). A row per failure, as before, was checked
+ * before the password and written after it, so parallel guesses all passed the check. One row per
+ * subject holds the start of its window and the attempts in it. take() counts and checks in one
+ * UPDATE whose WHERE clause is the limit: the database serializes it per row (SQLite's single
+ * writer, InnoDB's row lock), so no number of parallel attempts can take more than the limit.
+ * Subjects are stored as SHA-256 digests: people type passwords into the email field, and the table
+ * needs equality only.
  */
 export class SignInAttemptRepository {
   constructor(private readonly db: Database) {}
@@ -31,7 +31,9 @@ export class SignInAttemptRepository {
     const tryTake = async () =>
       (await knex(TABLE)
         .where('subject', subject)
-        .andWhere((q) => q.where('window_start', '<=', cutoff).orWhere('attempts', '<', max))
+        .andWhere((q) => {
+          q.where('window_start', '<=', cutoff).orWhere('attempts', '<', max);
+        })
         .update({
           attempts: knex.raw('CASE WHEN window_start <= ? THEN 1 ELSE attempts + 1 END', [cutoff]),
           window_start: knex.raw('CASE WHEN window_start <= ? THEN ? ELSE window_start END', [cutoff, now]),

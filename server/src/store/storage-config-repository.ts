@@ -139,7 +139,9 @@ export class StorageConfigRepository {
   private byIdOrName(trx: Knex | Knex.Transaction, organizationId: string, idOrName: string) {
     return trx<StorageConfigRow>('storage_configs')
       .where('organization_id', organizationId)
-      .andWhere((q) => q.where('id', idOrName).orWhere('name', idOrName));
+      .andWhere((q) => {
+        q.where('id', idOrName).orWhere('name', idOrName);
+      });
   }
 
   async create(organizationId: string, config: NewStorageConfig): Promise<StorageConfigRecord> {

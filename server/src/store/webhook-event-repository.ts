@@ -65,9 +65,10 @@ function toAttempt(row: Record<string, unknown>): WebhookAttemptRecord {
 }
 
 /**
- * Webhook events and their attempts (issue #50). An event is written when it is queued and again
- * (a no-op) by the worker before its first attempt, so one queued before this table existed, or
- * whose first write failed, is still on record; both writes ignore an event already there.
+ * Webhook events and their attempts (docs/async-and-webhooks.md). An event is written when it is
+ * queued and again (a no-op) by the worker before its first attempt, so one queued before this
+ * table existed, or whose first write failed, is still on record; both writes ignore an event
+ * already there.
  */
 export class WebhookEventRepository {
   constructor(private readonly db: Database) {}

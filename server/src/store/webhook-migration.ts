@@ -1,14 +1,15 @@
 import type { Knex } from 'knex';
 
 /**
- * Issue 50: webhook deliveries on record. BullMQ keeps a delivery only for its retention and
- * keeps no trace of the attempts, so each event (what was sent, where, for which job or batch)
- * and each attempt (when, the answer, how long, when the next one is due) is written here.
+ * Webhook deliveries on record (docs/async-and-webhooks.md, "Webhook deliveries"). BullMQ keeps a
+ * delivery only for its retention and keeps no trace of the attempts, so each event (what was sent,
+ * where, for which job or batch) and each attempt (when, the answer, how long, when the next one is
+ * due) is written here.
  *
  * The body is stored as bytes (a BLOB, MEDIUMBLOB on MySQL/MariaDB for a batch of 500 items)
  * rather than text, so a resend is byte-identical whatever the database's character set.
  * `mediumblob` is a valid type name for SQLite too (its BLOB affinity). The dashboard's pages of
- * jobs (issue #50, the same part) get their index here too.
+ * jobs, which list these deliveries, get their index here too.
  */
 export const webhookDeliveries: Knex.Migration = {
   async up(knex) {
