@@ -15,22 +15,17 @@ import { FairScheduler } from './capture/pool/fair-scheduler.js';
 import { Renderer } from './capture/renderer.js';
 import { CaptureLanes } from './capture/pool/capture-lanes.js';
 import { removeDeadInstancesVideoFolders } from './capture/output/video-encoder.js';
-import { mountDashboard } from './dashboard/index.js';
-import { createApp } from './http/app.js';
-import { InFlight } from './http/capture-routes.js';
 import { mountOpsRoutes } from './http/ops-routes.js';
 import { Metrics } from './ops/metrics.js';
 import { jobBacklog } from './ops/job-backlog.js';
 import { createHttpServer } from './http/http-server.js';
 import { startMetricsServer } from './http/metrics-server.js';
 import { createWorkerApp } from './http/worker-app.js';
-import { resultFiles, startJobs, type JobsRuntime, type ProcessRole } from './jobs/start-jobs.js';
+import { startJobs, type JobsRuntime, type ProcessRole } from './jobs/start-jobs.js';
 import { startMonitors, type MonitorsRuntime } from './monitors/start-monitors.js';
-import { DiffImages } from './monitors/diff-images.js';
-import { OneOffDiff } from './monitors/one-off-diff.js';
 import { closePixelDiff } from './monitors/pixel-diff.js';
 import type { SigningSecretLookup } from './jobs/webhook-delivery.js';
-import { CaptureRateLimiter, type RateLimitStore } from './http/rate-limit.js';
+import type { RateLimitStore } from './http/rate-limit.js';
 import { createLogger } from './logger.js';
 import { adoptLegacyQueuePrefix, legacyQueueExists } from './legacy-names.js';
 import { CAPTURE_QUEUE } from './jobs/job-types.js';
@@ -40,6 +35,7 @@ import type { Resolver } from './security/resolver.js';
 import { AiAnalyzer } from './services/ai-analysis.js';
 import { schemaChecker } from './services/ai-schema.js';
 import { CaptureService } from './services/capture-service.js';
+import { CaptureSubmission } from './services/capture-submission.js';
 import { ConcurrencyGate, defaultConcurrentCaptures } from './services/concurrency-gate.js';
 import { RedisCapturePlaces } from './services/shared-capture-places.js';
 import { CreditSweeper } from './services/credit-sweeper.js';
@@ -48,6 +44,7 @@ import { RequestLogRepository } from './store/request-log-repository.js';
 import { ResponseCache } from './services/response-cache.js';
 import { openDataLayer, type DataLayer } from './services/data-layer.js';
 import { egressPolicy } from './security/address-policy.js';
+import { ignoreBecause } from './ignore-error.js';
 
 export { egressPolicy, openDataLayer, type DataLayer };
 
@@ -61,7 +58,7 @@ export interface Runtime extends DataLayer {
   app: Express;
   server: Server;
   browser: BrowserManager;
-  /** Ends Chromium processes past RENDERER_MEMORY_LIMIT_MB (issue #28). */
+  /** Ends Chromium processes past RENDERER_MEMORY_LIMIT_MB (docs/containment.md). */
   memoryWatchdog: RendererMemoryWatchdog;
   pool: ContextPool;
   captures: CaptureService;
@@ -117,6 +114,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
   if (videoFolders.length > 0) logger.info({ folders: videoFolders }, 'removed the video temporary folders of processes that are gone');
   // The filter engines load in the background (from their prepared form or cache): start-up does not wait.
   const contentFilters = new ContentFilters({ logger });
+  // warm() never rejects: a list that fails is logged, and the next capture that needs it tries again.
   void contentFilters.warm();
   let data: DataLayer;
   try {
@@ -144,7 +142,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
     });
     requestLog.start();
 
-    // All of a renderer's memory, not only its JS heap, has a limit (issue #28).
+    // All of a renderer's memory, not only its JS heap, has a limit (docs/containment.md).
     const cgroups = MemoryCgroups.open();
     const memoryWatchdog = new RendererMemoryWatchdog({ limitBytes: config.RENDERER_MEMORY_LIMIT_MB * 1024 ** 2, roots: () => browser.pids(), logger, ...(cgroups ? { cgroups } : {}) });
     memoryWatchdog.start();
@@ -184,6 +182,12 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
       });
     }
     const lanes = new CaptureLanes({ renderSlots: config.MAX_CONCURRENCY, videoSlots: config.VIDEO_CONCURRENCY, maxOrgSharePercent: config.MAX_ORG_SHARE_PERCENT });
+    // Acceptance (checks, credits) for /capture, POST /captures and bulk alike; the queues join once they exist.
+    const submission = new CaptureSubmission({
+      credits: data.credits,
+      creditsPerCapture: config.CREDITS_PER_CAPTURE,
+      checkDestination: (field, url) => assertUrlAllowed(data.policy, data.resolve, field, url),
+    });
     const captures = new CaptureService(
       {
         renderer,
@@ -194,7 +198,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
         storageConfigs: data.storageConfigs,
         ai: new AiAnalyzer({ ...(config.OPENAI_BASE_URL ? { baseUrl: config.OPENAI_BASE_URL } : {}), model: config.OPENAI_MODEL, timeoutMs: config.OPENAI_TIMEOUT_MS }),
         logger,
-        checkDestination: (field, url) => assertUrlAllowed(data.policy, data.resolve, field, url),
+        submission,
         contentFilters,
         lanes,
         // Without a limit of the operator's (ORG_MAX_CONCURRENT_CAPTURES 0), only plans that set one are gated:
@@ -204,7 +208,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
           redis ? new RedisCapturePlaces(redis, config.JOB_QUEUE_PREFIX, logger) : undefined,
         ),
       },
-      { creditsPerCapture: config.CREDITS_PER_CAPTURE, captureTimeoutMs: config.CAPTURE_TIMEOUT_MS },
+      { captureTimeoutMs: config.CAPTURE_TIMEOUT_MS },
     );
     const jobs = startJobs(config, role, { data, captures, secretFor: options.secretFor ?? ((keyId) => data.signingSecrets.signingSecretFor(keyId)), requestLog, logger });
     // Monitors run on the jobs' Redis and webhook queue (docs/monitors.md), and stop with their worker.
@@ -229,51 +233,26 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
     };
     // Aborted when a shutdown's grace period ends: captures still running then fail and release their credits.
     const shutdown = new AbortController();
-    const inFlight = new InFlight();
     let accepting = true;
-    // POST /diff: its images go to the result store of async jobs (a local directory without Redis too).
-    const diffImages = new DiffImages(resultFiles(config), { ttlSeconds: config.JOB_RESULT_TTL_SECONDS });
-    const oneOffDiff = new OneOffDiff({
-      captures,
-      credits: data.credits,
-      creditsPerCapture: config.CREDITS_PER_CAPTURE,
-      jobs: jobs.jobs,
-      // {runId} sides: the monitors core's MonitorRunImages (one-off-diff.ts); undefined without REDIS_URL.
-      runImages: monitors?.runImages,
-      images: diffImages,
-      checkDestination: (field, url) => assertUrlAllowed(data.policy, data.resolve, field, url),
-    });
     const mountOps = (expressApp: Express) => mountOpsRoutes(expressApp, { db: data.db, browser, pool, metrics, sandbox, accepting: () => accepting, ...opsExtras });
-    const app = role === 'worker' ? createWorkerApp(mountOps, logger) : createApp({
-      metrics,
-      shutdownSignal: shutdown.signal,
-      inFlight,
-      creditsPerCapture: config.CREDITS_PER_CAPTURE,
-      jobRoutes: {
-        jobs: jobs.jobs,
-        withdrawal: jobs.withdrawal,
-        batches: jobs.batches,
-        webhooks: jobs.webhooks,
-        credits: data.credits,
-        checkDestination: (field, url) => assertUrlAllowed(data.policy, data.resolve, field, url),
-      },
-      monitorRoutes: { monitors: monitors?.service },
-      diffRoutes: { diffs: oneOffDiff, images: diffImages },
-      extraRoutes: (expressApp) => {
-        mountOps(expressApp);
-        mountDashboard(expressApp, { data, logger, config, jobs: { ...jobs, monitors } });
-      },
-      apiKeys: data.apiKeys,
-      captures,
-      usage: data.usage,
-      requestLog,
-      rateLimiter: new CaptureRateLimiter(store, data.plans),
-      logger,
-      trustProxy: config.TRUST_PROXY,
-      requireHttps: config.REQUIRE_HTTPS,
-      mcpBudget: { maxBytes: config.MCP_INLINE_MAX_BYTES, maxSidePx: config.MCP_INLINE_MAX_SIDE_PX },
-      mcpAllowedOrigins: config.MCP_ALLOWED_ORIGINS,
-    });
+    // A worker loads none of the API's modules (routes, MCP, dashboard): it starts sooner (docs/scaling.md).
+    const { app, inFlight } =
+      role === 'worker'
+        ? { app: createWorkerApp(mountOps, logger), inFlight: undefined }
+        : (await import('./api-wiring.js')).buildApiApp({
+            config,
+            data,
+            logger,
+            metrics,
+            captures,
+            submission,
+            requestLog,
+            jobs,
+            monitors,
+            rateLimitStore: store,
+            shutdownSignal: shutdown.signal,
+            mountOps,
+          });
     const server = createHttpServer(app);
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -311,7 +290,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
         await jobsStopped;
         shutdown.abort();
         // Aborted captures release their reservations and write their 503 before connections close.
-        await Promise.race([inFlight.settled(), new Promise((resolve) => setTimeout(resolve, 5_000).unref())]);
+        if (inFlight) await Promise.race([inFlight.settled(), new Promise((resolve) => setTimeout(resolve, 5_000).unref())]);
         server.closeAllConnections();
         await closed;
         await sweeper.stop();
@@ -329,8 +308,8 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
     return { ...data, config, egress, logger, metrics, ...(metricsServer ? { metricsUrl: metricsServer.url } : {}), app, server, browser, memoryWatchdog, pool, captures, cache, jobs, monitors, url, stop };
   } catch (error) {
     // A failed start closes the database (better-sqlite3's statements left open abort Node 24 at exit) and Chromium.
-    await data.db.close().catch(() => undefined);
-    await browserSide.close().catch(() => undefined);
+    await data.db.close().catch(ignoreBecause('the failed start is the error thrown'));
+    await browserSide.close().catch(ignoreBecause('the failed start is the error thrown'));
     throw error;
   }
 }
