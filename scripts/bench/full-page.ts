@@ -9,7 +9,7 @@
  * case: the median time of the whole request, the file size, the image size, X-Capture-Truncated,
  * and the peak PSS of the service's process tree (Node and Chromium) sampled every 250 ms.
  *
- * Targets (issue #12): the 100 000 px capture takes at most 4× the 30 000 px one (time grows no
+ * Targets: the 100 000 px capture takes at most 4× the 30 000 px one (time grows no
  * faster than the page), and peak PSS stays under 1.5 GiB. The 16 000 px page fits one frame and
  * takes the single-screenshot path it always took (full-page-plan.ts, singleShot).
  *

@@ -1,8 +1,9 @@
 /**
- * What one monitor run costs (issue #51): wall time, CPU-seconds of the whole process tree (the
- * service and its Chromium), and the bytes it keeps (its PNG, its page text, its diff image), on
- * the realistic bench page, viewport and full page. Runs in-process on SQLite and the machine's
- * Redis (a key prefix of its own); the runs are made one after the other by the runner itself.
+ * What one monitor run costs (docs/monitors.md, "What a run costs"): wall time, CPU-seconds of the
+ * whole process tree (the service and its Chromium), and the bytes it keeps (its PNG, its page
+ * text, its diff image), on the realistic bench page, viewport and full page. Runs in-process on
+ * SQLite and the machine's Redis (a key prefix of its own); the runs are made one after the other
+ * by the runner itself.
  *
  *   tsx scripts/bench/monitor-runs.ts        (BENCH_MONITOR_RUNS sets the runs per case, default 10)
  */

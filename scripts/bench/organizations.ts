@@ -1,5 +1,5 @@
 /**
- * Issue #14's figures: what Chromium's sandbox and the one-organization-per-renderer rule cost.
+ * What Chromium's sandbox and the one-organization-per-renderer rule cost.
  *   - the sandbox: the raw floor (one puppeteer page, goto + screenshot) with Chromium's sandbox on,
  *     as the service runs it, and with --no-sandbox, one after the other on the same page;
  *   - the rule: the service's sequential p50 with one organization, and with captures alternating

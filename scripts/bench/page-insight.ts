@@ -1,5 +1,6 @@
 /**
- * What the page readers of issue #33 cost per capture (`npx tsx scripts/bench/page-insight.ts`).
+ * What the page readers (docs/page-insight.md) cost per capture (`npx tsx
+ * scripts/bench/page-insight.ts`).
  *
  * Starts the service in process (tests/helpers/test-service.ts: a fresh SQLite, the real browser
  * pool, one capture at a time) and a fixture server on loopback, then captures the article fixture

@@ -1,5 +1,5 @@
 /**
- * The generated pages of the bench's page set (issue #32), in tests/fixtures/bench/set/:
+ * The generated pages of the bench's page set (docs/performance.md), in tests/fixtures/bench/set/:
  *   text.html    what a new user tries first: a nav bar, headings, paragraphs, bordered cards and
  *                buttons in system fonts — flat colours, where an encoder's choice of filter shows;
  *   photo.html   one full-width photographic picture with a caption: noisy pixels, where PNG is at

@@ -1,6 +1,6 @@
 /**
- * The measurements of one page of the page set (issue #32), service against floor (and browserless,
- * when it runs) in one process:
+ * The measurements of one page of the page set (docs/performance.md), service against floor (and
+ * browserless, when it runs) in one process:
  *   - sequential: a capture by each contender a round, the order changing from round to round
  *     (every order in turn: orderOfRound), so that the machine's noise (another developer
  *     benchmarking on the same 2 cores) and what one contender leaves behind fall on all alike;
@@ -18,6 +18,7 @@ import { machineBusySeconds, treeCpuSeconds, treeCpuSecondsByKind } from './proc
 import { processTree, PssSampler, stillRunning, type ProcInfo } from './proc-mem.js';
 import type { SetBytes, SetConcurrent, SetSequential } from './results.js';
 import { OUT_DIR, PAGE_SET_SETTINGS } from './settings.js';
+import { serverTimingP50 } from './server-timing.js';
 import { percentile, round, sleep } from './stats.js';
 
 /** Reading smaps_rollup of every process costs CPU on the same cores: twice a second is enough for a peak. */
@@ -142,17 +143,6 @@ async function fetched(fixtures: FixtureServer, capture: () => Promise<Shot>): P
   fixtures.resetCounts();
   const shot = await capture();
   return { shot, paths: [...fixtures.counts.keys()].sort() };
-}
-
-/** Median of each stage of the Server-Timing headers (`navigate;dur=52, capture;dur=90`). */
-function serverTimingP50(headers: readonly string[]): Record<string, number> {
-  const stages = new Map<string, number[]>();
-  for (const header of headers)
-    for (const entry of header.split(',')) {
-      const m = /^\s*([\w-]+)\s*;\s*dur=([\d.]+)/.exec(entry);
-      if (m?.[1] && m[2]) stages.set(m[1], [...(stages.get(m[1]) ?? []), Number(m[2])]);
-    }
-  return Object.fromEntries([...stages].map(([stage, ms]) => [stage, round(percentile(ms, 50))]));
 }
 
 export interface SequentialOutcome {

@@ -1,4 +1,4 @@
-/** The page set's tables (issue #32): one row per page, sequential and at 4 clients, and its targets. */
+/** The page set's tables (docs/performance.md): one row per page, sequential and at 4 clients, and its targets. */
 import { concurrentPlan } from './page-set-phases.js';
 import { mib, pass, ratio } from './report.js';
 import type { PageSetPage, PageSetResults, Row } from './results.js';

@@ -1,5 +1,5 @@
 /**
- * The two contenders of the page set (issue #32), each behind the same `shot` call:
+ * The two contenders of the page set (docs/performance.md), each behind the same `shot` call:
  *   - the service over HTTP, at its default concurrency, with the key in `x-api-key`;
  *   - the floor: what a puppeteer script gets from the binary the service runs (Debian's
  *     chromium-headless-shell) with a page kept open — goto(load) and Chromium's default

@@ -1,7 +1,8 @@
 /**
- * The page set (issue #32; `npm run bench:pages` alone, `npm run bench` runs it too): the service
- * against the floor of the binary it runs — a kept puppeteer page on chromium-headless-shell —
- * on pages of different kinds, each reported on its own row, all in one process:
+ * The page set (docs/performance.md; `npm run bench:pages` alone, `npm run bench` runs it too): the
+ * service against the floor of the binary it runs — a kept puppeteer page on
+ * chromium-headless-shell — on pages of different kinds, each reported on its own row, all in one
+ * process:
  *   text      a plain text-and-boxes page, as a new user tries first (page-set-fixtures.ts);
  *   pictures  the bench's news page with pictures (make-fixtures.ts, realistic.html);
  *   photo     one large photographic picture (page-set-photo.ts);
@@ -106,7 +107,7 @@ async function measurePage(page: SetPage, service: Contender, floor: Floor, fixt
 
 /**
  * What each organization adds to the service's context pool (one warm context and its renderer
- * each, issue #14), on a service of its own: the page runs leave the first organization with
+ * each, docs/security.md), on a service of its own: the page runs leave the first organization with
  * several warm contexts, which the next organizations would then take over. Service tree PSS after
  * one organization captured once, then after three more did, ÷ 3.
  */

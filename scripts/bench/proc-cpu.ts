@@ -5,16 +5,14 @@
  */
 import { readFileSync } from 'node:fs';
 import { processTree } from './proc-mem.js';
+import { busyTicksOfProcStat, cpuTicksOfStat, processKindOfCmdline } from './proc-parse.js';
 
 /** Clock ticks per second of /proc/<pid>/stat times: 100 on every Linux this runs on (getconf CLK_TCK). */
 const CLOCK_TICKS = 100;
 
 function cpuTicks(pid: number): number {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    // Fields 14–17 (utime, stime, cutime, cstime) are rest[11..14].
-    return [11, 12, 13, 14].reduce((sum, i) => sum + (Number(rest[i]) || 0), 0);
+    return cpuTicksOfStat(readFileSync(`/proc/${pid}/stat`, 'utf8'));
   } catch {
     return 0; // gone meanwhile
   }
@@ -28,9 +26,7 @@ function cpuTicks(pid: number): number {
  * DevTools pipe), as well as whatever else runs on the machine then.
  */
 export function machineBusySeconds(): number {
-  const fields = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0]!.trim().split(/\s+/).slice(1).map(Number);
-  const [user = 0, nice = 0, system = 0, , , irq = 0, softirq = 0] = fields;
-  return (user + nice + system + irq + softirq) / CLOCK_TICKS;
+  return busyTicksOfProcStat(readFileSync('/proc/stat', 'utf8')) / CLOCK_TICKS;
 }
 
 /** CPU-seconds used so far by the tree under rootPid (a process that exits unreaped between two readings is lost: a small undercount). */
@@ -45,11 +41,7 @@ export function treeCpuSeconds(rootPid: number): number {
  */
 function processKind(pid: number): string {
   try {
-    const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ');
-    if (/(^|\/)node /.test(cmdline)) return 'node';
-    const type = /--type=([\w-]+)/.exec(cmdline)?.[1];
-    if (!type) return 'browser';
-    return type === 'utility' && cmdline.includes('network.mojom') ? 'network' : type;
+    return processKindOfCmdline(readFileSync(`/proc/${pid}/cmdline`, 'utf8'));
   } catch {
     return 'gone';
   }

@@ -4,34 +4,16 @@
  * over a tree counts Chromium's shared libraries and shared memory once.
  */
 import { readdirSync, readFileSync } from 'node:fs';
+import { parseProcStat, pssKbOfSmapsRollup, treeOf, type ProcInfo } from './proc-parse.js';
 
-export interface ProcInfo {
-  pid: number;
-  ppid: number;
-  /** Start time in clock ticks since boot (field 22 of /proc/<pid>/stat): tells a reused pid apart. */
-  startTime: number;
-  /** State letter (field 3): R, S, D, Z (zombie: exited, not yet reaped), … */
-  state: string;
-  comm: string;
-}
+export type { ProcInfo };
 
 export function readProc(pid: number): ProcInfo | undefined {
-  let stat: string;
   try {
-    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return parseProcStat(pid, readFileSync(`/proc/${pid}/stat`, 'utf8'));
   } catch {
     return undefined;
   }
-  // "pid (comm) state ppid …": comm may hold spaces and parentheses, so cut at the last ')'.
-  const open = stat.indexOf('(');
-  const close = stat.lastIndexOf(')');
-  if (open < 0 || close < 0) return undefined;
-  const rest = stat.slice(close + 2).split(' ');
-  // rest[0] is field 3 (state); field n is rest[n - 3].
-  const ppid = Number(rest[1]);
-  const startTime = Number(rest[19]);
-  if (!Number.isFinite(ppid) || !Number.isFinite(startTime)) return undefined;
-  return { pid, ppid, startTime, state: rest[0] ?? '?', comm: stat.slice(open + 1, close) };
 }
 
 /** Every process on the machine (those that exit while /proc is read are left out). */
@@ -47,28 +29,7 @@ export function allProcesses(): ProcInfo[] {
 
 /** The root (if alive) and all its descendants, found by walking the ppid links of /proc/*\/stat. */
 export function processTree(rootPid: number): ProcInfo[] {
-  const all = allProcesses();
-  const children = new Map<number, ProcInfo[]>();
-  for (const p of all) {
-    const list = children.get(p.ppid);
-    if (list) list.push(p);
-    else children.set(p.ppid, [p]);
-  }
-  const root = all.find((p) => p.pid === rootPid);
-  if (!root) return [];
-  const tree: ProcInfo[] = [root];
-  // Bounded: each pid is visited once, and there are finitely many.
-  const seen = new Set<number>([rootPid]);
-  for (let i = 0; i < tree.length; i++) {
-    const node = tree[i];
-    if (!node) break;
-    for (const child of children.get(node.pid) ?? []) {
-      if (seen.has(child.pid)) continue;
-      seen.add(child.pid);
-      tree.push(child);
-    }
-  }
-  return tree;
+  return treeOf(allProcesses(), rootPid);
 }
 
 /** Whether the process recorded in `p` still runs (same pid, same start time, not a zombie). */
@@ -80,9 +41,7 @@ export function stillRunning(p: ProcInfo): boolean {
 /** The `Pss:` line of /proc/<pid>/smaps_rollup in kB, or undefined when the process is gone. */
 export function pssKb(pid: number): number | undefined {
   try {
-    const text = readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
-    const m = /^Pss:\s+(\d+)\s+kB/m.exec(text);
-    return m ? Number(m[1]) : undefined;
+    return pssKbOfSmapsRollup(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'));
   } catch {
     return undefined;
   }

@@ -88,7 +88,7 @@ export interface PageSetPage {
   error?: string;
 }
 
-/** Issue #32: the service against a kept page on the binary it runs, page by page (page-set.ts). */
+/** The page set (docs/performance.md): the service against a kept page on the binary it runs, page by page (page-set.ts). */
 export interface PageSetResults {
   settings: typeof PAGE_SET_SETTINGS;
   targets: typeof PAGE_SET_TARGETS;

@@ -1,9 +1,10 @@
 /**
- * Scale-out benchmark (issue #29): async captures per second with 1, 2 and 3 render workers, each on
- * a "host" of its own (a Linux network namespace; needs root), sharing Redis and MariaDB on a data
- * host, behind one API instance. For each work kind (viewport PNG, full-page PNG, PDF) and worker
- * count it reports jobs/s, the CPU-seconds a capture costs (the workers' whole process trees, Chromium
- * included, from /proc) and the workers' memory (PSS). docs/scaling.md turns these into a capacity model.
+ * Scale-out benchmark (docs/scaling.md): async captures per second with 1, 2 and 3 render workers,
+ * each on a "host" of its own (a Linux network namespace; needs root), sharing Redis and MariaDB on
+ * a data host, behind one API instance. For each work kind (viewport PNG, full-page PNG, PDF) and
+ * worker count it reports jobs/s, the CPU-seconds a capture costs (the workers' whole process
+ * trees, Chromium included, from /proc) and the workers' memory (PSS). docs/scaling.md turns these
+ * into a capacity model.
  *
  *   npm run bench:scale-out
  *   BENCH_SCALE_JOBS=16   jobs per kind and worker count (default 12)

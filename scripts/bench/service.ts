@@ -11,6 +11,7 @@ import { spawn, execFile, type ChildProcess } from 'node:child_process';
 import { connect } from 'node:net';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { findString, parseJsonOutput } from './cli-output.js';
 import { processTree, stillRunning, type ProcInfo } from './proc-mem.js';
 import { nowMs, sleep } from './stats.js';
 
@@ -88,37 +89,6 @@ function runCli(repoRoot: string, bin: string, env: NodeJS.ProcessEnv, args: str
       else resolve(stdout);
     });
   });
-}
-
-/** The first string property `name` found in a JSON value, depth first. */
-function findString(value: unknown, name: string, depth = 0): string | undefined {
-  if (depth > 5 || value === null || typeof value !== 'object') return undefined;
-  const record = value as Record<string, unknown>;
-  const direct = record[name];
-  if (typeof direct === 'string' || typeof direct === 'number') return String(direct);
-  for (const v of Object.values(record)) {
-    const found = findString(v, name, depth + 1);
-    if (found !== undefined) return found;
-  }
-  return undefined;
-}
-
-function parseJsonOutput(stdout: string): unknown {
-  const trimmed = stdout.trim();
-  try {
-    return JSON.parse(trimmed) as unknown;
-  } catch {
-    // Maybe log lines around it: take the last line that parses.
-    const lines = trimmed.split('\n').reverse();
-    for (const line of lines) {
-      try {
-        return JSON.parse(line) as unknown;
-      } catch {
-        // next line
-      }
-    }
-  }
-  throw new Error(`no JSON in output: ${trimmed.slice(0, 500)}`);
 }
 
 export async function createKeyWithCli(repoRoot: string, bin: string, env: NodeJS.ProcessEnv, credits: number, name = 'bench'): Promise<string> {
@@ -242,7 +212,7 @@ export async function startService(options: ServiceOptions): Promise<ServiceHand
     }
     if (!listening && !portReady) throw new Error(`the service did not print "listening" within ${timeoutMs} ms\n${outputTail()}`);
     // The demo key line may come just after the listening line.
-    // The demo key is written to DEMO_KEY_FILE (issue #15), just after the listening line.
+    // The demo key is written to DEMO_KEY_FILE, just after the listening line.
     const keyFile = env.DEMO_KEY_FILE!;
     const readKeyFile = () => readFile(keyFile, 'utf8').then((text) => API_KEY_PATTERN.exec(text)?.[0], () => undefined);
     let demo = await readKeyFile();

@@ -43,7 +43,7 @@ export const SETTINGS = {
 };
 
 export const TARGETS = {
-  // Issue #20: the service at the raw floor's speed while its PNGs are as small as Chromium's default ones.
+  // The service at the raw floor's speed while its PNGs are as small as Chromium's default ones.
   latencyRatioMax: 1.0,
   pngSizeRatioMax: 1.05,
   captureWebsiteRatioMin: 4,
@@ -52,7 +52,7 @@ export const TARGETS = {
   pssDriftMax: 0.15,
 };
 
-/** The page set (issue #32, page-set.ts): the service against a kept page on the binary it runs, page by page. */
+/** The page set (page-set.ts, docs/performance.md): the service against a kept page on the binary it runs, page by page. */
 const setN = intEnv('BENCH_SET_N', 15, 1, 10_000);
 export const PAGE_SET_SETTINGS = {
   /** Sequential rounds per page: a capture by each contender, in an order that changes from round to round. */

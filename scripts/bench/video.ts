@@ -1,5 +1,5 @@
 /**
- * Scrolling video (issue #34): wall time per second of video and the peak memory of each ffmpeg
+ * Scrolling video (docs/video.md): wall time per second of video and the peak memory of each ffmpeg
  * encoding, for mp4, webm and gif of one inline page, through a `daguerre serve` on SQLite.
  * ffmpeg's peak is its VmHWM (peak resident set) read from /proc while it runs.
  *

@@ -54,10 +54,10 @@ async function freeSubnet(): Promise<string> {
 }
 
 /**
- * Several "hosts" on one machine (issue #29): each a Linux network namespace with its own address,
- * joined by veth pairs to a bridge in the root namespace, where the test itself lives at `.1`. Needs
- * root. `destroy()` removes everything and kills whatever still runs in the namespaces; a run that
- * died before that is cleaned up by the next one.
+ * Several "hosts" on one machine (docs/scaling.md, "What the multi-host test proves"): each a Linux
+ * network namespace with its own address, joined by veth pairs to a bridge in the root namespace,
+ * where the test itself lives at `.1`. Needs root. `destroy()` removes everything and kills
+ * whatever still runs in the namespaces; a run that died before that is cleaned up by the next one.
  */
 export class HostNetwork {
   readonly hosts = new Map<string, Host>();

@@ -4,11 +4,11 @@ import { OpenAiStub } from '../helpers/openai-stub.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
 
 /**
- * Issue #33: openaiSchema. The schema goes to the model as a structured output (response_format
- * json_schema) through the openai SDK, the answer is validated before it is returned parsed as
- * data.aiResult, a non-matching answer is a clear 502 AI_RESULT_INVALID charged nothing, and with
- * cacheEnabled the same image and question are answered from the AI cache. Against the loopback
- * OpenAI-compatible server of tests/helpers.
+ * openaiSchema (docs/page-insight.md). The schema goes to the model as a structured output
+ * (response_format json_schema) through the openai SDK, the answer is validated before it is
+ * returned parsed as data.aiResult, a non-matching answer is a clear 502 AI_RESULT_INVALID charged
+ * nothing, and with cacheEnabled the same image and question are answered from the AI cache.
+ * Against the loopback OpenAI-compatible server of tests/helpers.
  */
 const PROVIDER_KEY = 'sk-schema-test-key-0123456789';
 const PAGE = '<body style="margin:0;background:#1d3557;color:#fff;font:40px sans-serif"><h1>Price: 42 EUR</h1></body>';

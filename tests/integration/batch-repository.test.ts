@@ -7,7 +7,7 @@ import { migrate, openDatabase, type Database } from '../../server/src/store/dat
 import { JobRepository } from '../../server/src/store/job-repository.js';
 import { createTestDatabase, DATABASE_KINDS, type TestDatabase } from '../helpers/databases.js';
 
-/** The batch records (issue #34) on both dialects: the join over the jobs, the one-time close, retention. */
+/** The batch records (docs/bulk.md) on both dialects: the join over the jobs, the one-time close, retention. */
 describe.each(DATABASE_KINDS)('batch records on %s', (kind) => {
   let database: TestDatabase;
   let db: Database;

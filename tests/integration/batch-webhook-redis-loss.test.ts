@@ -18,7 +18,7 @@ interface Attempt extends Delivery {
 }
 
 /**
- * Issue #48, item 5: a batch webhook waiting in Redis for its retry survives Redis losing its data,
+ * docs/bulk.md: a batch webhook waiting in Redis for its retry survives Redis losing its data,
  * as job webhooks do: the batch's record says whether its webhook was delivered or given up, and
  * one neither is queued again under the same webhook-id. The fault is real: FLUSHALL on a Redis of
  * the test's own (never the shared one).

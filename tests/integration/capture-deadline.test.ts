@@ -55,7 +55,7 @@ describe('capture deadline (CAPTURE_TIMEOUT_MS=3000)', () => {
     });
   }
 
-  // Issue #30: a rendered document whose load never comes is captured as it is (best attempt).
+  // docs/capture-fidelity.md: a rendered document whose load never comes is captured as it is (best attempt).
   it('captures /stuck-subresource as it is when its load event never comes, marked X-Capture-Wait-Timed-Out and charged', async () => {
     const before = await service.client.usage();
     const response = await service.get(`/capture?${new URLSearchParams({ url: `${fixtures.url}/stuck-subresource`, viewportWidth: '200', viewportHeight: '150', apiKey: service.apiKey })}`);

@@ -22,10 +22,10 @@ async function closedPort(): Promise<string> {
 }
 
 /**
- * Issue #30, what the page finally shows: a page whose load never comes because one third-party
- * resource stalls is captured as it is (best attempt); navigations after load are followed; a
- * navigation that ends on the browser's error page is a failure naming host and error; the target's
- * status is on every answer where it is known.
+ * What the page finally shows (docs/capture-fidelity.md): a page whose load never comes because one
+ * third-party resource stalls is captured as it is (best attempt); navigations after load are
+ * followed; a navigation that ends on the browser's error page is a failure naming host and error;
+ * the target's status is on every answer where it is known.
  */
 describe('capture fidelity: best attempt, followed navigations, unreachable targets', () => {
   let service: TestService;

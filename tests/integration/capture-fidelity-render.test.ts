@@ -36,8 +36,9 @@ const cjkPage = (lang: string) => `<!doctype html><html lang="${lang}"><head><me
 const latinPage = '<!doctype html><html lang="en"><body style="margin:8px"><p style="font-size:20px">Hello World, the quick brown fox 0123</p><p style="font-family:serif;font-size:20px">A serif line</p><p style="font-family:sans-serif;font-size:20px">A sans line</p><p style="font-family:monospace;font-size:20px">A monospace line</p></body></html>';
 
 /**
- * Issue #30, what the page finally shows: reducedMotion shows the end states of motion already
- * running; fullPageScroll keeps scrolling a growing page; CJK pages get the fonts full Chromium picks.
+ * What the page finally shows (docs/capture-fidelity.md): reducedMotion shows the end states of
+ * motion already running; fullPageScroll keeps scrolling a growing page; CJK pages get the fonts
+ * full Chromium picks.
  */
 describe('capture fidelity: motion, growing pages, fonts by language', () => {
   let service: TestService;

@@ -137,7 +137,7 @@ describe('full-page captures, lazy content, clipping and pdf layouts', () => {
   it(`keeps every output within ${MAX_OUTPUT_WIDTH_PX}×${MAX_OUTPUT_HEIGHT_PX} px per frame: png cut and said so, a WebP past it refused, never shortened`, async () => {
     // A viewport wider than the limit at this scale, a document wider than it, an element taller than it.
     const wide = { html: '<body style="margin:0;background:rgb(200,40,40)"></body>', viewportWidth: 6000, viewportHeight: 200, scaleFactor: 3 };
-    // png: cut to one frame and said so; webp: refused, never shortened (issue #12).
+    // png: cut to one frame and said so; webp: refused, never shortened (docs/capture-fidelity.md).
     const wideViewport = await service.client.capture({ ...wide, format: 'png' });
     expect([decodePng(wideViewport.bytes).width, decodePng(wideViewport.bytes).height]).toEqual([MAX_OUTPUT_WIDTH_PX, 600]);
     expect(wideViewport.truncated).toBe(true);

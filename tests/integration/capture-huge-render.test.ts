@@ -10,7 +10,7 @@ const HUGE_ELEMENT =
   '<!doctype html><html><body style="margin:0"><div id="huge" style="width:200000px;height:200000px;background:rgb(200,120,40)"></div></body></html>';
 const SMALL_PAGE = '<body style="margin:0;background:rgb(40,160,110)"></body>';
 
-/** Issue #12: one enormous render never stalls anyone else. */
+/** One enormous render never stalls anyone else. */
 describe('enormous renders of one organization beside the ordinary capture of another', () => {
   let service: TestService;
   let fixtures: FixtureServer;

@@ -4,8 +4,9 @@ import { decodePng } from '../helpers/images.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
 
 /**
- * Issue #12, "the capture says what it saw": X-Target-Status, X-Final-Url and X-Capture-Truncated on
- * the file, `data.page` in JSON mode, the same on cache hits and in the typed client.
+ * "The capture says what it saw" (docs/capture-fidelity.md): X-Target-Status, X-Final-Url and
+ * X-Capture-Truncated on the file, `data.page` in JSON mode, the same on cache hits and in the
+ * typed client.
  */
 describe('capture page report: target status, final URL, title, size', () => {
   let service: TestService;

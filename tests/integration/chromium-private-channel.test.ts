@@ -10,7 +10,7 @@ import { startTestService, type TestService } from '../helpers/test-service.js';
 const OTHER_USER = 65534;
 
 /**
- * Run as `nobody`: tries every TCP port listening on this host the way a DevTools client would
+ * Run as `nobody`: tries every TCP port the test's own processes listen on the way a DevTools client would
  * (GET /json/version, then /json/list), and tries to open the browser's pipe and profile. Prints
  * what it reached as JSON.
  */
@@ -88,12 +88,18 @@ describe('Chromium is reached over a pipe only (issue #28)', () => {
     const all = listeners();
     expect(all.length).toBeGreaterThan(0);
     expect(all.filter((listener) => listener.pids.some((pid) => chromium.has(pid)))).toEqual([]);
+    // The ports this process tree holds (the service runs in it, Chromium below it): a DevTools port
+    // the browser opened would be one of them. Never the machine's other ports: another program's
+    // Chromium may listen with DevTools open there, and reaching it says nothing of ours.
+    const ours = new Set([process.pid, ...descendantsOf(process.pid).map((p) => p.pid)]);
+    const ownPorts = [...new Set(all.filter((listener) => listener.pids.some((pid) => ours.has(pid))).map((l) => l.port))];
+    expect(ownPorts.length).toBeGreaterThan(0);
 
     const profile = cmdline.find((arg) => arg.startsWith('--user-data-dir='))!.slice('--user-data-dir='.length);
     // Not spawnSync: the service runs in this process and must keep serving the capture meanwhile.
     const attempt = await promisify(execFile)(
       'setpriv',
-      [`--reuid=${OTHER_USER}`, `--regid=${OTHER_USER}`, '--clear-groups', process.execPath, '-e', ATTACKER, JSON.stringify([...new Set(all.map((l) => l.port))]), String(browserPid), profile],
+      [`--reuid=${OTHER_USER}`, `--regid=${OTHER_USER}`, '--clear-groups', process.execPath, '-e', ATTACKER, JSON.stringify(ownPorts), String(browserPid), profile],
       { encoding: 'utf8', timeout: 60_000, cwd: '/' },
     );
     expect(attempt.stderr).toBe('');

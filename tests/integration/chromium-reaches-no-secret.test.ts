@@ -16,9 +16,9 @@ function asChromiumUser(command: string[]): { status: number | null; stderr: str
 const ENCRYPTION_KEY = 'a'.repeat(64);
 
 /**
- * Issue #14: with the service started as root, Chromium runs as its own unprivileged user, which
- * cannot read the database file, its WAL, the data folder or the key files, and whose environment
- * holds none of the service's settings.
+ * docs/security.md: with the service started as root, Chromium runs as its own unprivileged user,
+ * which cannot read the database file, its WAL, the data folder or the key files, and whose
+ * environment holds none of the service's settings.
  */
 describe('Chromium reaches none of the service secrets (service started as root)', () => {
   let root: string;
@@ -85,7 +85,7 @@ describe('Chromium reaches none of the service secrets (service started as root)
     const secretFile = join(dataDir, 'demo-api-key.signing-secret.txt');
     for (let i = 0; i < 100 && !existsSync(secretFile); i++) await new Promise((r) => setTimeout(r, 50));
     const files = readdirSync(dataDir);
-    // The demo key's signing secret is beside it (issue #31), as private, in the Standard Webhooks form.
+    // The demo key's signing secret is beside it, as private, in the Standard Webhooks form.
     expect(files).toEqual(expect.arrayContaining(['daguerre.db', 'daguerre.db-wal', 'demo-api-key.txt', 'demo-api-key.signing-secret.txt']));
     expect(readFileSync(join(dataDir, 'demo-api-key.signing-secret.txt'), 'utf8')).toMatch(/^whsec_[A-Za-z0-9+/]{43}=\n$/);
     for (const file of files) {

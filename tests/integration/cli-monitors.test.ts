@@ -14,9 +14,9 @@ const CLI = new URL('../../server/bin/daguerre.js', import.meta.url).pathname;
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 /**
- * Issue #51, the CLI's face of monitors: `daguerre monitor list --org`, `monitor pause | resume |
- * delete <id>`, run as an operator runs them (a process of its own on the service's database and
- * Redis), against a live service whose monitor keeps running.
+ * The CLI's face of monitors (docs/monitors.md): `daguerre monitor list --org`, `monitor pause |
+ * resume | delete <id>`, run as an operator runs them (a process of its own on the service's
+ * database and Redis), against a live service whose monitor keeps running.
  */
 describe('daguerre monitor (CLI)', () => {
   let database: TestDatabase;

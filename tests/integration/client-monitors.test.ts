@@ -11,9 +11,9 @@ const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const COLOURS = ['#1d4ed8', '#b91c1c', '#15803d', '#a16207'];
 
 /**
- * Issue #51, the SDK's face of monitors against the real service (Redis, Chromium, SQLite): every
- * monitor method, a page that changes between runs and its monitor.changed webhook verified by the
- * SDK's verifyWebhook, a golden run, pages of runs, refusals naming the field, another
+ * The SDK's face of monitors (docs/monitors.md) against the real service (Redis, Chromium, SQLite):
+ * every monitor method, a page that changes between runs and its monitor.changed webhook verified
+ * by the SDK's verifyWebhook, a golden run, pages of runs, refusals naming the field, another
  * organization's key answered 404.
  */
 describe('SDK: monitors (issue #51)', () => {

@@ -21,10 +21,11 @@ const OUTSIDER = 'outsider@example.test';
 const TINY = (i: number) => `<body style="margin:0;background:rgb(${i * 40},90,160)"><p>${i}</p></body>`;
 
 /**
- * Issue #50, part 2, in a real browser signed in as a member: the Jobs page, a page per job (state,
- * error, credits, the file under the session, webhook attempts and "Send again") and per batch
- * (items, Cancel, the batch webhook). Another organization's member gets 404 for all of it.
- * Real Redis, Chromium, SQLite; the webhook receiver and the captured pages are loopback servers.
+ * The dashboard's jobs (docs/dashboard.md), in a real browser signed in as a member: the Jobs page,
+ * a page per job (state, error, credits, the file under the session, webhook attempts and "Send
+ * again") and per batch (items, Cancel, the batch webhook). Another organization's member gets 404
+ * for all of it. Real Redis, Chromium, SQLite; the webhook receiver and the captured pages are
+ * loopback servers.
  */
 describe('dashboard: jobs, batches and their webhook deliveries (issue #50)', () => {
   let service: TestService;

@@ -12,7 +12,7 @@ import { startTestService, type TestService } from '../helpers/test-service.js';
 import { until } from '../helpers/until.js';
 
 /**
- * Issue #50, part 4: no dashboard page scrolls sideways from a phone to a wide screen, the
+ * docs/dashboard.md: no dashboard page scrolls sideways from a phone to a wide screen, the
  * playground's Copy buttons never sit over the code they copy, and every control is reached with
  * Tab and shows where the focus is. The pages are found by crawling (the sidebar, then the first
  * link of each kind on every page), so a page added later is checked without touching this file.
@@ -77,7 +77,7 @@ describe('dashboard layout at 375–1920 px: no sideways scroll, nothing over th
         res.statusCode = 503;
         res.end();
       })
-      // A page that changes on every visit, for a monitor whose runs differ (issue #51).
+      // A page that changes on every visit, for a monitor whose runs differ.
       .route('/changing', (_req, res) => {
         changes += 1;
         res.writeHead(200, { 'content-type': 'text/html' });
@@ -432,7 +432,7 @@ describe('dashboard layout at 375–1920 px: no sideways scroll, nothing over th
     problems.push(...(await spillingCells(page)));
     const wide = await scrollingTables(page);
     if (wide.length > 0) console.log(`layout: ${target.pattern} at ${width} px: ${wide.join('; ')} (scrolls inside its card)`);
-    // On a wide screen the list of batches is in sight whole (issue #50: its table scrolled at every width).
+    // On a wide screen the list of batches is in sight whole (its table once scrolled at every width).
     if (width === 1920 && target.pattern === '/dashboard/batches') problems.push(...wide.map((w) => `${w} at the widest width`));
     if (target.pattern === '/dashboard/playground') {
       // The signed link is made by the server a moment after load.

@@ -20,12 +20,12 @@ const WIDTHS = [375, 768, 1280, 1920];
 const SHOTS = '/tmp/monitor-shots';
 
 /**
- * Issue #51, part 5, in a real browser signed in as a member: the Monitors page (list and form), a
- * monitor's page (settings, Pause and Resume, its runs as thumbnails that load, pin as golden), a
- * run's page (baseline and run side by side, the diff as an overlay, regions, text added and
- * removed), at every width without sideways scroll. Another organization's member gets 404.
- * Real Redis (a prefix of its own), Chromium, SQLite; the watched page is a loopback server that
- * changes on every visit.
+ * The dashboard's monitors (docs/monitors.md), in a real browser signed in as a member: the
+ * Monitors page (list and form), a monitor's page (settings, Pause and Resume, its runs as
+ * thumbnails that load, pin as golden), a run's page (baseline and run side by side, the diff as an
+ * overlay, regions, text added and removed), at every width without sideways scroll. Another
+ * organization's member gets 404. Real Redis (a prefix of its own), Chromium, SQLite; the watched
+ * page is a loopback server that changes on every visit.
  */
 describe('dashboard: monitors (issue #51)', () => {
   let service: TestService;

@@ -60,7 +60,7 @@ describe('database outage mid-capture (a private MariaDB killed by pid)', () => 
     const during = await capture({ html: OK_PAGE });
     expect(during.status).toBe(503);
     expect((await usage()).status).toBe(503);
-    // The public /ready says the database does not answer, never where it is (issue #28).
+    // The public /ready says the database does not answer, never where it is (docs/security.md).
     const ready = await fetch(`${service.url}/ready`);
     const readyText = await ready.text();
     expect(ready.status).toBe(503);

@@ -10,10 +10,11 @@ import { Metrics } from '../../server/src/ops/metrics.js';
 import { validateObject, type K8sObject } from '../helpers/k8s-models.js';
 
 /**
- * The deployment files users apply (issue #29): `kubectl kustomize` renders the Kubernetes manifests,
- * every object validates against its schema (kubernetes-models, KEDA's included), and the Compose file
- * against the Compose specification's schema. The schemas let unknown fields through, so the fields
- * that matter (sandbox, probes, grace periods, secrets, the scaling metric) are asserted one by one.
+ * The deployment files users apply (docs/deploy.md): `kubectl kustomize` renders the Kubernetes
+ * manifests, every object validates against its schema (kubernetes-models, KEDA's included), and
+ * the Compose file against the Compose specification's schema. The schemas let unknown fields
+ * through, so the fields that matter (sandbox, probes, grace periods, secrets, the scaling metric)
+ * are asserted one by one.
  */
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));

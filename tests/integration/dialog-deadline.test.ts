@@ -4,7 +4,7 @@ import { startTestService, type TestService } from '../helpers/test-service.js';
 
 const CAPTURE_TIMEOUT_MS = 4_000;
 
-/** Issue #15: every capture ends by its deadline, a page that opens dialogs forever included. */
+/** Every capture ends by its deadline, a page that opens dialogs forever included. */
 describe('dialogs and the deadline', () => {
   let service: TestService;
   let fixtures: FixtureServer;

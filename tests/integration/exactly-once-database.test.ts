@@ -9,7 +9,7 @@ import { deleteKeysWithPrefix } from '../helpers/redis-keys.js';
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const PAGE = '<body style="margin:0;background:rgb(40,160,110)">db</body>';
 
-/** Issue #27 item 1 with the database as the fault: a MariaDB of the test's own SIGKILLed while jobs render. */
+/** Charged exactly once (docs/async-jobs.md) with the database as the fault: a MariaDB of the test's own SIGKILLed while jobs render. */
 describe('exactly once: MariaDB SIGKILLed with async jobs running', () => {
   const prefix = `rs-test-${randomBytes(4).toString('hex')}`;
   let mariadb: PrivateMariaDb;

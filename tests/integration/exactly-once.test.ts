@@ -131,7 +131,7 @@ describe('exactly once: Redis restarted empty, workers killed and drained', () =
     }, 180_000, 'every job to end');
   const charges = async (jobId: string) => Number(((await service.runtime.db.knex('job_charges').where('job_id', jobId).count({ n: '*' }).first()) as { n: number }).n);
 
-  /** The promise of issue #27: credits used = files the user can fetch, and a failed job says nothing was charged. */
+  /** The promise of docs/async-jobs.md ("Charged exactly once"): credits used = files the user can fetch, and a failed job says nothing was charged. */
   async function expectChargedOnce(views: CaptureJobData[], usedBefore: number): Promise<{ succeeded: number; failed: number }> {
     let succeeded = 0;
     for (const job of views) {

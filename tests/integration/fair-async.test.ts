@@ -13,7 +13,7 @@ const PAGE = '<body style="margin:0;background:#0a0">fair</body>';
 const WEBHOOK_DEADLINE_MS = 2_500;
 const PER_ORGANIZATION = 4;
 
-/** Issue #27, items 3 and 4: one organization's backlog of jobs or of slow webhook receivers costs another about one job. */
+/** docs/async-jobs.md, "Fair queue between organizations": one organization's backlog of jobs or of slow webhook receivers costs another about one job. */
 describe('fair async queue and webhook delivery between organizations', () => {
   const prefix = `rs-test-${randomBytes(4).toString('hex')}`;
   const fixtures = new FixtureServer();

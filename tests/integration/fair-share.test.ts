@@ -5,7 +5,7 @@ import { startTestService, type TestService } from '../helpers/test-service.js';
 const CAPTURE_TIMEOUT_MS = 10_000;
 const OK_PAGE = '<body style="margin:0;background:rgb(40,160,110)"></body>';
 
-/** Issue #15: one organization's hostile pages cannot hold every browser slot. */
+/** docs/render-slots.md: one organization's hostile pages cannot hold every browser slot. */
 describe('fair share between organizations (MAX_CONCURRENCY=2, default MAX_ORG_SHARE_PERCENT)', () => {
   let service: TestService;
   let fixtures: FixtureServer;
@@ -57,9 +57,10 @@ describe('fair share between organizations (MAX_CONCURRENCY=2, default MAX_ORG_S
 });
 
 /**
- * Issue #27: two organizations flood both slots with pages that hang from their first script; a
- * third organization's capture waits for one hung page to be ended (PAGE_UNRESPONSIVE_TIMEOUT_MS),
- * not for their deadlines, and not behind the flooders' next captures.
+ * docs/render-slots.md: two organizations flood both slots with pages that hang from their first
+ * script; a third organization's capture waits for one hung page to be ended
+ * (PAGE_UNRESPONSIVE_TIMEOUT_MS), not for their deadlines, and not behind the flooders' next
+ * captures.
  */
 describe('a third organization during a two-organization flood of hung pages (MAX_CONCURRENCY=2)', () => {
   const UNRESPONSIVE_MS = 4_000;

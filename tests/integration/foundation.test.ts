@@ -127,7 +127,7 @@ describe.each(DATABASE_KINDS)('first real captures, auth, credits and usage (%s)
     expect(new Date(usage.credits.periodEnd).getTime()).toBeGreaterThan(new Date(usage.credits.periodStart).getTime());
     expect(usage.credits.plan).toMatchObject({ tier: 'test', creditsPerMonth: 100 });
     expect(usage.credits.plan!.id).toMatch(/^[0-9a-f-]{36}$/);
-    // concurrency (issue #27) extends the spec's body: without a plan limit, what one instance holds (MAX_CONCURRENCY 2 + MAX_QUEUE 32).
+    // concurrency (docs/render-slots.md) extends the usage body: without a plan limit, what one instance holds (MAX_CONCURRENCY 2 + MAX_QUEUE 32).
     expect(usage.rateLimits).toEqual({ capture: { windowMs: 60000, maxRequestsPerWindow: 40 }, concurrency: { maxConcurrentCaptures: 34 } });
   });
 

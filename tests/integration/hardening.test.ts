@@ -18,7 +18,7 @@ async function databaseDump(service: TestService): Promise<Record<string, string
   return dump;
 }
 
-/** Issue #15: secrets through side doors, and refusals that do not tell names apart. */
+/** docs/security.md: secrets through side doors, and refusals that do not tell names apart. */
 describe('hardening (issue #15)', () => {
   let service: TestService;
 
@@ -131,7 +131,7 @@ describe('METRICS_PORT (issue #15)', () => {
 });
 
 /**
- * Issue #15: every secret field sent in a POST /capture JSON body, through success and failure
+ * docs/security.md: every secret field sent in a POST /capture JSON body, through success and failure
  * paths, and found nowhere afterwards: not in the log, any table of the database, an answer or /metrics.
  */
 describe('secrets in a POST /capture JSON body (issue #15)', () => {

@@ -27,7 +27,7 @@ async function postJob(service: TestService, body: Record<string, unknown>): Pro
   return ((await response.json()) as { data: { jobId: string } }).data.jobId;
 }
 
-/** Issue #29 item 1: results in object storage (a local directory by default), with retention and a sweeper. */
+/** docs/async-jobs.md: results in object storage (a local directory by default), with retention and a sweeper. */
 describe('async results in the results directory: streamed, kept for the retention time, then swept', () => {
   const prefix = `rs-test-${randomBytes(4).toString('hex')}`;
   const resultsDir = mkdtempSync(join(tmpdir(), 'daguerre-results-'));
@@ -145,7 +145,7 @@ describe('async results in the deployment bucket (RESULTS_S3_*)', () => {
   });
 });
 
-/** Issue #27 item 5: a HEAD (a link previewer probing a capture link) renders nothing and charges nothing. */
+/** docs/async-jobs.md: a HEAD (a link previewer probing a capture link) renders nothing and charges nothing. */
 describe('HEAD on /capture', () => {
   let service: TestService;
   const fixtures = new FixtureServer();

@@ -12,9 +12,9 @@ const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const COLOURS = ['#1d4ed8', '#b91c1c', '#15803d'];
 
 /**
- * Issue #51, the MCP face of monitors over streamable HTTP with the MCP SDK's client: create_monitor
- * takes POST /monitors' body (refusals name the field), list_monitor_runs lists each run with its
- * time, status, diff percent, text changes and links, and pages with cursor.
+ * The MCP face of monitors (docs/monitors.md) over streamable HTTP with the MCP SDK's client:
+ * create_monitor takes POST /monitors' body (refusals name the field), list_monitor_runs lists each
+ * run with its time, status, diff percent, text changes and links, and pages with cursor.
  */
 describe('MCP: create_monitor and list_monitor_runs (issue #51)', () => {
   let service: TestService;

@@ -8,7 +8,7 @@ import { HoldServer } from '../helpers/hold-server.js';
 import { HostNetwork } from '../helpers/netns.js';
 
 /**
- * Issue #29: API instances and workers on different hosts behave as one service when hosts die.
+ * docs/scaling.md: API instances and workers on different hosts behave as one service when hosts die.
  * Every host is a network namespace with its own address: two API instances (`daguerre serve`,
  * CAPTURE_WORKERS=0), three workers (`daguerre worker`), and a data host running Redis, MariaDB
  * and an S3 server (where the organization's files go). A mixed load of sync and async captures runs

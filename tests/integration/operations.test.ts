@@ -48,7 +48,7 @@ describe('operations', () => {
     expect(body.status).toBe('ready');
     expect(Object.keys(body.checks).sort()).toEqual(['browser', 'database', 'queue', 'sandbox', 'shutdown']);
     for (const check of Object.values(body.checks)) expect(check.ok).toBe(true);
-    // Chromium's own sandbox is on here (issue #14); an operator's opt-out would show mode "off".
+    // Chromium's own sandbox is on here (docs/security.md); an operator's opt-out would show mode "off".
     expect(body.checks.sandbox).toEqual({ ok: true, mode: 'on' });
   });
 

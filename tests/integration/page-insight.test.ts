@@ -9,9 +9,9 @@ import { startTestService, type TestService } from '../helpers/test-service.js';
 import { deleteKeysWithPrefix } from '../helpers/redis-keys.js';
 
 /**
- * Issue #33: metadata=true (field by field against the page's own markup, on real saved pages and
- * on a page written for it) and the content formats html, markdown (against the article's text
- * Readability's own corpus expects), text and mhtml, with their errors, cache and async jobs.
+ * docs/page-insight.md: metadata=true (field by field against the page's own markup, on real saved
+ * pages and on a page written for it) and the content formats html, markdown (against the article's
+ * text Readability's own corpus expects), text and mhtml, with their errors, cache and async jobs.
  */
 
 const REAL = new URL('../fixtures/pages/insight/real/', import.meta.url).pathname;

@@ -4,7 +4,7 @@ import { FixtureServer } from '../helpers/fixture-server.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
 
 /**
- * Issue #33, the quality report on every capture: pages built to fail each check (blank,
+ * The quality report on every capture (docs/page-insight.md): pages built to fail each check (blank,
  * imagesNotLoaded, overlay, fontsFailed, stillGrowing) and clean pages that must pass (no false
  * alarms: a fixed backdrop under the content, a sticky header, an app shell that is itself fixed,
  * lazy images below the fold, SVG pictures, an image without a source). failOnBlank fails, uncharged.

@@ -20,7 +20,7 @@ interface ErrorBody {
   error: { code: string; message: string };
 }
 
-/** Issue #27: a page that stops answering is ended within PAGE_UNRESPONSIVE_TIMEOUT_MS, not at its deadline. */
+/** docs/render-slots.md: a page that stops answering is ended within PAGE_UNRESPONSIVE_TIMEOUT_MS, not at its deadline. */
 describe(`unresponsive pages (PAGE_UNRESPONSIVE_TIMEOUT_MS=${UNRESPONSIVE_MS}, MAX_CONCURRENCY=1)`, () => {
   let service: TestService;
   let fixtures: FixtureServer;

@@ -12,7 +12,7 @@ const CLI = new URL('../../server/bin/daguerre.js', import.meta.url).pathname;
 const OK_PAGE = '<body style="margin:0;background:rgb(40,160,110)"></body>';
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
-/** Issue #27: a plan's limit of concurrent captures, set with the CLI, reported by /usage and enforced with 429. */
+/** docs/render-slots.md: a plan's limit of concurrent captures, set with the CLI, reported by /usage and enforced with 429. */
 describe.each(['sqlite', 'mysql'] as const)('per-plan limit of concurrent captures (%s)', (database) => {
   let service: TestService;
   let fixtures: FixtureServer;
@@ -82,7 +82,7 @@ describe.each(['sqlite', 'mysql'] as const)('per-plan limit of concurrent captur
   }, 60_000);
 });
 
-/** Issue #27: an async job is never refused for the limit: it waits for its organization's other capture. */
+/** docs/render-slots.md: an async job is never refused for the limit: it waits for its organization's other capture. */
 describe('per-plan limit of concurrent captures and async jobs (Redis, two job workers)', () => {
   let service: TestService;
   let fixtures: FixtureServer;

@@ -9,7 +9,7 @@ const CLI = new URL('../../server/bin/daguerre.js', import.meta.url).pathname;
 const CAPTURE_TIMEOUT_MS = 8_000;
 const OK_PAGE = '<body style="margin:0;background:rgb(40,160,110)"></body>';
 
-/** Issue #15: `daguerre plan share` sets a plan's share of the browser, and the scheduler applies it. */
+/** docs/render-slots.md: `daguerre plan share` sets a plan's share of the browser, and the scheduler applies it. */
 describe('fair share as a plan setting (MariaDB, MAX_CONCURRENCY=2)', () => {
   let service: TestService;
   let fixtures: FixtureServer;

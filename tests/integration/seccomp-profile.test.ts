@@ -8,10 +8,11 @@ import { CHROMIUM_USER } from '../../server/src/capture/browser/chromium-launch.
 import { HEADLESS_SHELL } from '../../server/src/chromium-binaries.js';
 
 /**
- * The Localhost seccomp profile of deploy/kubernetes (issue #29) around a real Chromium: run as an
- * unprivileged user with no_new_privs under the shipped profile, Chromium starts WITH its sandbox and
- * renders; under RuntimeDefault's rule for a container without CAP_SYS_ADMIN (clone without namespace
- * flags, no unshare, no chroot) it refuses to start ("No usable sandbox"). That is why the pods need it.
+ * The Localhost seccomp profile of deploy/kubernetes (docs/deploy.md) around a real Chromium: run
+ * as an unprivileged user with no_new_privs under the shipped profile, Chromium starts WITH its
+ * sandbox and renders; under RuntimeDefault's rule for a container without CAP_SYS_ADMIN (clone
+ * without namespace flags, no unshare, no chroot) it refuses to start ("No usable sandbox"). That
+ * is why the pods need it.
  */
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));

@@ -12,7 +12,7 @@ import { createTestDatabase, type TestDatabase } from '../helpers/databases.js';
 const PASSWORD = 'correct horse battery staple';
 const TARGET = 'target@example.test';
 
-/** Issue #15: two instances on one MariaDB, each with its own process state, share the sign-in lock. */
+/** docs/containment.md: two instances on one MariaDB, each with its own process state, share the sign-in lock. */
 describe('dashboard sign-in throttle across instances (MariaDB)', () => {
   let database: TestDatabase;
   const instances: Array<{ data: DataLayer; server: Server; base: string }> = [];

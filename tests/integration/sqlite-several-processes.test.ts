@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, type BatchData, type DaguerreClient } from '../../client/src/index.js';
 import { seedOrganization } from '../helpers/child-service.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/databases.js';
+import { HoldServer } from '../helpers/hold-server.js';
 import { PrivateRedis } from '../helpers/private-redis.js';
 import { until } from '../helpers/until.js';
 
@@ -53,6 +54,8 @@ async function start(command: 'serve' | 'worker', name: string, env: Record<stri
  */
 describe('SQLite shared by serve and two workers', () => {
   const redis = new PrivateRedis();
+  /** The last item of each batch to cancel loads a page held open until its cancel has answered. */
+  const holds = new HoldServer((tag) => `<body style="margin:0;background:#fff">${tag}</body>`);
   const resultsDir = mkdtempSync(join(tmpdir(), 'daguerre-results-'));
   let database: TestDatabase;
   const processes: Process[] = [];
@@ -62,6 +65,7 @@ describe('SQLite shared by serve and two workers', () => {
 
   beforeAll(async () => {
     await redis.start();
+    await holds.start('127.0.0.1');
     database = await createTestDatabase('sqlite');
     ({ apiKey } = await seedOrganization(database.url, 1_000));
     // A short lease: every running job renews it about once a second, more writes racing the others.
@@ -72,6 +76,8 @@ describe('SQLite shared by serve and two workers', () => {
       JOB_LOCK_MS: '3000',
       CREDIT_SWEEP_INTERVAL_MS: '1000',
       RATE_LIMIT_MAX: '10000',
+      // The held pages are the only private destination the services may load.
+      EGRESS_ALLOW_LIST: holds.url.replace('http://', ''),
     };
     const serve = await start('serve', 'serve', { ...shared, PORT: '0', CAPTURE_WORKERS: '1', MAX_CONCURRENCY: '1' });
     processes.push(serve);
@@ -87,20 +93,27 @@ describe('SQLite shared by serve and two workers', () => {
       await running.exited;
     }
     await redis.stop();
+    await holds.stop();
     await database?.drop();
     rmSync(resultsDir, { recursive: true, force: true });
   });
 
   it('every item succeeds or is cancelled, every cancel answers 200, credits match the files, no process logs a lock', async () => {
-    const batchOf = (size: number, offset: number) =>
+    // A batch to cancel ends with an item on a held page: it cannot have completed before its
+    // cancel arrives, however fast its other items render (the cancel finds it waiting, or running
+    // and held). The page is released once the cancel has answered.
+    const batchOf = (size: number, offset: number, held?: string) =>
       client.captureBulk({
         defaults: { viewportWidth: 120, viewportHeight: 100 },
-        requests: Array.from({ length: size }, (_, i) => ({ html: PAGE(offset + i) })),
+        requests: Array.from({ length: size }, (_, i) =>
+          held && i === size - 1 ? { url: `${holds.url}/hold/${held}` } : { html: PAGE(offset + i) },
+        ),
       });
     // One after the other: one organization's jobs run in the order they were queued, so each batch to
     // cancel still has items waiting when the batch before it has a few done.
     const batches: BatchData[] = [];
-    for (const offset of [0, 100, 200, 300]) batches.push(await batchOf(20, offset));
+    const plan: [number, string?][] = [[0], [100, 'early'], [200], [300, 'later']];
+    for (const [offset, held] of plan) batches.push(await batchOf(20, offset, held));
     const [kept1, cancelledEarly, kept2, cancelledLater] = batches as [BatchData, BatchData, BatchData, BatchData];
 
     // Cancels while the workers write their successes, leases and charges: each answers 200, never a 503.
@@ -111,8 +124,10 @@ describe('SQLite shared by serve and two workers', () => {
     const succeededIn = async (batchId: string) => (await client.getBatch(batchId)).counts.succeeded;
     await until(async () => ((await succeededIn(kept1.batchId)) >= 2 ? true : undefined), 180_000, 'the first items to succeed');
     const early = await cancel(cancelledEarly.batchId);
+    holds.release('early');
     await until(async () => ((await succeededIn(kept2.batchId)) >= 4 ? true : undefined), 180_000, 'more items to succeed');
     const later = await cancel(cancelledLater.batchId);
+    holds.release('later');
     // A cancel of a batch already cancelled is answered as it is (and withdraws again).
     const again = await cancel(cancelledEarly.batchId);
     for (const answer of [early, later, again]) {

@@ -8,7 +8,7 @@ type Case = [name: string, query: Record<string, string>, field: string, code?: 
 const html = '<p>x</p>';
 const twentyOneHeaders = JSON.stringify(Object.fromEntries(Array.from({ length: 21 }, (_, i) => [`X-H${i}`, 'v'])));
 
-/** One case per rule of the spec's tables (and the limits this server documents). */
+/** One case per rule of the parameter tables (docs/reference/api.md) (and the limits this server documents). */
 const CASES: Case[] = [
   ['url must be http(s)', { url: 'ftp://example.com/x' }, 'url'],
   ['url must be a URL', { url: 'not a url' }, 'url'],

@@ -25,7 +25,7 @@ const statFields = (path: string) => {
 const niceOf = (path: string) => Number(statFields(path)[16]);
 
 /**
- * Issue #48, item 6: a process killed with SIGKILL while it encodes a video. ffmpeg must die with it
+ * docs/video.md: a process killed with SIGKILL while it encodes a video. ffmpeg must die with it
  * (a parent-death signal) rather than encode on until its input closes, and the encoder's temporary
  * folder, which the dead process could not remove, is removed by the next start, which leaves a live
  * process's folder alone.

@@ -30,10 +30,11 @@ interface ErrorAnswer {
 }
 
 /**
- * Issue #50: every webhook event and every attempt is on record (time, response status, duration,
- * next retry), listed per job or batch with GET /webhooks/events, and can be sent again under the
- * same webhook-id with POST /webhooks/events/{eventId}/redeliver. Real Redis (a prefix of the
- * test's own), real Chromium, real SQLite; the receivers are real HTTP servers on loopback.
+ * docs/async-and-webhooks.md: every webhook event and every attempt is on record (time, response
+ * status, duration, next retry), listed per job or batch with GET /webhooks/events, and can be sent
+ * again under the same webhook-id with POST /webhooks/events/{eventId}/redeliver. Real Redis (a
+ * prefix of the test's own), real Chromium, real SQLite; the receivers are real HTTP servers on
+ * loopback.
  */
 describe('webhook deliveries on record, and sending an event again (issue #50)', () => {
   let service: TestService;

@@ -6,20 +6,20 @@ import { buildOpenApiDocument } from '../../scripts/openapi-document.js';
 
 const committed = JSON.parse(readFileSync(new URL('../../openapi.json', import.meta.url), 'utf8')) as Record<string, unknown>;
 
-/** The parameter names of the spec's GET /capture tables, written out by hand. */
+/** The parameter names GET /capture had from the first version, written out by hand. */
 const SPEC_PARAMETERS = `url html apiKey format pdfPageLayout returnFile imageQuality scaleFactor device viewportWidth viewportHeight theme
   fullPage fullPageScroll fullPageScrollDuration clipSelector delay waitUntil waitForSelector removeAds removeCookieBanners
   removeSelectors blockResources blockUrls userAgent headers openaiPrompt openaiApiKey latitude longitude proxyUrl proxyUsername
   proxyPassword cacheEnabled cacheTtl requestStorageEnabled requestStorageEndpoint requestStorageAccessKeyId
   requestStorageSecretAccessKey requestStorageBucket requestStorageRegion`.split(/\s+/);
 
-/** Parameters beyond the spec's tables that extend it in its style (issue #19: page control). */
+/** Parameters added since in the same style (page control: docs/page-control-and-pdf.md). */
 const EXTENSION_PARAMETERS = ['hideSelectors', 'styles', 'timezone', 'locale', 'mediaType', 'reducedMotion', 'failOnHttpError', 'failOnWaitTimeout', 'omitBackground',
   'scripts', 'click', 'scrollIntoView', 'pdfFormat', 'pdfLandscape', 'pdfMargin', 'pdfMarginTop', 'pdfMarginRight', 'pdfMarginBottom',
   'pdfMarginLeft', 'pdfPrintBackground', 'pdfScale', 'pdfPageRanges', 'pdfHeaderTemplate', 'pdfFooterTemplate', 'pdfPreferCssPageSize',
-  // Issue #33: page insight.
+  // Page insight (docs/page-insight.md).
   'metadata', 'failOnBlank', 'openaiSchema',
-  // Issue #34: scrolling video.
+  // Scrolling video (docs/video.md).
   'videoDuration', 'videoFps', 'scrollEasing', 'scrollToSelector'];
 
 interface Operation {
@@ -41,7 +41,7 @@ describe('openapi.json', () => {
   it('lists every capture parameter of the spec with a description', () => {
     const capture = (committed.paths as Record<string, { get: Operation }>)['/capture']!.get;
     const query = capture.parameters.filter((p) => p.in === 'query');
-    // The spec's parameters plus a signed link's (issue 17), which GET /capture alone accepts.
+    // Those parameters plus a signed link's (docs/signed-links.md), which GET /capture alone accepts.
     expect(query.map((p) => p.name).sort()).toEqual([...Object.keys(captureFields), ...Object.keys(signedLinkFields)].sort());
     for (const parameter of query) expect(parameter.description, parameter.name).toBeTruthy();
     expect(Object.keys(captureFields).sort()).toEqual([...SPEC_PARAMETERS, ...EXTENSION_PARAMETERS].sort());

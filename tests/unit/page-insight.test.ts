@@ -5,7 +5,7 @@ import { cutUtf8 } from '../../server/src/capture/output/page-content.js';
 import { checkAiSchemas, checkSchemaBudget, parseAiAnswer, schemaChecker } from '../../server/src/services/ai-schema.js';
 import { AiResultCache } from '../../server/src/services/ai-result-cache.js';
 
-/** Issue #33, the pure parts: Markdown conversion, bounded text files, the answer schema, the AI cache key. */
+/** Page insight (docs/page-insight.md), the pure parts: Markdown conversion, bounded text files, the answer schema, the AI cache key. */
 describe('html-to-markdown', () => {
   const paragraph = (n: number) =>
     `<p>Paragraph ${n} of the article body, long enough for Readability to count it as content worth keeping, with words and commas, and more words.</p>`;

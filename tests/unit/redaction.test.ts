@@ -88,7 +88,7 @@ describe('userAgent with control characters (issue #15)', () => {
 });
 
 /**
- * Issue #28: misspellings nobody listed. The names are generated from secret-ish stems and
+ * docs/containment.md: misspellings nobody listed. The names are generated from secret-ish stems and
  * spelling changes (case, %-escapes of letters, NUL, `_`/`-`/`.` between the words, doubled
  * escapes, brackets, fullwidth letters), so the test covers combinations no list in the code holds.
  */

@@ -6,7 +6,7 @@ const request = (leftMs: number) => ({ deadline: Date.now() + leftMs, signal: ne
 const options = (extra: Partial<CaptureOptions> = {}) =>
   ({ delay: 0, fullPage: false, fullPageScroll: false, fullPageScrollDuration: 1000, failOnWaitTimeout: false, ...extra }) as CaptureOptions;
 
-/** Issue #30: how long waitUntil may take before the page is captured as it is. */
+/** docs/capture-fidelity.md: how long waitUntil may take before the page is captured as it is. */
 describe('waitBudgetMs', () => {
   it('keeps a fifth of the time left to capture, between 1.5 and 5 s', () => {
     expect(waitBudgetMs(request(30_000), options())).toBeGreaterThan(24_900);
