@@ -1,7 +1,7 @@
 import { ERROR_CATALOG, type ErrorBody, type ErrorCode, type ValidationIssue } from '@daguerre/contract';
 
 /**
- * The one error type the HTTP layer turns into the spec's error body. `message` is safe for the
+ * The one error type the HTTP layer turns into the API's error body. `message` is safe for the
  * client; `logDetail` is for the operator's log only and never leaves the server.
  */
 export class ApiError extends Error {

@@ -17,9 +17,10 @@ const BACKSLASH = 0x5c;
 
 /**
  * The deepest nesting of arrays and objects in raw JSON bytes, scanning no further than `limit`:
- * one pass, no recursion, before JSON.parse or anything else walks the body (issue #28: 100 000
- * nested arrays overflowed the stack of a recursive walk and Express answered with its HTML 500).
- * Brackets inside strings do not count. UTF-8 never has these ASCII bytes inside a longer character.
+ * one pass, no recursion, before JSON.parse or anything else walks the body (docs/containment.md:
+ * 100 000 nested arrays overflowed the stack of a recursive walk and Express answered with its HTML
+ * 500). Brackets inside strings do not count. UTF-8 never has these ASCII bytes inside a longer
+ * character.
  */
 export function jsonDepth(bytes: Uint8Array, limit = Infinity): number {
   let depth = 0;

@@ -4,11 +4,14 @@ import { Redis } from 'ioredis';
 /**
  * The project was called Rendershot before it became Daguerre. A deployment of the old name keeps
  * working: when a setting was left to its default, the old default data file and job-queue prefix
- * are found and used, with one log line each saying so. Nothing else keeps the old name.
+ * are found and used, with one log line each saying so, and a database's record of its migrations
+ * takes the new table name. Nothing else keeps the old name.
  */
 export const LEGACY = {
   dataFile: './data/rendershot.db',
   queuePrefix: 'rendershot',
+  /** knex's record of the migrations run (store/former-migration-names.ts renames it). */
+  migrationsTable: 'rendershot_migrations',
 } as const;
 
 export const NEW_DEFAULTS = {

@@ -10,7 +10,7 @@ export const REDACTED_PATHS = [
   'req.query.requestStorageSecretAccessKey',
   'req.query.requestStorageAccessKeyId',
   'req.query.proxyUsername',
-  // Custom headers may carry tokens; the spec says they are not stored.
+  // Custom headers may carry tokens: they are never stored (docs/security.md).
   'req.query.headers',
   'req.headers["x-api-key"]',
   'req.headers["x-openai-api-key"]',
@@ -28,7 +28,7 @@ export const REDACTED_PATHS = [
   'options.headers',
 ];
 
-// Query redaction works on decoded names and masks URL credentials (issue #15).
+// Query redaction works on decoded names and masks URL credentials (docs/containment.md).
 export { redactUrl } from './security/redaction.js';
 
 const MASK = '[REDACTED]';
@@ -36,10 +36,10 @@ const MASK = '[REDACTED]';
 const NOT_SECRET = new Set(['keyId']);
 
 /**
- * Every log line's own fields, judged by meaning (issue #28): a member whose name looks like a key,
- * token, secret, password or signature is masked whatever its spelling, and strings lose URL
- * credentials and key-shaped values. Only plain objects and arrays are walked (never a request or
- * an Error, which have serializers), to a bounded depth.
+ * Every log line's own fields, judged by meaning (docs/containment.md, "Secrets redacted by
+ * meaning"): a member whose name looks like a key, token, secret, password or signature is masked
+ * whatever its spelling, and strings lose URL credentials and key-shaped values. Only plain objects
+ * and arrays are walked (never a request or an Error, which have serializers), to a bounded depth.
  */
 function redactByMeaning(value: unknown, depth: number): unknown {
   if (typeof value === 'string') return maskUserinfo(value);

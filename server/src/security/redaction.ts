@@ -1,10 +1,10 @@
 /**
- * Redaction by meaning rather than by spelling (issues #15, #28). A caller who misspells the key's
- * parameter (`api_key=`, `key=`, `access-key=`, `APIKEY%00=`) still sends a secret, and a URL
+ * Redaction by meaning rather than by spelling (docs/containment.md). A caller who misspells the
+ * key's parameter (`api_key=`, `key=`, `access-key=`, `APIKEY%00=`) still sends a secret, and a URL
  * written `http:\\user:pass@host` still carries a password: neither may reach a log line or an
  * error body. So a parameter name is normalized (%-escapes decoded, Unicode compatibility forms
- * folded, lower-cased, everything but letters and digits dropped: NUL, `_`, `-`, `.`, brackets)
- * and masked when it looks like a key, token, secret, password or signature; every URL credential
+ * folded, lower-cased, everything but letters and digits dropped: NUL, `_`, `-`, `.`, brackets) and
+ * masked when it looks like a key, token, secret, password or signature; every URL credential
  * notation the WHATWG URL parser accepts is masked in values; and anything shaped like one of our
  * API keys is masked wherever it appears.
  */
