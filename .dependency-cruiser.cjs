@@ -47,19 +47,26 @@ module.exports = {
     ...upwardInCapture,
     {
       name: 'capture-knows-no-http',
-      comment: 'capture/ ends with its own error kinds (capture-error.ts); the services map them to the contract\'s codes',
+      comment: "capture/ ends with its own error kinds (capture-error.ts); the services map them to the contract's codes",
       severity: 'error',
       from: { path: '^server/src/capture/' },
       to: { path: ['^server/src/errors\\.ts$', 'node_modules/(express|@ts-rest)/'] },
     },
     {
       name: 'http-never-imports-store',
-      comment: 'http/ maps the contract to services; what it needs of the database comes through a service or a narrow interface (docs/architecture.md)',
+      comment:
+        'http/ maps the contract to services; what it needs of the database comes through a service or a narrow interface (docs/architecture.md)',
       severity: 'error',
       from: { path: '^server/src/http/' },
       to: { path: '^server/src/store/' },
     },
-    { name: 'no-wiring-imports', comment: 'only the entry points import the wiring', severity: 'error', from: { pathNot: WIRING }, to: { path: WIRING } },
+    {
+      name: 'no-wiring-imports',
+      comment: 'only the entry points import the wiring',
+      severity: 'error',
+      from: { pathNot: WIRING },
+      to: { path: WIRING },
+    },
     { name: 'contract-stands-alone', severity: 'error', from: { path: '^contract/' }, to: { path: '^(server|client)/' } },
   ],
   options: {

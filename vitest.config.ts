@@ -67,7 +67,18 @@ export default defineConfig({
         test: { name: 'integration-alone', include: ALONE, fileParallelism: false, maxWorkers: 1, sequence: { groupOrder: 1 } },
       },
       ...(CONTAINER_TESTS
-        ? [{ extends: true as const, test: { name: 'container', include: ['tests/container/**/*.test.ts'], fileParallelism: false, maxWorkers: 1, sequence: { groupOrder: 2 } } }]
+        ? [
+            {
+              extends: true as const,
+              test: {
+                name: 'container',
+                include: ['tests/container/**/*.test.ts'],
+                fileParallelism: false,
+                maxWorkers: 1,
+                sequence: { groupOrder: 2 },
+              },
+            },
+          ]
         : []),
     ],
   },

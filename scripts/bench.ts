@@ -214,7 +214,10 @@ async function main(): Promise<number> {
     if (!SETTINGS.baselinesOnly && !flagEnv('BENCH_NO_ORGS')) {
       log('organizations: the sandbox and four organizations alternating');
       const floorRate = results.rawFloor?.realistic?.throughputPerS ?? Number.NaN;
-      const organizations = await measureOrganizations(realisticUrl, floorRate).catch((e: unknown) => ({ markdown: `failed: ${String(e)}`, failures: 1 }));
+      const organizations = await measureOrganizations(realisticUrl, floorRate).catch((e: unknown) => ({
+        markdown: `failed: ${String(e)}`,
+        failures: 1,
+      }));
       organizationsMd = `\n## Chromium sandbox and one organization per renderer (issue #14)\n\n${organizations.markdown}\n`;
       if (organizations.failures > 0) results.meta.notes.push(`organizations: ${organizations.failures} failed captures`);
     }
@@ -225,7 +228,10 @@ async function main(): Promise<number> {
   let filtersMd = '';
   if (!SETTINGS.baselinesOnly && !flagEnv('BENCH_NO_FILTERS')) {
     log('content filters: removeAds and removeCookieBanners overheads');
-    const filters = await measureContentFilters().catch((e: unknown) => ({ markdown: `content filters failed: ${String(e)}`, failures: 1 }));
+    const filters = await measureContentFilters().catch((e: unknown) => ({
+      markdown: `content filters failed: ${String(e)}`,
+      failures: 1,
+    }));
     filtersMd = `\n## removeAds and removeCookieBanners (BENCH_FILTERS_N per page and options)\n\n${filters.markdown}\n`;
     if (filters.failures > 0) results.meta.notes.push(`content filters: ${filters.failures} failed captures`);
   }
@@ -254,7 +260,11 @@ async function main(): Promise<number> {
   let pageSetFailed = false;
   if (!SETTINGS.baselinesOnly && !PAGE_SET_SETTINGS.skip) {
     log('page set: the service against a kept page on the headless shell, page by page');
-    const pageSet = await measurePageSet().catch((e: unknown) => ({ markdown: `page set failed: ${String(e)}`, failures: 1, result: { error: String(e) } }));
+    const pageSet = await measurePageSet().catch((e: unknown) => ({
+      markdown: `page set failed: ${String(e)}`,
+      failures: 1,
+      result: { error: String(e) },
+    }));
     results.pageSet = pageSet.result;
     pageSetMd = `\n## Page set: the service against the floor of the binary it runs (issue #32)\n\n${pageSet.markdown}\n`;
     pageSetFailed = pageSet.failures > 0;

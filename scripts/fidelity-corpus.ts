@@ -38,14 +38,18 @@ function differing(a: Buffer, b: Buffer): number {
   const y = PNG.sync.read(b);
   if (x.width !== y.width || x.height !== y.height) return 1;
   let count = 0;
-  for (let i = 0; i < x.data.length; i += 4) if (x.data[i] !== y.data[i] || x.data[i + 1] !== y.data[i + 1] || x.data[i + 2] !== y.data[i + 2]) count += 1;
+  for (let i = 0; i < x.data.length; i += 4)
+    if (x.data[i] !== y.data[i] || x.data[i + 1] !== y.data[i + 1] || x.data[i + 2] !== y.data[i + 2]) count += 1;
   return count / (x.width * x.height);
 }
 
 async function main() {
   const [folder, limit, saveTo] = process.argv.slice(2);
   if (!folder) throw new Error('usage: tsx scripts/fidelity-corpus.ts <folder> [limit]');
-  const files = (await readdir(folder)).filter((name) => /\.html?$/.test(name)).sort().slice(0, limit && limit !== 'all' ? Number(limit) : undefined);
+  const files = (await readdir(folder))
+    .filter((name) => /\.html?$/.test(name))
+    .sort()
+    .slice(0, limit && limit !== 'all' ? Number(limit) : undefined);
   const server = createServer((req, res) => {
     readFile(join(folder, decodeURIComponent((req.url ?? '/').split('?')[0]!)))
       .then((body) => res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(body))
@@ -57,7 +61,11 @@ async function main() {
   const noDns = async (host: string): Promise<string[]> => {
     throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' });
   };
-  const service = await startTestService({ credits: 100_000, resolver: noDns, env: { RATE_LIMIT_MAX: '100000', CAPTURE_TIMEOUT_MS: '30000' } });
+  const service = await startTestService({
+    credits: 100_000,
+    resolver: noDns,
+    env: { RATE_LIMIT_MAX: '100000', CAPTURE_TIMEOUT_MS: '30000' },
+  });
   const ours: number[] = [];
   const theirs: number[] = [];
   let identical = 0;
@@ -66,10 +74,14 @@ async function main() {
     for (const file of files) {
       const url = `${origin}/${encodeURIComponent(file)}`;
       let started = Date.now();
-      const response = await service.get(`/capture?${new URLSearchParams({ url, viewportWidth: String(WIDTH), viewportHeight: String(HEIGHT), apiKey: service.apiKey })}`);
+      const response = await service.get(
+        `/capture?${new URLSearchParams({ url, viewportWidth: String(WIDTH), viewportHeight: String(HEIGHT), apiKey: service.apiKey })}`,
+      );
       const ourPng = response.status === 200 ? Buffer.from(await response.arrayBuffer()) : undefined;
       const ourMs = Date.now() - started;
-      const ourNote = ourPng ? `200${response.headers.get('x-capture-wait-timed-out') === 'true' ? ' (wait timed out)' : ''}` : `${response.status} ${(await response.text()).slice(0, 120)}`;
+      const ourNote = ourPng
+        ? `200${response.headers.get('x-capture-wait-timed-out') === 'true' ? ' (wait timed out)' : ''}`
+        : `${response.status} ${(await response.text()).slice(0, 120)}`;
       if (ourPng) ours.push(ourMs);
 
       const profile = makeChromiumProfile('corpus-cw-');
@@ -84,7 +96,10 @@ async function main() {
             scaleFactor: 1,
             type: 'png',
             blockAds: false,
-            launchOptions: { ...sandboxedLaunchOptions(FULL_CHROMIUM, profile), args: [...CHROMIUM_BASE_FLAGS, '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1'] },
+            launchOptions: {
+              ...sandboxedLaunchOptions(FULL_CHROMIUM, profile),
+              args: [...CHROMIUM_BASE_FLAGS, '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1'],
+            },
           }),
         );
         theirs.push(Date.now() - started);

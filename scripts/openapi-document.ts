@@ -1,6 +1,15 @@
 import type { AppRoute } from '@ts-rest/core';
 import { generateOpenApi } from '@ts-rest/open-api';
-import { contract, errorExample, FORMATS, MIME_TYPES, QUERY_BOOLEAN_WORDS, REQUEST_BODY_EXAMPLES, SECURITY_SCHEMES, securityOf } from '@daguerre/contract';
+import {
+  contract,
+  errorExample,
+  FORMATS,
+  MIME_TYPES,
+  QUERY_BOOLEAN_WORDS,
+  REQUEST_BODY_EXAMPLES,
+  SECURITY_SCHEMES,
+  securityOf,
+} from '@daguerre/contract';
 import type { OpenAPIObject, OperationObject, ParameterObject, SchemaObject } from 'openapi3-ts';
 import { readFileSync } from 'node:fs';
 import { responseHeadersFor } from './openapi-response-headers.js';
@@ -42,7 +51,9 @@ function inlineRequestBodies(document: OpenAPIObject): void {
   const inlined = new Set<string>();
   for (const path of Object.values(document.paths ?? {}) as Array<Record<string, OperationObject>>) {
     for (const operation of Object.values(path)) {
-      const media = (operation.requestBody as { content?: Record<string, { schema?: { $ref?: string } }> } | undefined)?.content?.['application/json'];
+      const media = (operation.requestBody as { content?: Record<string, { schema?: { $ref?: string } }> } | undefined)?.content?.[
+        'application/json'
+      ];
       const ref = media?.schema?.$ref;
       if (!media || !ref?.startsWith('#/components/schemas/')) continue;
       const name = ref.slice('#/components/schemas/'.length);
@@ -83,7 +94,8 @@ function collapseSingleAllOf(node: unknown): void {
   const record = node as Record<string, unknown>;
   for (const [key, value] of Object.entries(record)) {
     const inner = value as { allOf?: unknown[] } | null;
-    if (inner && typeof inner === 'object' && Array.isArray(inner.allOf) && inner.allOf.length === 1 && Object.keys(inner).length === 1) record[key] = inner.allOf[0];
+    if (inner && typeof inner === 'object' && Array.isArray(inner.allOf) && inner.allOf.length === 1 && Object.keys(inner).length === 1)
+      record[key] = inner.allOf[0];
     collapseSingleAllOf(record[key]);
   }
 }
@@ -158,7 +170,10 @@ export function buildOpenApiDocument(): OpenAPIObject {
         { name: 'usage', description: 'Credit balance and rate limit of the organization' },
         { name: 'captures', description: 'Async captures: queue a capture, poll it, download its file, get a signed webhook' },
         { name: 'webhooks', description: 'Webhook events of async captures and batches: each attempt, and sending one again' },
-        { name: 'monitors', description: 'Monitors: a page captured on a schedule and compared with its baseline; POST /diff, the same comparison once' },
+        {
+          name: 'monitors',
+          description: 'Monitors: a page captured on a schedule and compared with its baseline; POST /diff, the same comparison once',
+        },
       ],
       components: { securitySchemes: structuredClone(SECURITY_SCHEMES) as never },
     },

@@ -33,7 +33,11 @@ export class WaitTimeoutError extends Error {
 }
 
 /** Polls until the job has succeeded or failed, and returns its final state. */
-export async function pollUntilDone(getCapture: (jobId: string) => Promise<CaptureJobData>, jobId: string, options: WaitOptions = {}): Promise<CaptureJobData> {
+export async function pollUntilDone(
+  getCapture: (jobId: string) => Promise<CaptureJobData>,
+  jobId: string,
+  options: WaitOptions = {},
+): Promise<CaptureJobData> {
   const interval = options.intervalMs ?? 1_000;
   const deadline = Date.now() + (options.timeoutMs ?? 300_000);
   for (;;) {

@@ -24,14 +24,20 @@ export function toBulkBody(request: BulkCaptureRequest): string {
 }
 
 /** Polls until the batch is completed or cancelled, and returns its final state. */
-export async function pollBatchUntilDone(getBatch: (batchId: string) => Promise<BatchData>, batchId: string, options: WaitOptions = {}): Promise<BatchData> {
+export async function pollBatchUntilDone(
+  getBatch: (batchId: string) => Promise<BatchData>,
+  batchId: string,
+  options: WaitOptions = {},
+): Promise<BatchData> {
   const interval = options.intervalMs ?? 1_000;
   const deadline = Date.now() + (options.timeoutMs ?? 600_000);
   for (;;) {
     const batch = await getBatch(batchId);
     if (batch.status === 'completed' || batch.status === 'cancelled') return batch;
     if (Date.now() + interval > deadline) {
-      throw new Error(`Batch ${batchId} did not finish in time (status ${batch.status}, ${batch.counts.queued} queued, ${batch.counts.running} running)`);
+      throw new Error(
+        `Batch ${batchId} did not finish in time (status ${batch.status}, ${batch.counts.queued} queued, ${batch.counts.running} running)`,
+      );
     }
     await new Promise((resolve) => setTimeout(resolve, interval));
   }

@@ -13,7 +13,14 @@ import {
 } from '@daguerre/contract';
 import { toCaptureBody, toCaptureQuery, needsJsonBody, type CaptureInput, type CaptureRequest } from './capture-request.js';
 import { parseContentDispositionFileName } from './content-disposition.js';
-import { pollUntilDone, toAsyncCaptureBody, type AsyncCaptureAccepted, type AsyncCaptureRequest, type CaptureJobData, type WaitOptions } from './async-captures.js';
+import {
+  pollUntilDone,
+  toAsyncCaptureBody,
+  type AsyncCaptureAccepted,
+  type AsyncCaptureRequest,
+  type CaptureJobData,
+  type WaitOptions,
+} from './async-captures.js';
 import { errorFromResponse, headersToRecord, parseJson, DaguerreError } from './daguerre-error.js';
 import { signCaptureUrl, type SignedUrlOptions } from './signed-url.js';
 import { pollBatchUntilDone, toBulkBody, type BatchData, type BulkCaptureRequest } from './bulk-captures.js';
@@ -228,7 +235,8 @@ export function createClient(options: ClientOptions): DaguerreClient {
     raw,
 
     ...monitorMethods({
-      json: (route, request) => callJson(route, { ...request, headers: request.body === undefined ? {} : { 'content-type': 'application/json' } }),
+      json: (route, request) =>
+        callJson(route, { ...request, headers: request.body === undefined ? {} : { 'content-type': 'application/json' } }),
       async noContent(route, request) {
         await send(route, { ...request, headers: { accept: 'application/json' } });
       },
@@ -259,7 +267,8 @@ export function createClient(options: ClientOptions): DaguerreClient {
     },
 
     async captureBulk(request) {
-      return (await callJson(contract.createCaptureBatch, { headers: { 'content-type': 'application/json' }, body: toBulkBody(request) })).data;
+      return (await callJson(contract.createCaptureBatch, { headers: { 'content-type': 'application/json' }, body: toBulkBody(request) }))
+        .data;
     },
 
     getBatch,

@@ -31,7 +31,11 @@ async function hmacSha256Hex(secret: string, message: string): Promise<string> {
  * last, the lowercase hex HMAC-SHA256 of everything before `&signature=`, keyed with the signing
  * secret. The link carries no key, so it can stand in a public `<img src>`.
  */
-export async function signCaptureUrl(credentials: SigningCredentials, request: CaptureRequest, options: SignedUrlOptions = {}): Promise<string> {
+export async function signCaptureUrl(
+  credentials: SigningCredentials,
+  request: CaptureRequest,
+  options: SignedUrlOptions = {},
+): Promise<string> {
   if (request.openaiApiKey !== undefined) {
     throw new TypeError('signedUrl: openaiApiKey is a secret and cannot travel in a public link; capture server-side instead');
   }
@@ -41,7 +45,8 @@ export async function signCaptureUrl(credentials: SigningCredentials, request: C
   const { query } = toCaptureQuery(request, true);
   query.set('keyId', credentials.keyId);
   if (options.expiresIn !== undefined) {
-    if (!Number.isFinite(options.expiresIn) || options.expiresIn <= 0) throw new TypeError('signedUrl: expiresIn must be a positive number of seconds');
+    if (!Number.isFinite(options.expiresIn) || options.expiresIn <= 0)
+      throw new TypeError('signedUrl: expiresIn must be a positive number of seconds');
     query.set('expires', String(Math.floor((options.now ?? Date.now()) / 1000 + options.expiresIn)));
   }
   const signed = query.toString();

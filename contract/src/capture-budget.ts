@@ -8,7 +8,15 @@ import { MAX_VIDEO_WAIT_MS, videoWaitMs } from './video-options.js';
  */
 export const MAX_REQUESTED_WAIT_MS = LIMITS.delayMaxMs + LIMITS.scrollDurationMaxMs + MAX_VIDEO_WAIT_MS;
 
-type BudgetOptions = { delay: number; fullPage: boolean; fullPageScroll: boolean; fullPageScrollDuration: number; format?: string; videoDuration?: number; videoFps?: number };
+type BudgetOptions = {
+  delay: number;
+  fullPage: boolean;
+  fullPageScroll: boolean;
+  fullPageScrollDuration: number;
+  format?: string;
+  videoDuration?: number;
+  videoFps?: number;
+};
 
 /** What the request itself asks to wait, in ms (the scroll counts only when it happens). */
 export function requestedWaitMs(options: BudgetOptions): number {

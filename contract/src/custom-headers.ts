@@ -31,19 +31,34 @@ export const customHeadersParam = z
       .superRefine((headers, ctx) => {
         const names = Object.keys(headers);
         if (names.length > LIMITS.maxCustomHeaders) {
-          ctx.addIssue({ code: z.ZodIssueCode.custom, message: `headers accepts at most ${LIMITS.maxCustomHeaders} headers, got ${names.length}` });
+          ctx.addIssue({
+            code: z.ZodIssueCode.custom,
+            message: `headers accepts at most ${LIMITS.maxCustomHeaders} headers, got ${names.length}`,
+          });
         }
         for (const name of names) {
           const value = headers[name] ?? '';
           if (!HEADER_NAME.test(name)) {
-            ctx.addIssue({ code: z.ZodIssueCode.custom, message: `headers: "${name}" is not a valid header name (letters, digits and !#$%&'*+-.^_\`|~ only)` });
+            ctx.addIssue({
+              code: z.ZodIssueCode.custom,
+              message: `headers: "${name}" is not a valid header name (letters, digits and !#$%&'*+-.^_\`|~ only)`,
+            });
           } else if ((BLOCKED_HEADER_NAMES as readonly string[]).includes(name.toLowerCase())) {
-            ctx.addIssue({ code: z.ZodIssueCode.custom, message: `headers: "${name}" may not be set; blocked names are ${BLOCKED_HEADER_NAMES.join(', ')}` });
+            ctx.addIssue({
+              code: z.ZodIssueCode.custom,
+              message: `headers: "${name}" may not be set; blocked names are ${BLOCKED_HEADER_NAMES.join(', ')}`,
+            });
           }
           if (!HEADER_VALUE.test(value)) {
-            ctx.addIssue({ code: z.ZodIssueCode.custom, message: `headers: the value of "${name}" contains a control character (CR, LF or similar)` });
+            ctx.addIssue({
+              code: z.ZodIssueCode.custom,
+              message: `headers: the value of "${name}" contains a control character (CR, LF or similar)`,
+            });
           } else if (value.length > LIMITS.headerValueMaxLength) {
-            ctx.addIssue({ code: z.ZodIssueCode.custom, message: `headers: the value of "${name}" is longer than ${LIMITS.headerValueMaxLength} characters` });
+            ctx.addIssue({
+              code: z.ZodIssueCode.custom,
+              message: `headers: the value of "${name}" is longer than ${LIMITS.headerValueMaxLength} characters`,
+            });
           }
         }
       }),

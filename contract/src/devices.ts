@@ -29,13 +29,48 @@ const ipadUa =
 
 // Generic in the id so that DeviceId is the union of the preset ids, not `string`.
 const desktop = <Id extends string>(id: Id, width: number, height: number): DevicePreset & { id: Id } => ({
-  id, group: 'Desktop', width, height, scale: 1, mobile: false, touch: false, userAgent: desktopUa,
+  id,
+  group: 'Desktop',
+  width,
+  height,
+  scale: 1,
+  mobile: false,
+  touch: false,
+  userAgent: desktopUa,
 });
-const phone = <Id extends string>(id: Id, group: DeviceGroup, width: number, height: number, scale: number, userAgent: string): DevicePreset & { id: Id } => ({
-  id, group, width, height, scale, mobile: true, touch: true, userAgent,
+const phone = <Id extends string>(
+  id: Id,
+  group: DeviceGroup,
+  width: number,
+  height: number,
+  scale: number,
+  userAgent: string,
+): DevicePreset & { id: Id } => ({
+  id,
+  group,
+  width,
+  height,
+  scale,
+  mobile: true,
+  touch: true,
+  userAgent,
 });
-const tablet = <Id extends string>(id: Id, group: DeviceGroup, width: number, height: number, scale: number, userAgent: string): DevicePreset & { id: Id } => ({
-  id, group, width, height, scale, mobile: true, touch: true, userAgent,
+const tablet = <Id extends string>(
+  id: Id,
+  group: DeviceGroup,
+  width: number,
+  height: number,
+  scale: number,
+  userAgent: string,
+): DevicePreset & { id: Id } => ({
+  id,
+  group,
+  width,
+  height,
+  scale,
+  mobile: true,
+  touch: true,
+  userAgent,
 });
 
 export const DEVICE_PRESETS = [
@@ -77,10 +112,10 @@ export type LegacyDeviceCategory = keyof typeof LEGACY_DEVICE_CATEGORIES;
 export type DeviceName = DeviceId | LegacyDeviceCategory;
 
 export const DEVICE_IDS = DEVICE_PRESETS.map((d) => d.id) as [DeviceId, ...DeviceId[]];
-export const DEVICE_NAMES = [
-  ...DEVICE_IDS,
-  ...(Object.keys(LEGACY_DEVICE_CATEGORIES) as LegacyDeviceCategory[]),
-] as [DeviceId | LegacyDeviceCategory, ...(DeviceId | LegacyDeviceCategory)[]];
+export const DEVICE_NAMES = [...DEVICE_IDS, ...(Object.keys(LEGACY_DEVICE_CATEGORIES) as LegacyDeviceCategory[])] as [
+  DeviceId | LegacyDeviceCategory,
+  ...(DeviceId | LegacyDeviceCategory)[],
+];
 
 /** Resolves a device ID or legacy category to its preset. */
 export function resolveDevice(name: DeviceId | LegacyDeviceCategory): DevicePreset {

@@ -43,7 +43,8 @@ export const monitorsContract = c.router({
     path: '/monitors',
     metadata: { auth: 'key', rateLimited: false } satisfies RoutePolicy,
     summary: "The organization's monitors, each with its last run",
-    description: 'Every monitor of the organization, newest first, with its settings, whether and why it is paused, its next run and its last run. Any key of the organization reads them. Costs nothing.',
+    description:
+      'Every monitor of the organization, newest first, with its settings, whether and why it is paused, its next run and its last run. Any key of the organization reads them. Costs nothing.',
     headers: authHeaders,
     query: z.object({ apiKey: z.string().optional().describe('API key; may instead be sent in header X-API-Key.') }).strict(),
     responses: { 200: MonitorListSchema, ...errors },
@@ -75,7 +76,8 @@ export const monitorsContract = c.router({
     path: '/monitors/:monitorId',
     metadata: { auth: 'key', rateLimited: false } satisfies RoutePolicy,
     summary: 'Stop and delete a monitor, its runs and their images',
-    description: 'Its schedule is removed at once; a run already under way ends without an alert. Credits already charged stay charged. 204 with no body.',
+    description:
+      'Its schedule is removed at once; a run already under way ends without an alert. Credits already charged stay charged. 204 with no body.',
     pathParams: monitorParam,
     body: c.noBody(),
     headers: authHeaders,
@@ -86,7 +88,8 @@ export const monitorsContract = c.router({
     path: '/monitors/:monitorId/runs',
     metadata: { auth: 'key', rateLimited: false } satisfies RoutePolicy,
     summary: "A monitor's runs, newest first: status, credits, the capture and its diff against the baseline",
-    description: 'Each run with its capture (imageUrl), its comparison with the baseline (diffPercent, regions, text added and removed, diffImageUrl) and what it cost. Read a page at a time with limit and cursor. The last MONITOR_RUNS_KEPT runs are kept, and the golden one.',
+    description:
+      'Each run with its capture (imageUrl), its comparison with the baseline (diffPercent, regions, text added and removed, diffImageUrl) and what it cost. Read a page at a time with limit and cursor. The last MONITOR_RUNS_KEPT runs are kept, and the golden one.',
     pathParams: monitorParam,
     query: MonitorRunsQuerySchema,
     headers: authHeaders,
@@ -97,7 +100,8 @@ export const monitorsContract = c.router({
     path: '/monitors/:monitorId/runs/:runId/golden',
     metadata: { auth: 'key', rateLimited: false } satisfies RoutePolicy,
     summary: 'Pin a succeeded run as the golden baseline: later runs are compared with it until another is pinned',
-    description: '409 when the run did not succeed (it has no image to compare with). Pin another run to move the baseline; pinning is kept across restarts.',
+    description:
+      '409 when the run did not succeed (it has no image to compare with). Pin another run to move the baseline; pinning is kept across restarts.',
     pathParams: runParam,
     body: c.noBody(),
     headers: authHeaders,
@@ -118,7 +122,8 @@ export const monitorsContract = c.router({
     path: '/monitors/:monitorId/runs/:runId/diff',
     metadata: { auth: 'key', rateLimited: false } satisfies RoutePolicy,
     summary: "The changed pixels highlighted over the run's capture (PNG); 404 when nothing changed",
-    description: 'The changed pixels highlighted over a dimmed copy of the run\'s capture; 404 NOT_FOUND when the run changed nothing or has no baseline.',
+    description:
+      "The changed pixels highlighted over a dimmed copy of the run's capture; 404 NOT_FOUND when the run changed nothing or has no baseline.",
     pathParams: runParam,
     headers: authHeaders,
     responses: { 200: image, ...errors },

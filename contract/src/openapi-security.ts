@@ -10,8 +10,18 @@ import { contract } from './router.js';
  * link always carries; without it a validating proxy refuses a valid link ("Invalid security scheme").
  */
 export const SECURITY_SCHEMES = {
-  apiKeyQuery: { type: 'apiKey', in: 'query', name: 'apiKey', description: 'The API key as query parameter apiKey (the spec\'s primary form).' },
-  apiKeyHeader: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'The API key as header X-API-Key (what the SDK sends; keeps the key out of URLs).' },
+  apiKeyQuery: {
+    type: 'apiKey',
+    in: 'query',
+    name: 'apiKey',
+    description: "The API key as query parameter apiKey (the spec's primary form).",
+  },
+  apiKeyHeader: {
+    type: 'apiKey',
+    in: 'header',
+    name: 'X-API-Key',
+    description: 'The API key as header X-API-Key (what the SDK sends; keeps the key out of URLs).',
+  },
   signedLink: {
     type: 'apiKey',
     in: 'query',

@@ -107,7 +107,7 @@ export const PageMetadataSchema = withOpenApi(
       .string()
       .nullable()
       .describe(
-        "The article's own headline: the <h1> that the declared titles (og:title, JSON-LD headline, twitter:title) agree with, else a rendered <h1> in the article, else the first declared title or document.title without the site's name (\" | Site\", \"Site - \"); null when the page has none of them",
+        'The article\'s own headline: the <h1> that the declared titles (og:title, JSON-LD headline, twitter:title) agree with, else a rendered <h1> in the article, else the first declared title or document.title without the site\'s name (" | Site", "Site - "); null when the page has none of them',
       ),
     author: z
       .string()
@@ -127,11 +127,10 @@ export const PageMetadataSchema = withOpenApi(
     modifiedAt: z
       .string()
       .nullable()
-      .describe('When the article was last changed, as publishedAt: JSON-LD dateModified, article:modified_time, og:updated_time, microdata; null when the page gives none'),
-    description: z
-      .string()
-      .nullable()
-      .describe('<meta name="description">, else og:description, else twitter:description'),
+      .describe(
+        'When the article was last changed, as publishedAt: JSON-LD dateModified, article:modified_time, og:updated_time, microdata; null when the page gives none',
+      ),
+    description: z.string().nullable().describe('<meta name="description">, else og:description, else twitter:description'),
     canonicalUrl: z.string().nullable().describe('<link rel="canonical"> resolved against the document URL'),
     language: z.string().nullable().describe('The lang attribute of <html> (else Content-Language)'),
     openGraph: z.record(z.string()).describe('og:* properties without the prefix (title, description, image, url, type, site_name, …)'),

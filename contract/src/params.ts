@@ -59,7 +59,11 @@ function numberSchema(field: string, { min, max, unit }: NumberRange) {
   const message = `${field} must be a number from ${min} to ${max}${unit ? ` (${unit})` : ''}`;
   return z.preprocess(
     fromDecimalText,
-    z.number({ errorMap: () => ({ message }) }).finite(message).min(min, message).max(max, message),
+    z
+      .number({ errorMap: () => ({ message }) })
+      .finite(message)
+      .min(min, message)
+      .max(max, message),
   );
 }
 

@@ -28,7 +28,9 @@ function cssLength(field: string, documented: string) {
     .transform((value) => value.trim().toLowerCase())
     .refine((value) => CSS_LENGTH.test(value), message)
     .optional()
-    .describe(`${field === 'pdfMargin' ? 'Margin of all four sides' : `${field.slice('pdfMargin'.length)} margin`} of paginated pdf pages, a CSS length (px, in, cm, mm), e.g. 12mm or 0.5in. Default: ${documented}.`);
+    .describe(
+      `${field === 'pdfMargin' ? 'Margin of all four sides' : `${field.slice('pdfMargin'.length)} margin`} of paginated pdf pages, a CSS length (px, in, cm, mm), e.g. 12mm or 0.5in. Default: ${documented}.`,
+    );
 }
 
 /** Whether a page-range list is one Chromium accepts: "1-3,5", "4-" (to the end), "-2" (from the start); numbers from 1, start ≤ end. */
@@ -37,7 +39,11 @@ export function isPageRangeList(value: string): boolean {
   return parts.every((part) => {
     const match = /^(\d{1,5})?\s*(-)?\s*(\d{1,5})?$/.exec(part);
     if (!match || (match[1] === undefined && match[3] === undefined)) return false;
-    const [start, dash, end] = [match[1] === undefined ? undefined : Number(match[1]), match[2], match[3] === undefined ? undefined : Number(match[3])];
+    const [start, dash, end] = [
+      match[1] === undefined ? undefined : Number(match[1]),
+      match[2],
+      match[3] === undefined ? undefined : Number(match[3]),
+    ];
     if (!dash && end !== undefined) return false;
     if (start === 0 || end === 0) return false;
     return start === undefined || end === undefined || start <= end;
@@ -67,18 +73,34 @@ export const pdfFields = {
     .max(200, 'pdfPageRanges must be at most 200 characters')
     .refine(isPageRangeList, 'pdfPageRanges must list pages or ranges from 1, separated by commas, e.g. 1-3,5 or 2- (start ≤ end)')
     .optional()
-    .describe('Pages of the paginated pdf to keep, e.g. 1-3,5; 4- runs to the end. Ranges past the last page are ignored; none left is a 400. Default: all pages.'),
+    .describe(
+      'Pages of the paginated pdf to keep, e.g. 1-3,5; 4- runs to the end. Ranges past the last page are ignored; none left is a 400. Default: all pages.',
+    ),
   pdfHeaderTemplate: stringParam('pdfHeaderTemplate', 100_000, templateDescription('header')),
   pdfFooterTemplate: stringParam('pdfFooterTemplate', 100_000, templateDescription('footer')),
-  pdfPreferCssPageSize: optionalBooleanParam('pdfPreferCssPageSize', false, 'true: a CSS @page size in the document wins over pdfFormat and pdfLandscape.'),
+  pdfPreferCssPageSize: optionalBooleanParam(
+    'pdfPreferCssPageSize',
+    false,
+    'true: a CSS @page size in the document wins over pdfFormat and pdfLandscape.',
+  ),
 };
 
 type PdfFieldValues = { [K in keyof typeof pdfFields]: z.output<(typeof pdfFields)[K]> };
 
 /** The pdf options that cannot apply to one continuous page (pdfPageLayout=single). */
 export const PAGINATED_ONLY_PDF_FIELDS = [
-  'pdfFormat', 'pdfLandscape', 'pdfMargin', 'pdfMarginTop', 'pdfMarginRight', 'pdfMarginBottom', 'pdfMarginLeft',
-  'pdfScale', 'pdfPageRanges', 'pdfHeaderTemplate', 'pdfFooterTemplate', 'pdfPreferCssPageSize',
+  'pdfFormat',
+  'pdfLandscape',
+  'pdfMargin',
+  'pdfMarginTop',
+  'pdfMarginRight',
+  'pdfMarginBottom',
+  'pdfMarginLeft',
+  'pdfScale',
+  'pdfPageRanges',
+  'pdfHeaderTemplate',
+  'pdfFooterTemplate',
+  'pdfPreferCssPageSize',
 ] as const satisfies readonly (keyof PdfFieldValues)[];
 
 /** The paginated layout's settings, defaults applied: what capture-pdf.ts prints with and what the cache key holds. */

@@ -73,7 +73,8 @@ export const usageContract = c.router({
     path: '/usage',
     metadata: { auth: 'key', rateLimited: false } satisfies RoutePolicy,
     summary: 'Credit balance and capture rate limit of the organization that owns the API key',
-    description: 'Credits of the current billing period and the capture rate limit of the organization that owns the API key. Costs nothing and is not rate limited.',
+    description:
+      'Credits of the current billing period and the capture rate limit of the organization that owns the API key. Costs nothing and is not rate limited.',
     query: UsageQuerySchema,
     headers: authHeaders,
     responses: {
@@ -98,7 +99,14 @@ export const requestLogContract = c.router({
       "Each capture with its time, API key, target (query values masked as in the server log), format, outcome, HTTP status, error code, credits and duration, filtered by status, keyId and time (from, to) and read a page at a time (cursor). Captures refused before any credit was reserved (bad input, no credits, the rate limit) are listed as refused; a flood of refusals from one key is logged at most REQUEST_LOG_REFUSALS_PER_MINUTE a minute. Kept for REQUEST_LOG_RETENTION_DAYS (30 by default). Any key of the organization reads the whole organization's log. Costs nothing and is not rate limited.",
     query: CaptureLogQuerySchema,
     headers: authHeaders,
-    responses: { 200: CaptureLogPageSchema, 400: ErrorBodySchema, 401: ErrorBodySchema, 403: ErrorBodySchema, 500: ErrorBodySchema, 503: ErrorBodySchema },
+    responses: {
+      200: CaptureLogPageSchema,
+      400: ErrorBodySchema,
+      401: ErrorBodySchema,
+      403: ErrorBodySchema,
+      500: ErrorBodySchema,
+      503: ErrorBodySchema,
+    },
   },
 });
 
@@ -129,7 +137,8 @@ export const jobsContract = c.router({
     path: '/captures/:jobId',
     metadata: { auth: 'key', rateLimited: false } satisfies RoutePolicy,
     summary: 'State of an async capture: queued, active, succeeded (with its result) or failed (with its error)',
-    description: 'Polled with the same API key (any key of the organization) that queued the job. Costs nothing and is not rate limited. 404 NOT_FOUND for an unknown id or a job of another organization.',
+    description:
+      'Polled with the same API key (any key of the organization) that queued the job. Costs nothing and is not rate limited. 404 NOT_FOUND for an unknown id or a job of another organization.',
     pathParams: z.object({ jobId: z.string().describe('The jobId answered by POST /captures') }),
     headers: authHeaders,
     responses: { 200: CaptureJobSchema, 401: ErrorBodySchema, 404: ErrorBodySchema, 500: ErrorBodySchema, 503: ErrorBodySchema },
@@ -139,7 +148,8 @@ export const jobsContract = c.router({
     path: '/captures/:jobId/file',
     metadata: { auth: 'key', rateLimited: false } satisfies RoutePolicy,
     summary: 'The file of a succeeded async capture, with the same headers as a binary /capture',
-    description: 'Kept for JOB_RESULT_TTL_SECONDS (default 24 hours). 409 JOB_NOT_FINISHED while the job is queued or active or when it failed.',
+    description:
+      'Kept for JOB_RESULT_TTL_SECONDS (default 24 hours). 409 JOB_NOT_FINISHED while the job is queued or active or when it failed.',
     pathParams: z.object({ jobId: z.string().describe('The jobId answered by POST /captures') }),
     headers: authHeaders,
     responses: {
@@ -177,13 +187,21 @@ export const bulkContract = c.router({
       'Body: {defaults?, requests: [...], webhookUrl?}. Every item (defaults laid under it) is validated with the rules of POST /captures before anything is queued: one bad item answers 400 naming requests[i].field, and nothing is queued or charged. A credit check covers the whole batch. Each item is charged on its own success. Counts against the rate limit as one request. Needs REDIS_URL.',
     body: BulkCaptureBodySchema,
     headers: captureHeaders,
-    responses: { 202: BulkAcceptedSchema, 400: ErrorBodySchema, 401: ErrorBodySchema, 402: ErrorBodySchema, 429: ErrorBodySchema, 500: ErrorBodySchema, 503: ErrorBodySchema },
+    responses: {
+      202: BulkAcceptedSchema,
+      400: ErrorBodySchema,
+      401: ErrorBodySchema,
+      402: ErrorBodySchema,
+      429: ErrorBodySchema,
+      500: ErrorBodySchema,
+      503: ErrorBodySchema,
+    },
   },
   getCaptureBatch: {
     method: 'GET',
     path: '/captures/bulk/:batchId',
     metadata: { auth: 'key', rateLimited: false } satisfies RoutePolicy,
-    summary: 'State of a batch: status, counts and each item\'s job status and link',
+    summary: "State of a batch: status, counts and each item's job status and link",
     description:
       'queued until an item starts, running while any item is queued or rendering, completed when every item has ended (succeeded or failed), cancelled after DELETE. Each item names its async job (GET /captures/{jobId}) and, once succeeded, the link to its file. Costs nothing.',
     pathParams: z.object({ batchId: z.string().describe('The batchId answered by POST /captures/bulk') }),
@@ -206,6 +224,17 @@ export const bulkContract = c.router({
 
 /** Every route declares its RoutePolicy (`metadata`): a route without one does not compile. */
 export const contract = withRoutePolicies(
-  c.router({ ...captureContract, ...usageContract, ...requestLogContract, ...jobsContract, ...bulkContract, ...webhooksContract, ...monitorsContract }, { strictStatusCodes: true }),
+  c.router(
+    {
+      ...captureContract,
+      ...usageContract,
+      ...requestLogContract,
+      ...jobsContract,
+      ...bulkContract,
+      ...webhooksContract,
+      ...monitorsContract,
+    },
+    { strictStatusCodes: true },
+  ),
 );
 export type Contract = typeof contract;

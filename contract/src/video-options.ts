@@ -40,13 +40,29 @@ export const VIDEO_LIMITS = {
 } as const;
 
 export const videoFields = {
-  videoDuration: numberParam('videoDuration', { min: VIDEO_LIMITS.durationMinSeconds, max: VIDEO_LIMITS.durationMaxSeconds, unit: 'seconds' }, 5,
-    `Video formats (mp4, webm, gif): length of the video in seconds, the time the scroll takes. Up to ${VIDEO_LIMITS.syncMaxDurationSeconds} s on /capture, up to ${VIDEO_LIMITS.durationMaxSeconds} s on POST /captures. Costs one capture's credits per started ${VIDEO_LIMITS.creditSeconds} s.`),
-  videoFps: numberParam('videoFps', { min: VIDEO_LIMITS.fpsMin, max: VIDEO_LIMITS.fpsMax, unit: 'frames per second' }, 24,
-    'Video formats: frames per second (whole number).'),
-  scrollEasing: enumParam('scrollEasing', SCROLL_EASINGS, 'ease-in-out', 'Video formats: how the scroll speeds up and slows down: linear, ease-in, ease-out or ease-in-out.'),
-  scrollToSelector: stringParam('scrollToSelector', LIMITS.selectorMaxLength,
-    'Video formats: CSS selector of the element the video scrolls to (its top at the top of the viewport, as far as the page allows). Default: the bottom of the page. No match: 400 INVALID_INPUT.'),
+  videoDuration: numberParam(
+    'videoDuration',
+    { min: VIDEO_LIMITS.durationMinSeconds, max: VIDEO_LIMITS.durationMaxSeconds, unit: 'seconds' },
+    5,
+    `Video formats (mp4, webm, gif): length of the video in seconds, the time the scroll takes. Up to ${VIDEO_LIMITS.syncMaxDurationSeconds} s on /capture, up to ${VIDEO_LIMITS.durationMaxSeconds} s on POST /captures. Costs one capture's credits per started ${VIDEO_LIMITS.creditSeconds} s.`,
+  ),
+  videoFps: numberParam(
+    'videoFps',
+    { min: VIDEO_LIMITS.fpsMin, max: VIDEO_LIMITS.fpsMax, unit: 'frames per second' },
+    24,
+    'Video formats: frames per second (whole number).',
+  ),
+  scrollEasing: enumParam(
+    'scrollEasing',
+    SCROLL_EASINGS,
+    'ease-in-out',
+    'Video formats: how the scroll speeds up and slows down: linear, ease-in, ease-out or ease-in-out.',
+  ),
+  scrollToSelector: stringParam(
+    'scrollToSelector',
+    LIMITS.selectorMaxLength,
+    'Video formats: CSS selector of the element the video scrolls to (its top at the top of the viewport, as far as the page allows). Default: the bottom of the page. No match: 400 INVALID_INPUT.',
+  ),
 };
 
 export const isVideoFormat = (format: string): format is VideoFormat => (VIDEO_FORMATS as readonly string[]).includes(format);
@@ -55,7 +71,8 @@ export const isVideoFormat = (format: string): format is VideoFormat => (VIDEO_F
  * Frames of a video: duration × fps rounded, at least one. The video lasts frames ÷ fps: exactly
  * videoDuration whenever videoDuration × videoFps is whole (a 1 s video at 1 fps is one frame, 1 s long).
  */
-export const videoFrameCount = (options: { videoDuration: number; videoFps: number }) => Math.max(1, Math.round(options.videoDuration * options.videoFps));
+export const videoFrameCount = (options: { videoDuration: number; videoFps: number }) =>
+  Math.max(1, Math.round(options.videoDuration * options.videoFps));
 
 /** Credits of a capture: a video costs `perCapture` per started VIDEO_LIMITS.creditSeconds, anything else `perCapture`. */
 export function captureCredits(options: { format: string; videoDuration?: number }, perCapture: number): number {
@@ -119,14 +136,16 @@ function issue(ctx: z.RefinementCtx, field: string, message: string) {
 /** The bounds of a video (any mode), checked before any work: each refusal names the field. */
 export function checkVideoRules(options: VideoCheckable, ctx: z.RefinementCtx): void {
   if (!isVideoFormat(options.format)) {
-    if (options.scrollToSelector !== undefined) issue(ctx, 'scrollToSelector', 'scrollToSelector applies to the video formats (mp4, webm, gif) only');
+    if (options.scrollToSelector !== undefined)
+      issue(ctx, 'scrollToSelector', 'scrollToSelector applies to the video formats (mp4, webm, gif) only');
     return;
   }
   for (const [field, why] of Object.entries(NOT_FOR_VIDEO)) {
     const value = options[field as keyof typeof NOT_FOR_VIDEO];
     if (value !== undefined && value !== false) issue(ctx, field, `${field} does not apply to format ${options.format}: ${why}`);
   }
-  if (!Number.isInteger(options.videoFps)) issue(ctx, 'videoFps', `videoFps must be a whole number from ${VIDEO_LIMITS.fpsMin} to ${VIDEO_LIMITS.fpsMax}`);
+  if (!Number.isInteger(options.videoFps))
+    issue(ctx, 'videoFps', `videoFps must be a whole number from ${VIDEO_LIMITS.fpsMin} to ${VIDEO_LIMITS.fpsMax}`);
   const preset = resolveDevice(options.device);
   const scale = options.scaleFactor ?? preset.scale;
   const width = Math.round((options.viewportWidth ?? preset.width) * scale);
@@ -141,8 +160,11 @@ export function checkVideoRules(options: VideoCheckable, ctx: z.RefinementCtx): 
   if (options.format === 'gif') {
     const pixelFrames = width * height * videoFrameCount(options);
     if (pixelFrames > VIDEO_LIMITS.gifMaxPixelFrames) {
-      issue(ctx, 'videoDuration',
-        `a gif of ${width}×${height} pixels × ${videoFrameCount(options)} frames would pass the gif budget of ${VIDEO_LIMITS.gifMaxPixelFrames} pixel-frames (e.g. 1280×720 at 10 fps for 30 s) and the ${VIDEO_LIMITS.maxOutputBytes}-byte maximum: shorten videoDuration, lower videoFps or the viewport, or use mp4/webm`);
+      issue(
+        ctx,
+        'videoDuration',
+        `a gif of ${width}×${height} pixels × ${videoFrameCount(options)} frames would pass the gif budget of ${VIDEO_LIMITS.gifMaxPixelFrames} pixel-frames (e.g. 1280×720 at 10 fps for 30 s) and the ${VIDEO_LIMITS.maxOutputBytes}-byte maximum: shorten videoDuration, lower videoFps or the viewport, or use mp4/webm`,
+      );
     }
   }
 }
@@ -150,7 +172,10 @@ export function checkVideoRules(options: VideoCheckable, ctx: z.RefinementCtx): 
 /** GET and POST /capture answer within the request: a long video goes through POST /captures. */
 export function checkSyncVideoRules(options: { format: string; videoDuration: number }, ctx: z.RefinementCtx): void {
   if (isVideoFormat(options.format) && options.videoDuration > VIDEO_LIMITS.syncMaxDurationSeconds) {
-    issue(ctx, 'videoDuration',
-      `videoDuration on /capture is at most ${VIDEO_LIMITS.syncMaxDurationSeconds} seconds; longer videos (up to ${VIDEO_LIMITS.durationMaxSeconds} s) go through POST /captures`);
+    issue(
+      ctx,
+      'videoDuration',
+      `videoDuration on /capture is at most ${VIDEO_LIMITS.syncMaxDurationSeconds} seconds; longer videos (up to ${VIDEO_LIMITS.durationMaxSeconds} s) go through POST /captures`,
+    );
   }
 }

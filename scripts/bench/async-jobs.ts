@@ -24,7 +24,10 @@ const CONCURRENCY = 4;
 /** A page with some text, boxes and an inline SVG: a few hundred ms of render, no network. */
 const PAGE = `<!doctype html><html><body style="font-family:sans-serif;margin:24px">${Array.from(
   { length: 30 },
-  (_, i) => `<section style="padding:8px;margin:8px;background:hsl(${i * 12},60%,85%)"><h2>Section ${i}</h2><p>${'Lorem ipsum dolor sit amet. '.repeat(8)}</p>
+  (
+    _,
+    i,
+  ) => `<section style="padding:8px;margin:8px;background:hsl(${i * 12},60%,85%)"><h2>Section ${i}</h2><p>${'Lorem ipsum dolor sit amet. '.repeat(8)}</p>
   <svg width="120" height="40"><rect width="${40 + i * 2}" height="40" fill="hsl(${i * 12},60%,45%)"/></svg></section>`,
 ).join('')}</body></html>`;
 
@@ -111,7 +114,8 @@ async function asyncThroughput(api: Proc, key: string) {
   while (done.size < ids.length) {
     for (const id of ids) {
       if (done.has(id)) continue;
-      const state = ((await (await fetch(`${api.origin}/captures/${id}`, { headers: { 'x-api-key': key } })).json()) as { data: JobState }).data;
+      const state = ((await (await fetch(`${api.origin}/captures/${id}`, { headers: { 'x-api-key': key } })).json()) as { data: JobState })
+        .data;
       if (state.status === 'succeeded' || state.status === 'failed') done.set(id, state);
     }
     if (nowMs() - started > 600_000) throw new Error('async jobs did not finish within 10 minutes');

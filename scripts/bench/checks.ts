@@ -51,4 +51,3 @@ export function isGoodPng(r: HttpResult, fullPage: boolean): boolean {
 export function bodySnippet(r: HttpResult): string {
   return `${r.status} ${r.contentType} ${Buffer.from(r.body.subarray(0, 300)).toString('utf8')}${r.error ? ` ${r.error}` : ''}`;
 }
-

@@ -54,7 +54,13 @@ async function waitHealthy(origin: string, proc: Proc): Promise<void> {
   const started = Date.now();
   while (Date.now() - started < 60_000) {
     if (proc.child.exitCode !== null) throw new Error(`exited: ${proc.output()}`);
-    if (await fetch(`${origin}/health`).then((r) => r.ok, () => false)) return;
+    if (
+      await fetch(`${origin}/health`).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      return;
     await sleep(50);
   }
   throw new Error(`did not start: ${proc.output()}`);
@@ -82,7 +88,16 @@ function pssByKind(rootPid: number): Record<string, { kb: number; count: number 
       continue;
     }
     const type = /--type=([a-z-]+)/.exec(cmdline)?.[1];
-    const kind = proc.comm === 'node' ? 'node' : type === undefined ? (/chrom/.test(proc.comm) ? 'browser' : proc.comm) : type === 'utility' ? `utility (${/--utility-sub-type=([\w.]+)/.exec(cmdline)?.[1] ?? '?'})` : type;
+    const kind =
+      proc.comm === 'node'
+        ? 'node'
+        : type === undefined
+          ? /chrom/.test(proc.comm)
+            ? 'browser'
+            : proc.comm
+          : type === 'utility'
+            ? `utility (${/--utility-sub-type=([\w.]+)/.exec(cmdline)?.[1] ?? '?'})`
+            : type;
     kinds[kind] ??= { kb: 0, count: 0 };
     kinds[kind].kb += kb;
     kinds[kind].count += 1;
@@ -101,7 +116,9 @@ async function settledKinds(rootPid: number): Promise<Record<string, { kb: numbe
 async function pollJob(origin: string, key: string, id: string, worker?: Proc): Promise<{ finishedAt: string }> {
   for (;;) {
     if (worker && worker.child.exitCode !== null) throw new Error(`the worker exited: ${worker.output()}`);
-    const { data: job } = (await (await fetch(`${origin}/captures/${id}`, { headers: { 'x-api-key': key } })).json()) as { data: { status: string; finishedAt?: string } };
+    const { data: job } = (await (await fetch(`${origin}/captures/${id}`, { headers: { 'x-api-key': key } })).json()) as {
+      data: { status: string; finishedAt?: string };
+    };
     if (job.status === 'succeeded') return { finishedAt: job.finishedAt! };
     if (job.status === 'failed') throw new Error(`job failed: ${JSON.stringify(job)}`);
     await sleep(20);
@@ -155,7 +172,11 @@ export async function benchColdStart(): Promise<string> {
       // A job waits; then a worker starts beside it.
       progress('keys made');
       const id = await enqueue(keys[0]!);
-      const env = { ...(await freshEnv(base)), WORKER_PORT: String(await freePort()), ...(process.env.BENCH_WORKER_ENV ? Object.fromEntries(process.env.BENCH_WORKER_ENV.split(' ').map((kv) => kv.split('='))) : {}) };
+      const env = {
+        ...(await freshEnv(base)),
+        WORKER_PORT: String(await freePort()),
+        ...(process.env.BENCH_WORKER_ENV ? Object.fromEntries(process.env.BENCH_WORKER_ENV.split(' ').map((kv) => kv.split('='))) : {}),
+      };
       const worker = start('worker', env);
       try {
         const { finishedAt } = await pollJob(origin, keys[0]!, id, worker);

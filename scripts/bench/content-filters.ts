@@ -49,7 +49,11 @@ const CASES: Array<{ page: string; modes: Mode[] }> = [
   },
   {
     page: '/cmp/onetrust.html',
-    modes: [OFF, { label: 'removeCookieBanners', params: { removeCookieBanners: 'true' } }, { label: 'removeAds', params: { removeAds: 'true' } }],
+    modes: [
+      OFF,
+      { label: 'removeCookieBanners', params: { removeCookieBanners: 'true' } },
+      { label: 'removeAds', params: { removeAds: 'true' } },
+    ],
   },
   { page: '/cmp/cookiebot.html', modes: [OFF, { label: 'removeCookieBanners', params: { removeCookieBanners: 'true' } }] },
   { page: '/cmp/onetrust-markup-only.html', modes: [OFF, { label: 'removeCookieBanners', params: { removeCookieBanners: 'true' } }] },

@@ -57,7 +57,10 @@ function markdown(page: SetPage, sides: Side[], rounds: number, burstSize: numbe
     '',
     `| side | captures/s | machine | tree | ${kinds.join(' | ')} | bench process (client, fixtures) |`,
     `|---|---|---|---|${kinds.map(() => '---|').join('')}---|`,
-    ...sides.map((s) => `| ${s.contender.name} | ${round((s.captures * 1000) / s.ms, 2)} | ${ms(s, s.machine)} | ${ms(s, tree(s))} | ${kinds.map((k) => ms(s, s.cpu.get(k) ?? 0)).join(' | ')} | ${ms(s, s.client)} |`),
+    ...sides.map(
+      (s) =>
+        `| ${s.contender.name} | ${round((s.captures * 1000) / s.ms, 2)} | ${ms(s, s.machine)} | ${ms(s, tree(s))} | ${kinds.map((k) => ms(s, s.cpu.get(k) ?? 0)).join(' | ')} | ${ms(s, s.client)} |`,
+    ),
   ].join('\n');
 }
 
@@ -75,7 +78,14 @@ export async function cpuByKind(): Promise<{ markdown: string; failures: number 
     service = await startService({ repoRoot: REPO_ROOT, bin: SETTINGS.serviceBin, dataDir, credits: SETTINGS.credits, env });
     floor = await launchFloor(fixtures.origin, PAGE_SET_SETTINGS.lossyQuality);
     await floor.openLanes(LANES);
-    const sides: Side[] = [serviceContender(service, fixtures.origin, PAGE_SET_SETTINGS.lossyQuality), floor].map((contender) => ({ contender, captures: 0, ms: 0, machine: 0, client: 0, cpu: new Map() }));
+    const sides: Side[] = [serviceContender(service, fixtures.origin, PAGE_SET_SETTINGS.lossyQuality), floor].map((contender) => ({
+      contender,
+      captures: 0,
+      ms: 0,
+      machine: 0,
+      client: 0,
+      cpu: new Map(),
+    }));
     // Warm-up: every slot and lane has rendered the page before anything is counted.
     for (const side of sides) await burst(page, side.contender, 4 * LANES, () => undefined);
     for (let r = 0; r < rounds; r++) {

@@ -29,7 +29,8 @@ import { percentile, round } from './stats.js';
 import { runWhenInvokedDirectly } from './standalone.js';
 
 const N = Number(process.env.BENCH_FULLPAGE_N ?? 2);
-if (!Number.isInteger(N) || N < 1 || N > 100) throw new Error(`BENCH_FULLPAGE_N must be a whole number from 1 to 100 (got ${process.env.BENCH_FULLPAGE_N})`);
+if (!Number.isInteger(N) || N < 1 || N > 100)
+  throw new Error(`BENCH_FULLPAGE_N must be a whole number from 1 to 100 (got ${process.env.BENCH_FULLPAGE_N})`);
 const HEIGHTS = [16_000, 30_000, 100_000] as const;
 const FORMATS = ['png', 'jpeg'] as const;
 const TARGETS = { timeRatioMax: 4, peakPssMaxKb: 1.5 * 1024 * 1024 };
@@ -75,8 +76,15 @@ export async function measureFullPage(): Promise<{ markdown: string; failures: n
   const fixture = await new FixtureServer().start();
   for (const height of HEIGHTS) fixture.page(`/tall-${height}.html`, tallPage(height));
   const dataDir = await mkdtemp(join(tmpdir(), 'daguerre-bench-fullpage-'));
-  const service = await startService({ repoRoot: REPO_ROOT, dataDir, credits: 1_000_000, env: { CAPTURE_TIMEOUT_MS: String(CAPTURE_TIMEOUT_MS) } });
-  const cases: CaseResult[] = HEIGHTS.flatMap((height) => FORMATS.map((format) => ({ height, format, ms: [], bytes: [], image: '', truncated: '', peakPssKb: 0 })));
+  const service = await startService({
+    repoRoot: REPO_ROOT,
+    dataDir,
+    credits: 1_000_000,
+    env: { CAPTURE_TIMEOUT_MS: String(CAPTURE_TIMEOUT_MS) },
+  });
+  const cases: CaseResult[] = HEIGHTS.flatMap((height) =>
+    FORMATS.map((format) => ({ height, format, ms: [], bytes: [], image: '', truncated: '', peakPssKb: 0 })),
+  );
   let failures = 0;
   const capture = (c: Case) =>
     timedGet(
@@ -95,7 +103,9 @@ export async function measureFullPage(): Promise<{ markdown: string; failures: n
         c.peakPssKb = Math.max(c.peakPssKb, peak.peakKb);
         if (result.status !== 200) {
           failures++;
-          console.error(`  ${c.height} px ${c.format}: HTTP ${result.status} ${result.error ?? new TextDecoder().decode(result.body).slice(0, 200)}`);
+          console.error(
+            `  ${c.height} px ${c.format}: HTTP ${result.status} ${result.error ?? new TextDecoder().decode(result.body).slice(0, 200)}`,
+          );
           continue;
         }
         const meta = await sharp(Buffer.from(result.body), { limitInputPixels: false }).metadata();
@@ -103,7 +113,9 @@ export async function measureFullPage(): Promise<{ markdown: string; failures: n
         c.bytes.push(result.body.length);
         c.image = `${meta.width}×${meta.height}`;
         c.truncated = String((meta.height ?? 0) < c.height);
-        console.log(`  ${c.height} px ${c.format}: ${round(result.ms, 0)} ms, ${result.body.length} B, ${c.image}, peak PSS ${round(peak.peakKb / 1024, 0)} MiB`);
+        console.log(
+          `  ${c.height} px ${c.format}: ${round(result.ms, 0)} ms, ${result.body.length} B, ${c.image}, peak PSS ${round(peak.peakKb / 1024, 0)} MiB`,
+        );
       }
     }
   } finally {
@@ -122,7 +134,9 @@ export async function measureFullPage(): Promise<{ markdown: string; failures: n
     const ratio = p50(100_000) / p50(30_000);
     const pass = ratio <= TARGETS.timeRatioMax;
     if (!pass) failures++;
-    targets.push(`| ${format}: time of 100 000 px ÷ 30 000 px | ≤ ${TARGETS.timeRatioMax} | ${round(ratio, 2)} | ${pass ? 'PASS' : 'FAIL'} |`);
+    targets.push(
+      `| ${format}: time of 100 000 px ÷ 30 000 px | ≤ ${TARGETS.timeRatioMax} | ${round(ratio, 2)} | ${pass ? 'PASS' : 'FAIL'} |`,
+    );
   }
   const peak = Math.max(...cases.map((c) => c.peakPssKb));
   const pssPass = peak < TARGETS.peakPssMaxKb;

@@ -25,7 +25,11 @@ interface Figure {
 }
 
 function figure(samples: number[], wallMs: number): Figure {
-  return { p50Ms: round(percentile(samples, 50)), p95Ms: round(percentile(samples, 95)), perSecond: round((samples.length * 1000) / wallMs, 2) };
+  return {
+    p50Ms: round(percentile(samples, 50)),
+    p95Ms: round(percentile(samples, 95)),
+    perSecond: round((samples.length * 1000) / wallMs, 2),
+  };
 }
 
 async function rawFloor(url: string, extraArgs: string[]): Promise<Figure> {
@@ -66,7 +70,7 @@ export async function measureOrganizations(url: string, floorSequentialPerSecond
       const result = await timedGet(`${service.origin}/capture?url=${encodeURIComponent(url)}&apiKey=${encodeURIComponent(key)}`);
       if (result.status === 200) return [result.ms];
       failures++;
-      firstFailure ||= `${result.status} ${result.error ?? Buffer.from(result.body).toString("utf8").slice(0, 200)}\n${service.outputTail()}`;
+      firstFailure ||= `${result.status} ${result.error ?? Buffer.from(result.body).toString('utf8').slice(0, 200)}\n${service.outputTail()}`;
       return [];
     };
     for (let i = 0; i < WARMUP; i++) for (const key of keys) await capture(key);

@@ -242,7 +242,12 @@ export interface BurstCost {
 }
 
 /** A burst (above) and what it cost; fails, naming `label` and the first failed capture, once it is done. */
-export async function costedBurst(page: SetPage, contender: Contender, requests: number, label: string = contender.name): Promise<BurstCost> {
+export async function costedBurst(
+  page: SetPage,
+  contender: Contender,
+  requests: number,
+  label: string = contender.name,
+): Promise<BurstCost> {
   const before = treeCpuSecondsByKind(contender.pid);
   const busy = machineBusySeconds();
   const client = process.cpuUsage();
@@ -302,7 +307,12 @@ export async function concurrentRounds(
       };
       const s = summary('service');
       const f = summary('floor');
-      return { service: s, floor: f, ...(tallies.has('browserless') ? { browserless: summary('browserless') } : {}), ratio: round(s.perSecond / f.perSecond, 2) };
+      return {
+        service: s,
+        floor: f,
+        ...(tallies.has('browserless') ? { browserless: summary('browserless') } : {}),
+        ratio: round(s.perSecond / f.perSecond, 2),
+      };
     });
   } finally {
     await floor.closeLanes();
@@ -320,7 +330,10 @@ export async function lossyBytes(
   for (const format of ['jpeg', 'webp'] as const satisfies readonly ShotFormat[]) {
     const sizes = { service: [] as number[], floor: [] as number[] };
     for (let i = 0; i < PAGE_SET_SETTINGS.bytesN; i++)
-      for (const [side, contender] of [['service', service], ['floor', floor]] as const) {
+      for (const [side, contender] of [
+        ['service', service],
+        ['floor', floor],
+      ] as const) {
         const shot = await contender.shot(page, format);
         if (shot.ok) sizes[side].push(shot.bytes.length);
         else notes.push(`${format}, ${contender.name}: ${shot.error ?? 'failed'}`);

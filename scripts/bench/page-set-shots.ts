@@ -62,7 +62,12 @@ export function badImage(bytes: Uint8Array, format: ShotFormat, fullPage: boolea
 }
 
 /** `keys`: API keys (organizations) the captures take turns with; the service's own key when none. */
-export function serviceContender(service: ServiceHandle, fixtureOrigin: string, lossyQuality: number, keys: readonly string[] = [service.apiKey]): Contender {
+export function serviceContender(
+  service: ServiceHandle,
+  fixtureOrigin: string,
+  lossyQuality: number,
+  keys: readonly string[] = [service.apiKey],
+): Contender {
   let turn = 0;
   return {
     name: 'service',

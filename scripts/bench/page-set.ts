@@ -73,7 +73,13 @@ function selectedPages(): SetPage[] {
   return PAGE_SET.filter((p) => wanted.includes(p.name));
 }
 
-async function measurePage(page: SetPage, service: Contender, floor: Floor, fixtures: FixtureServer, others: readonly Contender[]): Promise<PageSetPage> {
+async function measurePage(
+  page: SetPage,
+  service: Contender,
+  floor: Floor,
+  fixtures: FixtureServer,
+  others: readonly Contender[],
+): Promise<PageSetPage> {
   const result: PageSetPage = { page: page.name, path: page.path, fullPage: page.fullPage, notes: [] };
   try {
     log(`page set, ${page.name}: ${PAGE_SET_SETTINGS.n} sequential rounds`);

@@ -168,7 +168,10 @@ export function buildRows(r: Results): Row[] {
     const vsService = 'p50Ms' in full && svc?.latency ? `; service ÷ it ${ratio(svc.latency.p50Ms / full.p50Ms)}` : '';
     rows.push({
       metric: "Reference: raw floor on the full Chromium (/usr/bin/chromium, puppeteer's usual browser), realistic.html",
-      measured: 'p50Ms' in full ? `p50 ${ms(full.p50Ms)} (PNG ${full.pngBytesP50} B, ${full.cpuSecondsPerCapture} CPU-s/capture)${vsService}` : `error: ${full.error}`,
+      measured:
+        'p50Ms' in full
+          ? `p50 ${ms(full.p50Ms)} (PNG ${full.pngBytesP50} B, ${full.cpuSecondsPerCapture} CPU-s/capture)${vsService}`
+          : `error: ${full.error}`,
       target: '—',
       status: 'info',
     });
@@ -229,4 +232,3 @@ export function markdown(r: Results): string {
     '',
   ].join('\n');
 }
-

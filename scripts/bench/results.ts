@@ -96,7 +96,8 @@ export interface PageSetResults {
   /** The third contender (browserless.ts): what ran, or why it did not. */
   browserless?: { version: string } | { error: string };
   pages: PageSetPage[];
-  memoryPerOrganization?: { oneKb: number; fourKb: number; perOrganizationMiB: number; processesOne: number; processesFour: number } | { error: string };
+  memoryPerOrganization?:
+    { oneKb: number; fourKb: number; perOrganizationMiB: number; processesOne: number; processesFour: number } | { error: string };
   checks: Row[];
 }
 
@@ -158,4 +159,3 @@ export interface Row {
   target: string;
   status: 'PASS' | 'FAIL' | 'n/a' | 'info';
 }
-

@@ -25,4 +25,3 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     void runCleanups().finally(() => process.exit(130));
   });
 }
-

@@ -64,7 +64,12 @@ interface JobState {
   finishedAt?: string;
 }
 
-async function runJobs(api: string, key: string, body: object, jobs = JOBS): Promise<{ perSecond: number; failed: number; queueP50: number }> {
+async function runJobs(
+  api: string,
+  key: string,
+  body: object,
+  jobs = JOBS,
+): Promise<{ perSecond: number; failed: number; queueP50: number }> {
   const headers = { 'content-type': 'application/json', 'x-api-key': key };
   const ids = await Promise.all(
     Array.from({ length: jobs }, async () => {
@@ -90,7 +95,10 @@ async function runJobs(api: string, key: string, body: object, jobs = JOBS): Pro
   return {
     perSecond: states.length / ((last - first) / 1000),
     failed: states.filter((s) => s.status === 'failed').length,
-    queueP50: percentile(states.map((s) => Date.parse(s.startedAt ?? s.finishedAt!) - Date.parse(s.createdAt)), 50),
+    queueP50: percentile(
+      states.map((s) => Date.parse(s.startedAt ?? s.finishedAt!) - Date.parse(s.createdAt)),
+      50,
+    ),
   };
 }
 
@@ -164,9 +172,14 @@ async function main(): Promise<void> {
   const table = [
     '| work | workers | jobs/s | CPU-s a capture | cores the workers got | queue wait p50 | peak PSS of one worker | failed |',
     '|---|---|---|---|---|---|---|---|',
-    ...rows.map((r) => `| ${r.kind} | ${r.workers} | ${r.jobsPerSecond} | ${r.cpuSecondsPerCapture} | ${r.coresUsed} | ${r.queueP50Ms} ms | ${r.peakPssMiBPerWorker} MiB | ${r.failed} |`),
+    ...rows.map(
+      (r) =>
+        `| ${r.kind} | ${r.workers} | ${r.jobsPerSecond} | ${r.cpuSecondsPerCapture} | ${r.coresUsed} | ${r.queueP50Ms} ms | ${r.peakPssMiBPerWorker} MiB | ${r.failed} |`,
+    ),
   ].join('\n');
-  const meta = `${cpus().length} cores, ${Math.round(totalmem() / 1024 ** 3)} GiB, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')} at the end; ${JOBS} jobs per row, ${PER_WORKER} at once per worker; an idle warm worker: ${Math.round(idlePssMiB)} MiB PSS`;
+  const meta = `${cpus().length} cores, ${Math.round(totalmem() / 1024 ** 3)} GiB, load average ${loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ')} at the end; ${JOBS} jobs per row, ${PER_WORKER} at once per worker; an idle warm worker: ${Math.round(idlePssMiB)} MiB PSS`;
   const report = `## Scale-out (${new Date().toISOString()})\n\n${meta}\n\n${table}\n`;
   console.log(`\n${report}`);
   const out = join(REPO_ROOT, '.bench');

@@ -244,4 +244,3 @@ export async function measureService(fixtures: FixtureServer, results: Results, 
     await rm(dataDir, { recursive: true, force: true });
   }
 }
-

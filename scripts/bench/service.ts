@@ -91,10 +91,14 @@ function runCli(repoRoot: string, bin: string, env: NodeJS.ProcessEnv, args: str
   });
 }
 
-export async function createKeyWithCli(repoRoot: string, bin: string, env: NodeJS.ProcessEnv, credits: number, name = 'bench'): Promise<string> {
-  const org = parseJsonOutput(
-    await runCli(repoRoot, bin, env, ['org', 'create', '--name', name, '--credits', String(credits), '--json']),
-  );
+export async function createKeyWithCli(
+  repoRoot: string,
+  bin: string,
+  env: NodeJS.ProcessEnv,
+  credits: number,
+  name = 'bench',
+): Promise<string> {
+  const org = parseJsonOutput(await runCli(repoRoot, bin, env, ['org', 'create', '--name', name, '--credits', String(credits), '--json']));
   const orgId = findString(org, 'id');
   if (!orgId) throw new Error(`org create printed no id: ${JSON.stringify(org)}`);
   const keyOut = await runCli(repoRoot, bin, env, ['key', 'create', '--org', orgId, '--name', 'bench', '--json']);
@@ -124,7 +128,10 @@ function waitExit(child: ChildProcess, timeoutMs: number): Promise<boolean> {
  * alive 5 s later (Chromium after a SIGKILL: same pid and same start time) are killed. Returns
  * whether it exited on SIGTERM and the descendants that had to be killed.
  */
-export async function stopChildTree(child: ChildProcess, pid: number | undefined): Promise<{ exitedGracefully: boolean; leftovers: ProcInfo[] }> {
+export async function stopChildTree(
+  child: ChildProcess,
+  pid: number | undefined,
+): Promise<{ exitedGracefully: boolean; leftovers: ProcInfo[] }> {
   const tree = pid !== undefined ? processTree(pid).filter((p) => p.pid !== pid) : [];
   let exitedGracefully = true;
   if (child.exitCode === null && child.signalCode === null) {
@@ -214,7 +221,11 @@ export async function startService(options: ServiceOptions): Promise<ServiceHand
     // The demo key line may come just after the listening line.
     // The demo key is written to DEMO_KEY_FILE, just after the listening line.
     const keyFile = env.DEMO_KEY_FILE!;
-    const readKeyFile = () => readFile(keyFile, 'utf8').then((text) => API_KEY_PATTERN.exec(text)?.[0], () => undefined);
+    const readKeyFile = () =>
+      readFile(keyFile, 'utf8').then(
+        (text) => API_KEY_PATTERN.exec(text)?.[0],
+        () => undefined,
+      );
     let demo = await readKeyFile();
     for (let i = 0; i < 20 && !demo; i++) {
       await sleep(100);
@@ -229,7 +240,8 @@ export async function startService(options: ServiceOptions): Promise<ServiceHand
       apiKey = await createKeyWithCli(options.repoRoot, bin, env, options.credits);
       keySource = 'CLI';
     }
-    const createKey = (credits: number, organizationName: string) => createKeyWithCli(options.repoRoot, bin, env, credits, organizationName);
+    const createKey = (credits: number, organizationName: string) =>
+      createKeyWithCli(options.repoRoot, bin, env, credits, organizationName);
     return { pid, origin: `http://127.0.0.1:${port}`, apiKey, keySource, createKey, outputTail, stop };
   } catch (e) {
     await stop();
@@ -261,6 +273,13 @@ export async function timedGet(url: string, timeoutMs = 120_000, headers?: Recor
       serverTiming: res.headers.get('server-timing') ?? '',
     };
   } catch (e) {
-    return { status: 0, ms: nowMs() - start, body: new Uint8Array(), contentType: '', serverTiming: '', error: e instanceof Error ? e.message : String(e) };
+    return {
+      status: 0,
+      ms: nowMs() - start,
+      body: new Uint8Array(),
+      contentType: '',
+      serverTiming: '',
+      error: e instanceof Error ? e.message : String(e),
+    };
   }
 }

@@ -89,14 +89,26 @@ export async function compareSettings(): Promise<{ markdown: string; failures: n
       const dataDir = await mkdtemp(join(tmpdir(), `daguerre-bench-ab-${label}-`));
       dirs.push(dataDir);
       const checkout = process.env[`BENCH_AB_${label}_CHECKOUT`] || undefined;
-      const where = checkout ? { repoRoot: checkout, bin: join(checkout, relative(REPO_ROOT, resolve(REPO_ROOT, SETTINGS.serviceBin))) } : { repoRoot: REPO_ROOT, bin: SETTINGS.serviceBin };
+      const where = checkout
+        ? { repoRoot: checkout, bin: join(checkout, relative(REPO_ROOT, resolve(REPO_ROOT, SETTINGS.serviceBin))) }
+        : { repoRoot: REPO_ROOT, bin: SETTINGS.serviceBin };
       log(`settings A/B: starting side ${label} (${JSON.stringify(settings[label])}${checkout ? ` from ${checkout}` : ''})`);
       const service = await startService({ ...where, dataDir, credits: SETTINGS.credits, env: settings[label] });
       // One at a time: `org create` makes a plan per credit amount, and two at once would race for it.
       const keys = [service.apiKey];
       for (let n = 2; n <= organizations; n++) keys.push(await service.createKey(SETTINGS.credits, `bench organization ${n}`));
       const contender = serviceContender(service, fixtures.origin, PAGE_SET_SETTINGS.lossyQuality, keys);
-      sides.push({ label, settings: settings[label], ...(checkout ? { checkout } : {}), service, contender, captures: 0, ms: 0, cpu: new Map(), machine: 0 });
+      sides.push({
+        label,
+        settings: settings[label],
+        ...(checkout ? { checkout } : {}),
+        service,
+        contender,
+        captures: 0,
+        ms: 0,
+        cpu: new Map(),
+        machine: 0,
+      });
     }
     // Warm-up: every slot of each side has rendered the page before anything is counted.
     for (const side of sides) await costedBurst(page, side.contender, 4 * LANES, `side ${side.label}`);

@@ -82,4 +82,3 @@ export const PAGE_SET_TARGETS = {
 };
 
 export const OUT_DIR = join(REPO_ROOT, '.bench');
-

@@ -20,7 +20,8 @@ import { nowMs, round } from './stats.js';
 /** A long page: 40 sections of text and colour, no network. */
 const PAGE = `<!doctype html><html><body style="font-family:sans-serif;margin:24px">${Array.from(
   { length: 40 },
-  (_, i) => `<section style="padding:12px;margin:12px;background:hsl(${i * 9},60%,85%)"><h2>Section ${i}</h2><p>${'Lorem ipsum dolor sit amet. '.repeat(12)}</p></section>`,
+  (_, i) =>
+    `<section style="padding:12px;margin:12px;background:hsl(${i * 9},60%,85%)"><h2>Section ${i}</h2><p>${'Lorem ipsum dolor sit amet. '.repeat(12)}</p></section>`,
 ).join('')}</body></html>`;
 
 const CASES = [
@@ -111,8 +112,8 @@ export async function benchVideo(): Promise<string> {
     '## Scrolling video (format mp4, webm, gif)',
     '',
     `One inline page (40 sections), POST /capture, this ${process.env.BENCH_MACHINE ?? '2-core'} machine. Frames are taken in real time,`,
-    'so 1.0 s per video second is the floor; the rest is page load, encoding and the answer. CPU is the whole service\'s',
-    '(Node, Chromium, ffmpeg) over the request; peak PSS is the service\'s (Node and Chromium) sampled every 100 ms, beside ffmpeg\'s peak RSS.',
+    "so 1.0 s per video second is the floor; the rest is page load, encoding and the answer. CPU is the whole service's",
+    "(Node, Chromium, ffmpeg) over the request; peak PSS is the service's (Node and Chromium) sampled every 100 ms, beside ffmpeg's peak RSS.",
     '',
     '| format | frames | wall time per video second | CPU-s per video second | service peak PSS | file | ffmpeg peak RSS |',
     '|---|---|---|---|---|---|---|',

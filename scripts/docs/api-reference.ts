@@ -39,7 +39,12 @@ function typeOf(document: OpenAPIObject, schema: SchemaObject | ReferenceObject 
 }
 
 /** An example for one parameter or field: the contract's, an "e.g." of its description, its default, its first allowed value, or the docs' own. */
-function exampleOf(name: string, schema: SchemaObject | ReferenceObject | undefined, description: string | undefined, explicit: unknown): string {
+function exampleOf(
+  name: string,
+  schema: SchemaObject | ReferenceObject | undefined,
+  description: string | undefined,
+  explicit: unknown,
+): string {
   if (explicit !== undefined) return code(explicit);
   const said = /\be\.g\. ([^\s,;)]+)/.exec(description ?? '')?.[1];
   if (said) return code(said.replace(/[.]$/, ''));
@@ -48,7 +53,8 @@ function exampleOf(name: string, schema: SchemaObject | ReferenceObject | undefi
   if (schema.default !== undefined) return code(schema.default);
   if (schema.enum?.length) return code(schema.enum[0]);
   if (isQueryBoolean(schema) || schema.type === 'boolean') return code(true);
-  if (schema.type === 'array' && schema.items && !('$ref' in schema.items) && schema.items.enum?.length) return code(schema.items.enum.slice(0, 2).join(','));
+  if (schema.type === 'array' && schema.items && !('$ref' in schema.items) && schema.items.enum?.length)
+    return code(schema.items.enum.slice(0, 2).join(','));
   if (schema.minimum !== undefined) return code(schema.minimum);
   return '';
 }
@@ -112,7 +118,10 @@ function responseSection(document: OpenAPIObject, status: string, responseRef: R
 function securityText(document: OpenAPIObject, operation: OperationObject): string {
   const security = operation.security ?? document.security;
   if (!security || security.length === 0) return 'none';
-  const schemes = (document.components?.securitySchemes ?? {}) as Record<string, { type: string; in?: string; name?: string; description?: string }>;
+  const schemes = (document.components?.securitySchemes ?? {}) as Record<
+    string,
+    { type: string; in?: string; name?: string; description?: string }
+  >;
   return security
     .map((requirement) =>
       Object.keys(requirement)
@@ -145,20 +154,31 @@ export function renderApiReference(document: OpenAPIObject): string {
       if (operation) operations.push({ method, path, operation });
     }
   }
-  for (const { method, path, operation } of operations) out.push(`- [${method.toUpperCase()} ${path}](#${anchor(method, path)}): ${cell(operation.summary)}`);
+  for (const { method, path, operation } of operations)
+    out.push(`- [${method.toUpperCase()} ${path}](#${anchor(method, path)}): ${cell(operation.summary)}`);
   for (const { method, path, operation } of operations) {
     out.push('', `## ${method.toUpperCase()} ${path}`, '', cell(operation.summary) + '.', '');
     if (operation.description && operation.description !== operation.summary) out.push(operation.description, '');
     out.push(`Authentication: ${securityText(document, operation)}.`, '');
     const parameters = (operation.parameters ?? []).map((p) => resolve<ParameterObject>(document, p));
     if (parameters.length > 0) out.push('### Parameters', '', ...parameterTable(document, parameters), '');
-    const body = operation.requestBody ? resolve<{ content: Record<string, { schema: SchemaObject | ReferenceObject }> }>(document, operation.requestBody as never) : undefined;
+    const body = operation.requestBody
+      ? resolve<{ content: Record<string, { schema: SchemaObject | ReferenceObject }> }>(document, operation.requestBody as never)
+      : undefined;
     const json = body?.content['application/json'];
     if (json) out.push('### JSON body', '', ...bodyTable(document, json.schema), '');
     out.push('### Responses', '');
-    for (const [status, response] of Object.entries(operation.responses ?? {})) out.push(...responseSection(document, status, response as ResponseObject));
+    for (const [status, response] of Object.entries(operation.responses ?? {}))
+      out.push(...responseSection(document, status, response as ResponseObject));
   }
-  out.push('', '## Error codes', '', 'Every error answers `{ "success": false, "error": { "code", "message", "details"? } }`; for validation errors', '`details` lists each rejected field with its message and value.', '');
+  out.push(
+    '',
+    '## Error codes',
+    '',
+    'Every error answers `{ "success": false, "error": { "code", "message", "details"? } }`; for validation errors',
+    '`details` lists each rejected field with its message and value.',
+    '',
+  );
   out.push('| Code | Status | When |', '|---|---|---|');
   for (const [name, entry] of Object.entries(ERROR_CATALOG)) out.push(`| ${code(name)} | ${entry.status} | ${cell(entry.when)} |`);
   out.push('');
@@ -167,5 +187,8 @@ export function renderApiReference(document: OpenAPIObject): string {
 
 /** GitHub's heading anchors: lowercase, spaces to dashes, punctuation dropped. */
 function anchor(method: string, path: string): string {
-  return `${method} ${path}`.toLowerCase().replace(/[^a-z0-9 _-]/g, '').replace(/ /g, '-');
+  return `${method} ${path}`
+    .toLowerCase()
+    .replace(/[^a-z0-9 _-]/g, '')
+    .replace(/ /g, '-');
 }

@@ -17,7 +17,11 @@ function typeOf(schema: SchemaObject): string {
 /** A boolean that the query string also accepts as `1`/`0` (the contract's wire form). */
 export function isQueryBoolean(schema: SchemaObject): boolean {
   const variants = (schema.anyOf ?? []) as SchemaObject[];
-  return variants.length === 2 && variants.some((v) => v.type === 'boolean') && variants.some((v) => v.type === 'string' && v.enum?.join() === '0,1');
+  return (
+    variants.length === 2 &&
+    variants.some((v) => v.type === 'boolean') &&
+    variants.some((v) => v.type === 'string' && v.enum?.join() === '0,1')
+  );
 }
 
 /** The options of `capture()`: the fields of the contract's capture body, as the client takes them. */

@@ -20,7 +20,9 @@ function describeSetting(schema: z.ZodTypeAny): { default?: unknown; rules: stri
       node = undefined;
     } else if (node instanceof z.ZodEnum) {
       const values = node.options as string[];
-      rules.push(values.includes('true') && values.includes('false') ? '`true` or `false`' : `one of ${values.map((v) => `\`${v}\``).join(', ')}`);
+      rules.push(
+        values.includes('true') && values.includes('false') ? '`true` or `false`' : `one of ${values.map((v) => `\`${v}\``).join(', ')}`,
+      );
       node = undefined;
     } else if (node instanceof z.ZodString) {
       for (const check of node._def.checks) {
@@ -51,7 +53,8 @@ export function renderConfigurationReference(): string {
   for (const [name, schema] of Object.entries(ConfigSchema.shape) as Array<[keyof typeof CONFIG_DOCS, z.ZodTypeAny]>) {
     const docs = CONFIG_DOCS[name];
     const setting = describeSetting(schema);
-    const fallback = docs.default ?? (setting.default === undefined ? 'unset' : setting.default === '' ? 'empty' : `\`${String(setting.default)}\``);
+    const fallback =
+      docs.default ?? (setting.default === undefined ? 'unset' : setting.default === '' ? 'empty' : `\`${String(setting.default)}\``);
     out.push(`| \`${name}\` | ${cell(fallback)} | ${cell(setting.rules.join('; '))} | ${cell(docs.meaning)} |`);
   }
   out.push('');

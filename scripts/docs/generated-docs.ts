@@ -17,6 +17,9 @@ export function generatedDocs(): GeneratedPage[] {
   return [
     { path: 'docs/reference/api.md', text: renderApiReference(document) },
     { path: 'docs/reference/configuration.md', text: renderConfigurationReference() },
-    { path: 'client/README.md', text: withClientOptions(readFileSync(new URL('../../client/README.md', import.meta.url), 'utf8'), document) },
+    {
+      path: 'client/README.md',
+      text: withClientOptions(readFileSync(new URL('../../client/README.md', import.meta.url), 'utf8'), document),
+    },
   ];
 }

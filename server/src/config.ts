@@ -80,8 +80,16 @@ export const ConfigSchema = z.object({
   EGRESS_ALLOW_LIST: z
     .string()
     .default('')
-    .transform((value) => value.split(',').map((entry) => entry.trim()).filter(Boolean))
-    .refine((entries) => entries.every((entry) => /^(\[[0-9a-f:.]+\]|[^:\s]+):\d+$/i.test(entry)), 'EGRESS_ALLOW_LIST must be comma-separated host:port entries'),
+    .transform((value) =>
+      value
+        .split(',')
+        .map((entry) => entry.trim())
+        .filter(Boolean),
+    )
+    .refine(
+      (entries) => entries.every((entry) => /^(\[[0-9a-f:.]+\]|[^:\s]+):\d+$/i.test(entry)),
+      'EGRESS_ALLOW_LIST must be comma-separated host:port entries',
+    ),
   TRUST_PROXY: booleanFlag('TRUST_PROXY'),
   REQUIRE_HTTPS: booleanFlag('REQUIRE_HTTPS'),
   RATE_LIMIT_MAX: integer('RATE_LIMIT_MAX', 1, 1_000_000, 40),
@@ -135,7 +143,10 @@ export const ConfigSchema = z.object({
   /** Port of a `daguerre worker` process's /health, /ready and /metrics. */
   WORKER_PORT: integer('WORKER_PORT', 0, 65_535, 3001),
   /** Key prefix of the BullMQ queues and Redis (several deployments may share one Redis). */
-  JOB_QUEUE_PREFIX: z.string().regex(/^[A-Za-z0-9_.:-]{1,64}$/, 'JOB_QUEUE_PREFIX must be 1-64 letters, digits or _ . : -').default('daguerre'),
+  JOB_QUEUE_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9_.:-]{1,64}$/, 'JOB_QUEUE_PREFIX must be 1-64 letters, digits or _ . : -')
+    .default('daguerre'),
   /** How long finished jobs and their files stay available (GET /captures/{id} and /file). */
   JOB_RESULT_TTL_SECONDS: integer('JOB_RESULT_TTL_SECONDS', 60, 30 * 86_400, 86_400),
   /** A worker that stops renewing its job's lock this long (killed, frozen) loses the job to another worker. */
@@ -184,7 +195,12 @@ export const ConfigSchema = z.object({
   MCP_ALLOWED_ORIGINS: z
     .string()
     .default('')
-    .transform((value) => value.split(',').map((entry) => entry.trim()).filter(Boolean))
+    .transform((value) =>
+      value
+        .split(',')
+        .map((entry) => entry.trim())
+        .filter(Boolean),
+    )
     .refine(
       (entries) => entries.every(isOrigin),
       'MCP_ALLOWED_ORIGINS must be comma-separated origins such as https://app.example.com (scheme, host and port only: no path, no trailing slash, no *)',
@@ -196,7 +212,11 @@ export const ConfigSchema = z.object({
 
 const CheckedConfigSchema = ConfigSchema.superRefine((config, ctx) => {
   if (config.RESULTS_S3_BUCKET && !(config.RESULTS_S3_ENDPOINT && config.RESULTS_S3_ACCESS_KEY_ID && config.RESULTS_S3_SECRET_ACCESS_KEY)) {
-    ctx.addIssue({ code: 'custom', path: ['RESULTS_S3_BUCKET'], message: 'RESULTS_S3_BUCKET needs RESULTS_S3_ENDPOINT, RESULTS_S3_ACCESS_KEY_ID and RESULTS_S3_SECRET_ACCESS_KEY too' });
+    ctx.addIssue({
+      code: 'custom',
+      path: ['RESULTS_S3_BUCKET'],
+      message: 'RESULTS_S3_BUCKET needs RESULTS_S3_ENDPOINT, RESULTS_S3_ACCESS_KEY_ID and RESULTS_S3_SECRET_ACCESS_KEY too',
+    });
   }
 });
 

@@ -47,7 +47,10 @@ export type ReadText = (path: string) => string | undefined;
 export function cpuShare(read: ReadText = readText, machine = availableParallelism()): number {
   const shares: number[] = [];
   for (const dir of cgroupDirs(read, 'cpu')) {
-    const [quota, period] = firstLine(read(`${dir}/cpu.max`))?.split(/\s+/) ?? [firstLine(read(`${dir}/cpu.cfs_quota_us`)), firstLine(read(`${dir}/cpu.cfs_period_us`))];
+    const [quota, period] = firstLine(read(`${dir}/cpu.max`))?.split(/\s+/) ?? [
+      firstLine(read(`${dir}/cpu.cfs_quota_us`)),
+      firstLine(read(`${dir}/cpu.cfs_period_us`)),
+    ];
     const share = Number(quota) / Number(period);
     if (Number.isFinite(share) && share > 0) shares.push(share);
   }
@@ -75,7 +78,12 @@ function cgroupDirs(read: ReadText, controller: 'cpu' | 'memory'): string[] {
     if (path === undefined || !path.startsWith('/')) continue;
     const v1 = controllers?.split(',').includes(controller);
     if (id !== '0' && !v1) continue;
-    const root = id === '0' ? (read('/sys/fs/cgroup/cgroup.controllers') !== undefined ? '/sys/fs/cgroup' : '/sys/fs/cgroup/unified') : `/sys/fs/cgroup/${controllers}`;
+    const root =
+      id === '0'
+        ? read('/sys/fs/cgroup/cgroup.controllers') !== undefined
+          ? '/sys/fs/cgroup'
+          : '/sys/fs/cgroup/unified'
+        : `/sys/fs/cgroup/${controllers}`;
     const parts = path.split('/').filter(Boolean);
     for (let depth = parts.length; depth >= 0; depth--) dirs.push([root, ...parts.slice(0, depth)].join('/'));
   }

@@ -28,11 +28,17 @@ export class ApiError extends Error {
   }
 
   toBody(): ErrorBody {
-    return { success: false, error: { code: this.code, message: this.message, ...(this.details !== undefined ? { details: this.details } : {}) } };
+    return {
+      success: false,
+      error: { code: this.code, message: this.message, ...(this.details !== undefined ? { details: this.details } : {}) },
+    };
   }
 }
 
-export function validationError(issues: ValidationIssue[], code: 'VALIDATION_ERROR' | 'MISSING_REQUIRED_FIELD' = 'VALIDATION_ERROR'): ApiError {
+export function validationError(
+  issues: ValidationIssue[],
+  code: 'VALIDATION_ERROR' | 'MISSING_REQUIRED_FIELD' = 'VALIDATION_ERROR',
+): ApiError {
   // Two fields can fail for one reason (url and html together): the summary says it once.
   const summary = [...new Set(issues.map((i) => i.message))].join('; ');
   const prefix = code === 'MISSING_REQUIRED_FIELD' ? 'Missing required field' : 'Validation failed';
@@ -44,15 +50,25 @@ export const errors = {
   invalidApiKey: () => new ApiError('INVALID_API_KEY', 'Invalid API key'),
   apiKeyExpired: () => new ApiError('API_KEY_EXPIRED', 'API key expired'),
   invalidSignature: (why: string) =>
-    new ApiError('INVALID_SIGNATURE', `Invalid signature: ${why}. A signed link ends with keyId, the optional expires and signature (last), the lowercase hex HMAC-SHA256 of the query string before &signature=`),
+    new ApiError(
+      'INVALID_SIGNATURE',
+      `Invalid signature: ${why}. A signed link ends with keyId, the optional expires and signature (last), the lowercase hex HMAC-SHA256 of the query string before &signature=`,
+    ),
   signedLinkExpired: () => new ApiError('SIGNED_LINK_EXPIRED', 'Signed link expired: its expires parameter is in the past'),
   signatureRequired: () =>
-    new ApiError('SIGNATURE_REQUIRED', 'This organization requires signed links: send the key in header X-API-Key or use a signed link (keyId, expires, signature) instead of apiKey in the query string'),
+    new ApiError(
+      'SIGNATURE_REQUIRED',
+      'This organization requires signed links: send the key in header X-API-Key or use a signed link (keyId, expires, signature) instead of apiKey in the query string',
+    ),
   insufficientCredits: (remaining: number, cost: number) =>
     new ApiError('INSUFFICIENT_CREDITS', `Not enough credits: this capture costs ${cost}, ${remaining} remaining in the current period`),
   storeUnavailable: (what: string, cause: unknown) =>
-    new ApiError('SERVICE_UNAVAILABLE', `Service temporarily unavailable: the ${what} cannot be reached; nothing was charged. Retry shortly.`, {
-      logDetail: cause,
-      retryAfterSeconds: 5,
-    }),
+    new ApiError(
+      'SERVICE_UNAVAILABLE',
+      `Service temporarily unavailable: the ${what} cannot be reached; nothing was charged. Retry shortly.`,
+      {
+        logDetail: cause,
+        retryAfterSeconds: 5,
+      },
+    ),
 };

@@ -33,7 +33,11 @@ export interface Adopted<C> {
 }
 
 /** The old default SQLite file, when DATABASE_URL was not set, the new file does not exist and the old one does. */
-export function adoptLegacyDataFile<C extends NamedSettings>(config: C, env: NodeJS.ProcessEnv, exists: (path: string) => boolean = existsSync): Adopted<C> {
+export function adoptLegacyDataFile<C extends NamedSettings>(
+  config: C,
+  env: NodeJS.ProcessEnv,
+  exists: (path: string) => boolean = existsSync,
+): Adopted<C> {
   if (env.DATABASE_URL || config.DATABASE_URL !== `sqlite:${NEW_DEFAULTS.dataFile}`) return { config };
   if (exists(NEW_DEFAULTS.dataFile) || !exists(LEGACY.dataFile)) return { config };
   return {
@@ -54,7 +58,11 @@ export async function legacyQueueExists(redisUrl: string, queueName: string): Pr
 }
 
 /** The old default queue prefix, when JOB_QUEUE_PREFIX was not set and Redis holds the old queue. */
-export async function adoptLegacyQueuePrefix<C extends NamedSettings>(config: C, env: NodeJS.ProcessEnv, queueExists: () => Promise<boolean>): Promise<Adopted<C>> {
+export async function adoptLegacyQueuePrefix<C extends NamedSettings>(
+  config: C,
+  env: NodeJS.ProcessEnv,
+  queueExists: () => Promise<boolean>,
+): Promise<Adopted<C>> {
   if (env.JOB_QUEUE_PREFIX || config.JOB_QUEUE_PREFIX !== NEW_DEFAULTS.queuePrefix || !config.REDIS_URL) return { config };
   if (!(await queueExists().catch(() => false))) return { config };
   return {

@@ -49,7 +49,8 @@ function redactByMeaning(value: unknown, depth: number): unknown {
   if (proto !== Object.prototype && proto !== null) return value;
   const out: Record<string, unknown> = {};
   for (const [name, member] of Object.entries(value)) {
-    out[name] = !NOT_SECRET.has(name) && isSecretName(name) && member !== undefined && member !== null ? MASK : redactByMeaning(member, depth + 1);
+    out[name] =
+      !NOT_SECRET.has(name) && isSecretName(name) && member !== undefined && member !== null ? MASK : redactByMeaning(member, depth + 1);
   }
   return out;
 }

@@ -144,9 +144,17 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
 
     // All of a renderer's memory, not only its JS heap, has a limit (docs/containment.md).
     const cgroups = MemoryCgroups.open();
-    const memoryWatchdog = new RendererMemoryWatchdog({ limitBytes: config.RENDERER_MEMORY_LIMIT_MB * 1024 ** 2, roots: () => browser.pids(), logger, ...(cgroups ? { cgroups } : {}) });
+    const memoryWatchdog = new RendererMemoryWatchdog({
+      limitBytes: config.RENDERER_MEMORY_LIMIT_MB * 1024 ** 2,
+      roots: () => browser.pids(),
+      logger,
+      ...(cgroups ? { cgroups } : {}),
+    });
     memoryWatchdog.start();
-    logger.info({ limitMb: config.RENDERER_MEMORY_LIMIT_MB, kernelHold: memoryWatchdog.kernelHold, renderSlots: config.MAX_CONCURRENCY }, 'renderer memory limit and render slots (MAX_CONCURRENCY)');
+    logger.info(
+      { limitMb: config.RENDERER_MEMORY_LIMIT_MB, kernelHold: memoryWatchdog.kernelHold, renderSlots: config.MAX_CONCURRENCY },
+      'renderer memory limit and render slots (MAX_CONCURRENCY)',
+    );
     const pool = new ContextPool(browser, {
       size: config.MAX_CONCURRENCY,
       maxQueue: config.MAX_QUEUE,
@@ -160,7 +168,11 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
     // The first contexts open while the rest starts; a job taken before they are ready opens its own.
     const warming = pool.warm();
     // Same concurrency as the pool, so the pool's own queue stays empty and the order is the scheduler's.
-    const scheduler = new FairScheduler({ concurrency: config.MAX_CONCURRENCY, maxQueue: config.MAX_QUEUE, maxOrgShare: config.MAX_ORG_SHARE_PERCENT / 100 });
+    const scheduler = new FairScheduler({
+      concurrency: config.MAX_CONCURRENCY,
+      maxQueue: config.MAX_QUEUE,
+      maxOrgShare: config.MAX_ORG_SHARE_PERCENT / 100,
+    });
     const renderer = new Renderer(pool, browser, {
       openProxyChain: (upstream) => egress.openChain(upstream),
       wasRefused: (url) => egress.refusedRecently(url),
@@ -178,10 +190,17 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
       await new Promise<void>((resolve) => {
         const done = () => resolve();
         redis.once('ready', done);
-        setTimeout(() => { redis.off('ready', done); resolve(); }, 5_000).unref();
+        setTimeout(() => {
+          redis.off('ready', done);
+          resolve();
+        }, 5_000).unref();
       });
     }
-    const lanes = new CaptureLanes({ renderSlots: config.MAX_CONCURRENCY, videoSlots: config.VIDEO_CONCURRENCY, maxOrgSharePercent: config.MAX_ORG_SHARE_PERCENT });
+    const lanes = new CaptureLanes({
+      renderSlots: config.MAX_CONCURRENCY,
+      videoSlots: config.VIDEO_CONCURRENCY,
+      maxOrgSharePercent: config.MAX_ORG_SHARE_PERCENT,
+    });
     // Acceptance (checks, credits) for /capture, POST /captures and bulk alike; the queues join once they exist.
     const submission = new CaptureSubmission({
       credits: data.credits,
@@ -196,7 +215,11 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
         cache,
         storage: data.storage,
         storageConfigs: data.storageConfigs,
-        ai: new AiAnalyzer({ ...(config.OPENAI_BASE_URL ? { baseUrl: config.OPENAI_BASE_URL } : {}), model: config.OPENAI_MODEL, timeoutMs: config.OPENAI_TIMEOUT_MS }),
+        ai: new AiAnalyzer({
+          ...(config.OPENAI_BASE_URL ? { baseUrl: config.OPENAI_BASE_URL } : {}),
+          model: config.OPENAI_MODEL,
+          timeoutMs: config.OPENAI_TIMEOUT_MS,
+        }),
         logger,
         submission,
         contentFilters,
@@ -210,7 +233,13 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
       },
       { captureTimeoutMs: config.CAPTURE_TIMEOUT_MS },
     );
-    const jobs = startJobs(config, role, { data, captures, secretFor: options.secretFor ?? ((keyId) => data.signingSecrets.signingSecretFor(keyId)), requestLog, logger });
+    const jobs = startJobs(config, role, {
+      data,
+      captures,
+      secretFor: options.secretFor ?? ((keyId) => data.signingSecrets.signingSecretFor(keyId)),
+      requestLog,
+      logger,
+    });
     // Monitors run on the jobs' Redis and webhook queue (docs/monitors.md), and stop with their worker.
     const monitors = jobs.queues ? startMonitors(config, { data, captures, ...jobs.queues, requestLog, logger }) : undefined;
     if (monitors) jobs.stopAlongside(monitors);
@@ -234,7 +263,8 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
     // Aborted when a shutdown's grace period ends: captures still running then fail and release their credits.
     const shutdown = new AbortController();
     let accepting = true;
-    const mountOps = (expressApp: Express) => mountOpsRoutes(expressApp, { db: data.db, browser, pool, metrics, sandbox, accepting: () => accepting, ...opsExtras });
+    const mountOps = (expressApp: Express) =>
+      mountOpsRoutes(expressApp, { db: data.db, browser, pool, metrics, sandbox, accepting: () => accepting, ...opsExtras });
     // A worker loads none of the API's modules (routes, MCP, dashboard): it starts sooner (docs/scaling.md).
     const { app, inFlight } =
       role === 'worker'
@@ -260,11 +290,25 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
     });
     const metricsServer =
       config.METRICS_PORT !== undefined
-        ? await startMetricsServer(config.METRICS_PORT, config.METRICS_HOST, { db: data.db, browser, pool, metrics, accepting: () => accepting, ...opsExtras })
+        ? await startMetricsServer(config.METRICS_PORT, config.METRICS_HOST, {
+            db: data.db,
+            browser,
+            pool,
+            metrics,
+            accepting: () => accepting,
+            ...opsExtras,
+          })
         : undefined;
     const address = server.address() as AddressInfo;
     // The address this machine reaches the server at: loopback for a wildcard, IPv6 in brackets.
-    const host = config.HOST === '0.0.0.0' ? '127.0.0.1' : config.HOST === '::' ? '[::1]' : config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST;
+    const host =
+      config.HOST === '0.0.0.0'
+        ? '127.0.0.1'
+        : config.HOST === '::'
+          ? '[::1]'
+          : config.HOST.includes(':')
+            ? `[${config.HOST}]`
+            : config.HOST;
     const url = `http://${host}:${address.port}`;
 
     let stopping: Promise<void> | undefined;
@@ -305,7 +349,25 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
         redis?.disconnect();
         await data.db.close();
       })());
-    return { ...data, config, egress, logger, metrics, ...(metricsServer ? { metricsUrl: metricsServer.url } : {}), app, server, browser, memoryWatchdog, pool, captures, cache, jobs, monitors, url, stop };
+    return {
+      ...data,
+      config,
+      egress,
+      logger,
+      metrics,
+      ...(metricsServer ? { metricsUrl: metricsServer.url } : {}),
+      app,
+      server,
+      browser,
+      memoryWatchdog,
+      pool,
+      captures,
+      cache,
+      jobs,
+      monitors,
+      url,
+      stop,
+    };
   } catch (error) {
     // A failed start closes the database (better-sqlite3's statements left open abort Node 24 at exit) and Chromium.
     await data.db.close().catch(ignoreBecause('the failed start is the error thrown'));

@@ -18,17 +18,22 @@ export async function startAuthenticatingProxy(username: string, password: strin
     const authorization = req.headers['proxy-authorization'];
     log.push({ url: req.url ?? '', authorization });
     if (authorization !== expected) {
-      res.writeHead(407, { 'proxy-authenticate': 'Basic realm="test-proxy"', 'content-type': 'text/plain' }).end('proxy authentication required');
+      res
+        .writeHead(407, { 'proxy-authenticate': 'Basic realm="test-proxy"', 'content-type': 'text/plain' })
+        .end('proxy authentication required');
       return;
     }
     const target = new URL(req.url ?? '');
     const headers: Record<string, string | string[] | undefined> = { ...req.headers, via: '1.1 test-proxy' };
     delete headers['proxy-authorization'];
     delete headers['proxy-connection'];
-    const outgoing = httpRequest({ host: target.hostname, port: target.port, path: `${target.pathname}${target.search}`, method: req.method, headers }, (incoming) => {
-      res.writeHead(incoming.statusCode ?? 502, incoming.headers);
-      incoming.pipe(res);
-    });
+    const outgoing = httpRequest(
+      { host: target.hostname, port: target.port, path: `${target.pathname}${target.search}`, method: req.method, headers },
+      (incoming) => {
+        res.writeHead(incoming.statusCode ?? 502, incoming.headers);
+        incoming.pipe(res);
+      },
+    );
     outgoing.on('error', () => res.writeHead(502).end());
     req.pipe(outgoing);
   });

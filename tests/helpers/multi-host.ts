@@ -42,24 +42,46 @@ function waitForLine(child: ChildProcess, pattern: RegExp, what: string, timeout
 }
 
 function exitOf(child: ChildProcess): Promise<void> {
-  return child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : new Promise((resolve) => child.once('exit', () => resolve()));
+  return child.exitCode !== null || child.signalCode !== null
+    ? Promise.resolve()
+    : new Promise((resolve) => child.once('exit', () => resolve()));
 }
 
 /** Starts the shared stores on `hostName`: a private redis-server, a private mariadbd and s3rver. */
 export async function startDataHost(net: HostNetwork, hostName: string): Promise<DataHost> {
   const { address, namespace } = net.host(hostName);
-  const redis = net.spawn(hostName, 'redis-server', ['--port', '6379', '--bind', address, '--save', '', '--appendonly', 'no', '--protected-mode', 'no'], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const redis = net.spawn(
+    hostName,
+    'redis-server',
+    ['--port', '6379', '--bind', address, '--save', '', '--appendonly', 'no', '--protected-mode', 'no'],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   const redisReady = waitForLine(redis, /Ready to accept connections/, 'redis-server', 30_000);
 
   const mariadb = new PrivateMariaDb({ bindAddress: address, port: 3306, launch: ['ip', 'netns', 'exec', namespace] });
   const s3Directory = mkdtempSync(join(tmpdir(), 'daguerre-s3-host-'));
-  const s3 = { endpoint: `http://${address}:9000`, bucket: 'results', accessKeyId: `key-${randomBytes(4).toString('hex')}`, secretAccessKey: randomBytes(12).toString('hex') };
+  const s3 = {
+    endpoint: `http://${address}:9000`,
+    bucket: 'results',
+    accessKeyId: `key-${randomBytes(4).toString('hex')}`,
+    secretAccessKey: randomBytes(12).toString('hex'),
+  };
   const s3rver = net.spawn(
     hostName,
     process.execPath,
-    ['--import', 'tsx', join(ROOT, 'tests/helpers/s3rver-host.ts'), address, '9000', s3Directory, s3.bucket, s3.accessKeyId, s3.secretAccessKey],
+    [
+      '--import',
+      'tsx',
+      join(ROOT, 'tests/helpers/s3rver-host.ts'),
+      address,
+      '9000',
+      s3Directory,
+      s3.bucket,
+      s3.accessKeyId,
+      s3.secretAccessKey,
+    ],
     { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   const s3Ready = waitForLine(s3rver, /^ready$/m, 's3rver', 60_000);
@@ -100,7 +122,13 @@ export interface RenderHost {
 }
 
 /** Starts `daguerre <role>` on a host; resolves once /ready answers 200 (Chromium warm, database reachable). */
-export async function startDaguerre(net: HostNetwork, hostName: string, role: 'serve' | 'worker', env: Record<string, string>, timeoutMs = 90_000): Promise<RenderHost> {
+export async function startDaguerre(
+  net: HostNetwork,
+  hostName: string,
+  role: 'serve' | 'worker',
+  env: Record<string, string>,
+  timeoutMs = 90_000,
+): Promise<RenderHost> {
   const { address } = net.host(hostName);
   const port = role === 'serve' ? '3000' : '3001';
   const child = net.spawn(hostName, process.execPath, [BIN, role], {
@@ -123,8 +151,12 @@ export async function startDaguerre(net: HostNetwork, hostName: string, role: 's
   const url = `http://${address}:${port}`;
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`daguerre ${role} on ${hostName} exited before it was ready:\n${output}`);
-    const ready = await fetch(`${url}/ready`, { signal: AbortSignal.timeout(5_000) }).then((r) => r.ok, () => false);
+    if (child.exitCode !== null || child.signalCode !== null)
+      throw new Error(`daguerre ${role} on ${hostName} exited before it was ready:\n${output}`);
+    const ready = await fetch(`${url}/ready`, { signal: AbortSignal.timeout(5_000) }).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ready) break;
     if (Date.now() > deadline) {
       child.kill('SIGKILL');

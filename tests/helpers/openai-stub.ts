@@ -133,7 +133,14 @@ export class OpenAiStub {
     if (!imageUrl || !/^data:image\/(png|jpeg|webp);base64,[A-Za-z0-9+/]+=*$/.test(imageUrl))
       problems.push('no data:image/…;base64 image part');
     if (!body.model) problems.push('no model');
-    return { authorization: req.headers.authorization, model: body.model, prompt, imageUrl, responseFormat: body.response_format, problems };
+    return {
+      authorization: req.headers.authorization,
+      model: body.model,
+      prompt,
+      imageUrl,
+      responseFormat: body.response_format,
+      problems,
+    };
   }
 
   private json(res: ServerResponse, status: number, body: unknown) {

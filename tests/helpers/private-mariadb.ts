@@ -29,7 +29,11 @@ export class PrivateMariaDb {
   }
 
   async init(): Promise<this> {
-    await run('mariadb-install-db', ['--no-defaults', `--datadir=${join(this.dir, 'data')}`, '--user=root', '--skip-test-db', '--auth-root-authentication-method=normal'], { timeout: 120_000 });
+    await run(
+      'mariadb-install-db',
+      ['--no-defaults', `--datadir=${join(this.dir, 'data')}`, '--user=root', '--skip-test-db', '--auth-root-authentication-method=normal'],
+      { timeout: 120_000 },
+    );
     this.port = this.placement.port ?? (await freePort());
     return this;
   }

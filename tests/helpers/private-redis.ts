@@ -24,9 +24,13 @@ export class PrivateRedis {
 
   async start(): Promise<this> {
     this.port ||= await freePort();
-    const server = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', this.dir], {
-      stdio: ['ignore', 'pipe', 'ignore'],
-    });
+    const server = spawn(
+      'redis-server',
+      ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', this.dir],
+      {
+        stdio: ['ignore', 'pipe', 'ignore'],
+      },
+    );
     this.server = server;
     this.exited = new Promise((resolve) => server.once('exit', () => resolve()));
     await new Promise<void>((resolve, reject) => {

@@ -28,7 +28,7 @@ export function descendantsOf(root: number): ProcInfo[] {
     .filter((p): p is ProcInfo => p !== undefined);
   const found: ProcInfo[] = [];
   const parents = new Set([root]);
-  for (let grew = true; grew; ) {
+  for (let grew = true; grew;) {
     grew = false;
     for (const p of all) {
       if (parents.has(p.ppid) && !parents.has(p.pid)) {

@@ -6,7 +6,14 @@
 import S3rver from 's3rver';
 import accounts from 's3rver/lib/models/account.js';
 
-const [address, port, directory, bucket, accessKeyId, secretAccessKey] = process.argv.slice(2) as [string, string, string, string, string, string];
+const [address, port, directory, bucket, accessKeyId, secretAccessKey] = process.argv.slice(2) as [
+  string,
+  string,
+  string,
+  string,
+  string,
+  string,
+];
 accounts.DUMMY_ACCOUNT.createKeyPair(accessKeyId, secretAccessKey);
 const server = new S3rver({ address, port: Number(port), silent: true, directory, configureBuckets: [{ name: bucket }] });
 await server.run();

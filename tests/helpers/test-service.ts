@@ -76,7 +76,11 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
     for (const address of startedFixtureAddresses) runtime.policy.allowList.add(address);
     stopAllowing = onFixtureServerStarted((address) => runtime.policy.allowList.add(address));
   }
-  const plan = await runtime.accounts.createPlan({ name: `test-${Date.now()}-${Math.random()}`, tier: 'test', creditsPerMonth: options.credits ?? 1000 });
+  const plan = await runtime.accounts.createPlan({
+    name: `test-${Date.now()}-${Math.random()}`,
+    tier: 'test',
+    creditsPerMonth: options.credits ?? 1000,
+  });
   const org = await runtime.accounts.createOrganization('Test org', plan);
   const key = await runtime.apiKeys.create({ organizationId: org.id, name: 'test' });
   const clientFor = (apiKey: string) => createClient({ baseUrl: runtime.url, apiKey });

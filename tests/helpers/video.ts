@@ -30,18 +30,40 @@ async function withFile<T>(bytes: Uint8Array, extension: string, use: (path: str
 
 export async function probeVideo(bytes: Uint8Array, extension: string): Promise<VideoProbe> {
   return withFile(bytes, extension, async (path) => {
-    const { stdout } = await run('ffprobe', ['-v', 'error', '-count_frames', '-select_streams', 'v:0', '-show_entries',
-      'stream=codec_name,width,height,nb_read_frames:format=duration', '-of', 'json', path]);
-    const parsed = JSON.parse(stdout) as { streams: Array<{ codec_name: string; width: number; height: number; nb_read_frames: string }>; format: { duration: string } };
+    const { stdout } = await run('ffprobe', [
+      '-v',
+      'error',
+      '-count_frames',
+      '-select_streams',
+      'v:0',
+      '-show_entries',
+      'stream=codec_name,width,height,nb_read_frames:format=duration',
+      '-of',
+      'json',
+      path,
+    ]);
+    const parsed = JSON.parse(stdout) as {
+      streams: Array<{ codec_name: string; width: number; height: number; nb_read_frames: string }>;
+      format: { duration: string };
+    };
     const stream = parsed.streams[0]!;
-    return { codec: stream.codec_name, width: stream.width, height: stream.height, duration: Number(parsed.format.duration), frames: Number(stream.nb_read_frames) };
+    return {
+      codec: stream.codec_name,
+      width: stream.width,
+      height: stream.height,
+      duration: Number(parsed.format.duration),
+      frames: Number(stream.nb_read_frames),
+    };
   });
 }
 
 /** Every frame as RGB (24-bit) pixels: `pixel(frame, x, y)`. Small test videos only. */
 export async function decodeFrames(bytes: Uint8Array, extension: string, width: number, height: number) {
   const raw = await withFile(bytes, extension, async (path) => {
-    const { stdout } = await run('ffmpeg', ['-v', 'error', '-i', path, '-f', 'rawvideo', '-pix_fmt', 'rgb24', '-'], { encoding: 'buffer', maxBuffer: 256 * 1024 * 1024 });
+    const { stdout } = await run('ffmpeg', ['-v', 'error', '-i', path, '-f', 'rawvideo', '-pix_fmt', 'rgb24', '-'], {
+      encoding: 'buffer',
+      maxBuffer: 256 * 1024 * 1024,
+    });
     return stdout as unknown as Buffer;
   });
   const frameBytes = width * height * 3;

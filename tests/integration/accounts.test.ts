@@ -8,7 +8,10 @@ const tinyCapture = (service: TestService, apiKey = service.apiKey) =>
 
 async function usageOf(service: TestService, apiKey = service.apiKey) {
   const response = await service.get(`/usage?apiKey=${apiKey}`);
-  return { status: response.status, body: (await response.json()) as { credits: Record<string, unknown>; error?: { code: string; message: string } } };
+  return {
+    status: response.status,
+    body: (await response.json()) as { credits: Record<string, unknown>; error?: { code: string; message: string } },
+  };
 }
 
 describe.each(DATABASE_KINDS)('credits under concurrency (%s)', (database) => {
@@ -36,12 +39,23 @@ describe.each(DATABASE_KINDS)('credits under concurrency (%s)', (database) => {
     await service.runtime.credits.grant(service.organizationId, 5);
     const requestId = '00000000-0000-4000-8000-000000000001';
     const reserved = await service.runtime.credits.reserve(
-      { requestId, organizationId: service.organizationId, apiKeyId: null, format: 'png', source: 'html', targetHost: null, userAgent: null },
+      {
+        requestId,
+        organizationId: service.organizationId,
+        apiKeyId: null,
+        format: 'png',
+        source: 'html',
+        targetHost: null,
+        userAgent: null,
+      },
       1,
     );
     expect(reserved.reserved).toBe(true);
     // Age the row as if its process had died long ago, then run the start-up reconciliation.
-    await service.runtime.db.knex('capture_ledger').where('request_id', requestId).update({ created_at: Date.now() - 3_600_000 });
+    await service.runtime.db
+      .knex('capture_ledger')
+      .where('request_id', requestId)
+      .update({ created_at: Date.now() - 3_600_000 });
     expect(await service.runtime.credits.releaseStaleReservations({ marginMs: 15_000, olderThanMs: 60_000 })).toBe(1);
     expect(await service.runtime.credits.releaseStaleReservations({ marginMs: 15_000, olderThanMs: 60_000 })).toBe(0);
     expect(await service.runtime.credits.commit(requestId, { processingMs: 1, fileSize: 1 })).toBe(false);
@@ -51,7 +65,14 @@ describe.each(DATABASE_KINDS)('credits under concurrency (%s)', (database) => {
 
   it('sweeps a reservation by its own capture deadline: a long delay keeps its credits reserved, a passed deadline frees them', async () => {
     await service.runtime.credits.grant(service.organizationId, 2);
-    const entry = { organizationId: service.organizationId, apiKeyId: null, format: 'png', source: 'html' as const, targetHost: null, userAgent: null };
+    const entry = {
+      organizationId: service.organizationId,
+      apiKeyId: null,
+      format: 'png',
+      source: 'html' as const,
+      targetHost: null,
+      userAgent: null,
+    };
     const longAgo = Date.now() - 3_600_000;
     const stillRunning = '00000000-0000-4000-8000-0000000000a1';
     const crashed = '00000000-0000-4000-8000-0000000000a2';
@@ -60,8 +81,14 @@ describe.each(DATABASE_KINDS)('credits under concurrency (%s)', (database) => {
     await service.runtime.credits.reserve({ ...entry, requestId: crashed, deadline: Date.now() - 20_000 }, 1);
     await service.runtime.db.knex('capture_ledger').whereIn('request_id', [stillRunning, crashed]).update({ created_at: longAgo });
     expect(await service.runtime.credits.releaseStaleReservations({ marginMs: 15_000, olderThanMs: 60_000 })).toBe(1);
-    const rows = await service.runtime.db.knex('capture_ledger').whereIn('request_id', [stillRunning, crashed]).select('request_id', 'status');
-    expect(Object.fromEntries(rows.map((row) => [row.request_id, row.status]))).toEqual({ [stillRunning]: 'reserved', [crashed]: 'released' });
+    const rows = await service.runtime.db
+      .knex('capture_ledger')
+      .whereIn('request_id', [stillRunning, crashed])
+      .select('request_id', 'status');
+    expect(Object.fromEntries(rows.map((row) => [row.request_id, row.status]))).toEqual({
+      [stillRunning]: 'reserved',
+      [crashed]: 'released',
+    });
     expect(await service.runtime.credits.commit(stillRunning, { processingMs: 1, fileSize: 1 })).toBe(true);
   });
 });
@@ -74,7 +101,11 @@ describe.each(DATABASE_KINDS)('keys (%s)', (database) => {
   afterAll(async () => service?.stop());
 
   it('a key expires at its expiry instant, judged by the database clock', async () => {
-    const key = await service.runtime.apiKeys.create({ organizationId: service.organizationId, name: 'short', expiresAt: new Date(Date.now() + 2_000) });
+    const key = await service.runtime.apiKeys.create({
+      organizationId: service.organizationId,
+      name: 'short',
+      expiresAt: new Date(Date.now() + 2_000),
+    });
     expect((await usageOf(service, key.key)).status).toBe(200);
     await new Promise((r) => setTimeout(r, 2_300));
     const after = await usageOf(service, key.key);
@@ -135,11 +166,20 @@ describe('rate limit on one instance', () => {
   afterAll(async () => service?.stop());
 
   it('uses the plan limit, reports it in /usage and answers 429 with Retry-After beyond it', async () => {
-    const plan = await service.runtime.accounts.createPlan({ name: `tight-${Date.now()}`, tier: 'tight', creditsPerMonth: 100, rateLimitMax: 3, rateLimitWindowMs: 30_000 });
+    const plan = await service.runtime.accounts.createPlan({
+      name: `tight-${Date.now()}`,
+      tier: 'tight',
+      creditsPerMonth: 100,
+      rateLimitMax: 3,
+      rateLimitWindowMs: 30_000,
+    });
     const org = await service.runtime.accounts.createOrganization('Tight', plan);
     const key = await service.runtime.apiKeys.create({ organizationId: org.id, name: 'k' });
     const usage = await usageOf(service, key.key);
-    expect((usage.body as unknown as { rateLimits: { capture: unknown } }).rateLimits.capture).toEqual({ windowMs: 30_000, maxRequestsPerWindow: 3 });
+    expect((usage.body as unknown as { rateLimits: { capture: unknown } }).rateLimits.capture).toEqual({
+      windowMs: 30_000,
+      maxRequestsPerWindow: 3,
+    });
     const responses = [];
     for (let i = 0; i < 4; i += 1) responses.push(await tinyCapture(service, key.key));
     expect(responses.map((r) => r.status)).toEqual([200, 200, 200, 429]);
@@ -196,9 +236,7 @@ describe('two instances on one MariaDB database', () => {
   });
 
   it('50 parallel captures of one organization across both: exactly 40 accepted, 10 × 429, headers consistent', async () => {
-    const responses = await Promise.all(
-      Array.from({ length: 50 }, (_, i) => tinyCapture(i % 2 === 0 ? first : second, first.apiKey)),
-    );
+    const responses = await Promise.all(Array.from({ length: 50 }, (_, i) => tinyCapture(i % 2 === 0 ? first : second, first.apiKey)));
     const accepted = responses.filter((r) => r.status === 200);
     const limited = responses.filter((r) => r.status === 429);
     expect(accepted).toHaveLength(40);
@@ -213,7 +251,10 @@ describe('two instances on one MariaDB database', () => {
   });
 
   it('1 credit, parallel captures on both instances: one charge only', async () => {
-    const org = await first.runtime.accounts.createOrganization('One credit', await first.runtime.accounts.createPlan({ name: `one-${Date.now()}`, tier: 't', creditsPerMonth: 1 }));
+    const org = await first.runtime.accounts.createOrganization(
+      'One credit',
+      await first.runtime.accounts.createPlan({ name: `one-${Date.now()}`, tier: 't', creditsPerMonth: 1 }),
+    );
     const key = await first.runtime.apiKeys.create({ organizationId: org.id, name: 'k' });
     const responses = await Promise.all(Array.from({ length: 8 }, (_, i) => tinyCapture(i % 2 === 0 ? first : second, key.key)));
     expect(responses.filter((r) => r.status === 200)).toHaveLength(1);
@@ -224,22 +265,33 @@ describe('two instances on one MariaDB database', () => {
     [false, 0],
     [true, 40],
   ])('an ended period rolls over exactly once when both instances race (rollover=%s)', async (rollover, carried) => {
-    const plan = await first.runtime.accounts.createPlan({ name: `roll-${rollover}-${Date.now()}`, tier: 'r', creditsPerMonth: 100, rollover });
+    const plan = await first.runtime.accounts.createPlan({
+      name: `roll-${rollover}-${Date.now()}`,
+      tier: 'r',
+      creditsPerMonth: 100,
+      rollover,
+    });
     const org = await first.runtime.accounts.createOrganization(`Roll ${rollover}`, plan);
     const key = await first.runtime.apiKeys.create({ organizationId: org.id, name: 'k' });
     // 60 used of 100: 40 left to carry over for rollover plans. The period ended a minute ago.
     const now = Date.now();
     const start = now - 31 * 86_400_000;
     const end = now - 60_000;
-    await first.runtime.db.knex('credit_balances').where('organization_id', org.id).update({ period_start: start, period_end: end, remaining: 40, used: 60 });
-    const reports = await Promise.all(
-      Array.from({ length: 10 }, (_, i) => usageOf(i % 2 === 0 ? first : second, key.key)),
-    );
+    await first.runtime.db
+      .knex('credit_balances')
+      .where('organization_id', org.id)
+      .update({ period_start: start, period_end: end, remaining: 40, used: 60 });
+    const reports = await Promise.all(Array.from({ length: 10 }, (_, i) => usageOf(i % 2 === 0 ? first : second, key.key)));
     for (const report of reports) expect(report.status).toBe(200);
     const balance = await first.runtime.credits.balance(org.id);
     expect(balance).toMatchObject({ period_start: end, allocation: 100, carried_over: carried, remaining: 100 + carried, used: 0 });
     const usage = await usageOf(first, key.key);
-    expect(usage.body.credits).toMatchObject({ totalMonthlyAllocation: 100, remaining: 100 + carried, usedThisPeriod: 0, includesCreditRollover: rollover });
+    expect(usage.body.credits).toMatchObject({
+      totalMonthlyAllocation: 100,
+      remaining: 100 + carried,
+      usedThisPeriod: 0,
+      includesCreditRollover: rollover,
+    });
     expect(new Date(usage.body.credits.periodStart as string).getTime()).toBe(end);
   });
 });

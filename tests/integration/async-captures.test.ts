@@ -46,7 +46,14 @@ async function postJob(service: TestService, apiKey: string, body: Record<string
     headers: { 'content-type': 'application/json', 'x-api-key': apiKey },
     body: JSON.stringify(body),
   });
-  return { status: response.status, body: (await response.json()) as { success: boolean; data: { jobId: string; statusUrl: string }; error?: { code: string; message: string } } };
+  return {
+    status: response.status,
+    body: (await response.json()) as {
+      success: boolean;
+      data: { jobId: string; statusUrl: string };
+      error?: { code: string; message: string };
+    },
+  };
 }
 
 /** A `daguerre worker` process of its own, on the service's database and Redis prefix. */
@@ -62,7 +69,9 @@ function startWorkerProcess(env: Record<string, string>): ChildProcess {
 }
 
 function exited(child: ChildProcess): Promise<void> {
-  return child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : new Promise((resolve) => child.once('exit', () => resolve()));
+  return child.exitCode !== null || child.signalCode !== null
+    ? Promise.resolve()
+    : new Promise((resolve) => child.once('exit', () => resolve()));
 }
 
 describe('async captures (POST /captures) with an in-process worker', () => {
@@ -87,7 +96,12 @@ describe('async captures (POST /captures) with an in-process worker', () => {
   it('queues a job, renders it, serves its file and calls the webhook with a valid Standard Webhooks signature', async () => {
     const receiver = await startReceiver();
     try {
-      const accepted = await postJob(service, apiKey, { html: TINY_HTML, viewportWidth: 200, viewportHeight: 120, webhookUrl: receiver.url });
+      const accepted = await postJob(service, apiKey, {
+        html: TINY_HTML,
+        viewportWidth: 200,
+        viewportHeight: 120,
+        webhookUrl: receiver.url,
+      });
       expect(accepted.body).toMatchObject({ success: true, data: { status: 'queued' } });
       expect(accepted.status).toBe(202);
       expect(accepted.body.data.statusUrl).toBe(`${service.url}/captures/${accepted.body.data.jobId}`);
@@ -96,10 +110,14 @@ describe('async captures (POST /captures) with an in-process worker', () => {
       const client = createClient({ baseUrl: service.url, apiKey });
       await client.waitForCapture(jobId, { intervalMs: 100, timeoutMs: 30_000 });
       // The finish time can land a moment after the state: poll until the record is complete.
-      const done = await until(async () => {
-        const job = await client.getCapture(jobId);
-        return job.finishedAt ? job : undefined;
-      }, 5_000, 'finishedAt');
+      const done = await until(
+        async () => {
+          const job = await client.getCapture(jobId);
+          return job.finishedAt ? job : undefined;
+        },
+        5_000,
+        'finishedAt',
+      );
       expect(done.status).toBe('succeeded');
       expect(done.startedAt).toBeDefined();
       expect(done.result).toMatchObject({ mime: 'image/png', fileUrl: `${service.url}/captures/${jobId}/file` });
@@ -116,11 +134,17 @@ describe('async captures (POST /captures) with an in-process worker', () => {
       expect(independentlyVerified('another secret', delivery)).toBe(false);
       const event = JSON.parse(delivery.body) as { type: string; data: CaptureJobData };
       expect(event.type).toBe('capture.succeeded');
-      expect(event.data).toMatchObject({ jobId, status: 'succeeded', result: { fileName: done.result!.fileName, fileSize: done.result!.fileSize } });
+      expect(event.data).toMatchObject({
+        jobId,
+        status: 'succeeded',
+        result: { fileName: done.result!.fileName, fileSize: done.result!.fileSize },
+      });
       // The client's verifier agrees with the independent one, and refuses a tampered body.
       const verified = verifyWebhook(signingSecret, delivery.body, delivery.headers as Record<string, string>);
       expect(verified.type === 'capture.succeeded' && verified.data.jobId).toBe(jobId);
-      expect(() => verifyWebhook(signingSecret, delivery.body.replace('succeeded', 'failed'), delivery.headers as Record<string, string>)).toThrow();
+      expect(() =>
+        verifyWebhook(signingSecret, delivery.body.replace('succeeded', 'failed'), delivery.headers as Record<string, string>),
+      ).toThrow();
 
       // Charged once, as an async row of the ledger.
       const ledger = await service.runtime.credits.ledger(service.organizationId);
@@ -134,7 +158,12 @@ describe('async captures (POST /captures) with an in-process worker', () => {
   it('delivers again after the receiver answered 500, under the same webhook-id', async () => {
     const receiver = await startReceiver((count) => (count === 1 ? 500 : 204));
     try {
-      const accepted = await postJob(service, apiKey, { html: TINY_HTML, viewportWidth: 100, viewportHeight: 100, webhookUrl: receiver.url });
+      const accepted = await postJob(service, apiKey, {
+        html: TINY_HTML,
+        viewportWidth: 100,
+        viewportHeight: 100,
+        webhookUrl: receiver.url,
+      });
       expect(accepted.status).toBe(202);
       await until(async () => (receiver.deliveries.length >= 2 ? true : undefined), 20_000, 'the second delivery');
       const [first, second] = receiver.deliveries;
@@ -152,7 +181,14 @@ describe('async captures (POST /captures) with an in-process worker', () => {
     const receiver = await startReceiver();
     try {
       const before = await service.client.usage();
-      const accepted = await postJob(service, apiKey, { html: '<p>x</p>', waitForSelector: '#never', delay: 0, webhookUrl: receiver.url, viewportWidth: 100, viewportHeight: 100 });
+      const accepted = await postJob(service, apiKey, {
+        html: '<p>x</p>',
+        waitForSelector: '#never',
+        delay: 0,
+        webhookUrl: receiver.url,
+        viewportWidth: 100,
+        viewportHeight: 100,
+      });
       expect(accepted.status).toBe(202);
       const client = createClient({ baseUrl: service.url, apiKey });
       const done = await client.waitForCapture(accepted.body.data.jobId, { intervalMs: 200, timeoutMs: 40_000 });
@@ -164,7 +200,10 @@ describe('async captures (POST /captures) with an in-process worker', () => {
       const file = await service.get(`/captures/${accepted.body.data.jobId}/file`, { headers: { 'x-api-key': apiKey } });
       expect(file.status).toBe(409);
       const delivery = await until(async () => receiver.deliveries[0], 15_000, 'the failure webhook');
-      expect(JSON.parse(delivery.body)).toMatchObject({ type: 'capture.failed', data: { status: 'failed', error: { code: done.error!.code } } });
+      expect(JSON.parse(delivery.body)).toMatchObject({
+        type: 'capture.failed',
+        data: { status: 'failed', error: { code: done.error!.code } },
+      });
     } finally {
       await receiver.server.stop();
     }
@@ -172,7 +211,11 @@ describe('async captures (POST /captures) with an in-process worker', () => {
 
   it('validates exactly as /capture does, synchronously, and refuses a webhook on a private address', async () => {
     const both = await postJob(service, apiKey, { html: TINY_HTML, url: 'https://example.com' });
-    const sync = await service.get('/capture', { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': apiKey }, body: JSON.stringify({ html: TINY_HTML, url: 'https://example.com' }) });
+    const sync = await service.get('/capture', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': apiKey },
+      body: JSON.stringify({ html: TINY_HTML, url: 'https://example.com' }),
+    });
     expect(both.status).toBe(400);
     expect(both.body).toEqual(await sync.json());
 
@@ -217,7 +260,9 @@ describe('async captures without REDIS_URL', () => {
     expect(refused.status).toBe(503);
     expect(refused.body.error).toMatchObject({ code: 'SERVICE_UNAVAILABLE' });
     expect(refused.body.error!.message).toContain('REDIS_URL');
-    const sync = await service.get(`/capture?html=${encodeURIComponent(TINY_HTML)}&viewportWidth=100&viewportHeight=100&apiKey=${service.apiKey}`);
+    const sync = await service.get(
+      `/capture?html=${encodeURIComponent(TINY_HTML)}&viewportWidth=100&viewportHeight=100&apiKey=${service.apiKey}`,
+    );
     expect(sync.status).toBe(200);
   });
 });
@@ -231,7 +276,11 @@ describe('render workers in processes of their own (daguerre worker)', () => {
   beforeAll(async () => {
     database = await createTestDatabase('mysql');
     // The API takes requests only: CAPTURE_WORKERS=0.
-    service = await startTestService({ databaseUrl: database.url, credits: 3, env: { REDIS_URL, JOB_QUEUE_PREFIX: prefix, CAPTURE_WORKERS: '0', RESULTS_DIR: resultsDir } });
+    service = await startTestService({
+      databaseUrl: database.url,
+      credits: 3,
+      env: { REDIS_URL, JOB_QUEUE_PREFIX: prefix, CAPTURE_WORKERS: '0', RESULTS_DIR: resultsDir },
+    });
   });
   afterAll(async () => {
     for (const child of children) child.kill('SIGKILL');
@@ -242,7 +291,14 @@ describe('render workers in processes of their own (daguerre worker)', () => {
     rmSync(resultsDir, { recursive: true, force: true });
   });
 
-  const workerEnv = () => ({ DATABASE_URL: database.url, REDIS_URL, JOB_QUEUE_PREFIX: prefix, CAPTURE_WORKERS: '1', JOB_LOCK_MS: '3000', RESULTS_DIR: resultsDir });
+  const workerEnv = () => ({
+    DATABASE_URL: database.url,
+    REDIS_URL,
+    JOB_QUEUE_PREFIX: prefix,
+    CAPTURE_WORKERS: '1',
+    JOB_LOCK_MS: '3000',
+    RESULTS_DIR: resultsDir,
+  });
 
   it('a job queued while no worker runs is done by a worker started afterwards; a job out of credits fails INSUFFICIENT_CREDITS', async () => {
     const client = createClient({ baseUrl: service.url, apiKey: service.apiKey });
@@ -281,7 +337,11 @@ describe('render workers in processes of their own (daguerre worker)', () => {
     const { jobId } = accepted.body.data;
     await until(async () => ((await client.getCapture(jobId)).status === 'active' ? true : undefined), 60_000, 'the job to start');
     // Its credit is reserved by now (the render waits in its delay).
-    await until(async () => ((await client.usage()).credits.remaining === before.credits.remaining - 1 ? true : undefined), 10_000, 'the reservation');
+    await until(
+      async () => ((await client.usage()).credits.remaining === before.credits.remaining - 1 ? true : undefined),
+      10_000,
+      'the reservation',
+    );
     doomed.kill('SIGKILL');
     await exited(doomed);
 
@@ -294,7 +354,10 @@ describe('render workers in processes of their own (daguerre worker)', () => {
     expect(after.credits.remaining).toBe(before.credits.remaining - 1);
     // Two attempts in the ledger: the dead worker's reservation released, the rescuer's charged.
     const mine = (await service.runtime.credits.ledger(service.organizationId)).filter((row) => Number(row.created_at) >= testStarted);
-    expect(mine.map((row) => `${row.mode}:${row.status}:${row.error_code ?? ''}`).sort()).toEqual(['async:charged:', 'async:released:JOB_TAKEN_OVER']);
+    expect(mine.map((row) => `${row.mode}:${row.status}:${row.error_code ?? ''}`).sort()).toEqual([
+      'async:charged:',
+      'async:released:JOB_TAKEN_OVER',
+    ]);
     expect(mine.find((row) => row.status === 'released')!.request_id).toBe(jobId);
     rescuer.kill('SIGTERM');
     await exited(rescuer);

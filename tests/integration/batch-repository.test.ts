@@ -49,12 +49,16 @@ describe.each(DATABASE_KINDS)('batch records on %s', (kind) => {
     await batches.addItem(batchId, 2, third);
     expect(await batches.completeIfDone(batchId)).toBe(false);
     const items = await batches.items(batchId);
-    expect(items.map((item) => [item.index, item.status, item.errorCode])).toEqual([[0, 'failed', 'TARGET_HTTP_ERROR'], [1, 'failed', 'CANCELLED'], [2, 'queued', null]]);
+    expect(items.map((item) => [item.index, item.status, item.errorCode])).toEqual([
+      [0, 'failed', 'TARGET_HTTP_ERROR'],
+      [1, 'failed', 'CANCELLED'],
+      [2, 'queued', null],
+    ]);
     await jobs.fail(third, { code: 'OPERATION_FAILED', message: 'z' });
     const [first, second] = await Promise.all([batches.completeIfDone(batchId), batches.completeIfDone(batchId)]);
     expect([first, second].filter(Boolean)).toHaveLength(1);
     expect(await batches.cancel(batchId)).toBe(false);
-    expect((await batches.get(batchId))).toMatchObject({ state: 'completed', webhookState: 'pending' });
+    expect(await batches.get(batchId)).toMatchObject({ state: 'completed', webhookState: 'pending' });
     expect((await batches.webhooksPending()).map((b) => b.id)).toContain(batchId);
     await batches.markWebhookQueued(batchId);
     expect((await batches.webhooksPending()).map((b) => b.id)).not.toContain(batchId);

@@ -19,7 +19,10 @@ const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const TINY = (i: number) => `<body style="margin:0;background:rgb(${i % 200},90,160)"><p>${i}</p></body>`;
 
 async function daguerreError(work: Promise<unknown>): Promise<DaguerreError> {
-  const error = await work.then(() => undefined, (e: unknown) => e);
+  const error = await work.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   expect(error).toBeInstanceOf(DaguerreError);
   return error as DaguerreError;
 }
@@ -34,7 +37,13 @@ describe('bulk captures: POST/GET/DELETE /captures/bulk (issue #34)', () => {
   const hookUrl = () => `${fixtures.url}/hook`;
   const used = async () => (await client.usage()).credits.usedThisPeriod;
   const jobsOfOrganization = async () =>
-    Number(((await service.runtime.db.knex('capture_jobs').where('organization_id', service.organizationId).count({ n: '*' }).first()) as { n: number | string }).n);
+    Number(
+      (
+        (await service.runtime.db.knex('capture_jobs').where('organization_id', service.organizationId).count({ n: '*' }).first()) as {
+          n: number | string;
+        }
+      ).n,
+    );
 
   beforeAll(async () => {
     fixtures = new FixtureServer().route('/hook', (req, res) => {
@@ -50,7 +59,14 @@ describe('bulk captures: POST/GET/DELETE /captures/bulk (issue #34)', () => {
     await fixtures.start();
     service = await startTestService({
       credits: 1_000,
-      env: { REDIS_URL, JOB_QUEUE_PREFIX: prefix, CAPTURE_WORKERS: '2', WEBHOOK_RETRY_BASE_MS: '300', WEBHOOK_TIMEOUT_MS: '3000', RATE_LIMIT_MAX: '1000' },
+      env: {
+        REDIS_URL,
+        JOB_QUEUE_PREFIX: prefix,
+        CAPTURE_WORKERS: '2',
+        WEBHOOK_RETRY_BASE_MS: '300',
+        WEBHOOK_TIMEOUT_MS: '3000',
+        RATE_LIMIT_MAX: '1000',
+      },
     });
     const key = await service.runtime.apiKeys.create({ organizationId: service.organizationId, name: 'bulk' });
     signingSecret = key.signingSecret;
@@ -73,11 +89,21 @@ describe('bulk captures: POST/GET/DELETE /captures/bulk (issue #34)', () => {
     expect(bad.message).toContain('requests[7]');
 
     // A rule across fields (url and html together) and an unknown field, in other items.
-    const crossed = await daguerreError(client.captureBulk({ requests: [{ html: TINY(0) }, { html: TINY(1), url: `${fixtures.url}/bands.html` }, { html: 'x', colour: 'red' } as never] }));
-    expect((crossed.details as Array<{ field: string }>).map((d) => d.field).sort()).toEqual(['requests[1].html', 'requests[1].url', 'requests[2].colour']);
+    const crossed = await daguerreError(
+      client.captureBulk({
+        requests: [{ html: TINY(0) }, { html: TINY(1), url: `${fixtures.url}/bands.html` }, { html: 'x', colour: 'red' } as never],
+      }),
+    );
+    expect((crossed.details as Array<{ field: string }>).map((d) => d.field).sort()).toEqual([
+      'requests[1].html',
+      'requests[1].url',
+      'requests[2].colour',
+    ]);
 
     // A destination the egress policy refuses is found by the server's own check, before queuing.
-    const refused = await daguerreError(client.captureBulk({ requests: [{ html: TINY(0) }, { html: TINY(1) }, { url: 'http://10.1.2.3/' }] }));
+    const refused = await daguerreError(
+      client.captureBulk({ requests: [{ html: TINY(0) }, { html: TINY(1) }, { url: 'http://10.1.2.3/' }] }),
+    );
     expect(refused.status).toBe(400);
     expect((refused.details as Array<{ field: string }>)[0]!.field).toBe('requests[2].url');
 
@@ -87,13 +113,17 @@ describe('bulk captures: POST/GET/DELETE /captures/bulk (issue #34)', () => {
     expect(await used()).toBe(before.used);
   });
 
-  it('a batch of 100 with failing targets: every item its own job, counts, charges on success only, one signed batch webhook; another organization\'s job is not held back', async () => {
+  it("a batch of 100 with failing targets: every item its own job, counts, charges on success only, one signed batch webhook; another organization's job is not held back", async () => {
     const before = await used();
     const failing = new Set([13, 47, 81]);
     const requests = Array.from({ length: 100 }, (_, i) =>
       failing.has(i)
         ? { url: `${fixtures.url}/no-such-page.html`, failOnHttpError: true }
-        : { html: TINY(i), ...(i === 0 ? { viewportWidth: 140 } : {}), ...(i % 3 === 1 ? { format: 'jpeg' as const } : i % 3 === 2 ? { format: 'webp' as const } : {}) },
+        : {
+            html: TINY(i),
+            ...(i === 0 ? { viewportWidth: 140 } : {}),
+            ...(i % 3 === 1 ? { format: 'jpeg' as const } : i % 3 === 2 ? { format: 'webp' as const } : {}),
+          },
     );
     const accepted = await client.captureBulk({ defaults: { viewportWidth: 100, viewportHeight: 100 }, requests, webhookUrl: hookUrl() });
     expect(accepted.total).toBe(100);
@@ -102,7 +132,10 @@ describe('bulk captures: POST/GET/DELETE /captures/bulk (issue #34)', () => {
     expect(['queued', 'running', 'completed']).toContain(accepted.status);
 
     // Another organization's single job, sent behind the backlog of 100, ends while the batch still has items waiting.
-    const other = await service.runtime.accounts.createOrganization('Other org', (await service.runtime.accounts.createPlan({ name: `other-${prefix}`, tier: 'test', creditsPerMonth: 10 })));
+    const other = await service.runtime.accounts.createOrganization(
+      'Other org',
+      await service.runtime.accounts.createPlan({ name: `other-${prefix}`, tier: 'test', creditsPerMonth: 10 }),
+    );
     const otherKey = await service.runtime.apiKeys.create({ organizationId: other.id, name: 'other' });
     const otherClient = createClient({ baseUrl: service.url, apiKey: otherKey.key });
     const single = await otherClient.captureAsync({ html: TINY(500), viewportWidth: 100, viewportHeight: 100 });
@@ -132,7 +165,11 @@ describe('bulk captures: POST/GET/DELETE /captures/bulk (issue #34)', () => {
     expect(startedAfterQueued.length).toBeGreaterThan(0);
     expect(startedAfterQueued.filter((started) => started < singleStarted).length).toBeLessThanOrEqual(2);
 
-    const delivery = await until(async () => deliveries.find((d) => JSON.parse(d.body).data?.batchId === accepted.batchId), 30_000, 'the batch webhook');
+    const delivery = await until(
+      async () => deliveries.find((d) => JSON.parse(d.body).data?.batchId === accepted.batchId),
+      30_000,
+      'the batch webhook',
+    );
     expect(independentlyVerified(signingSecret, delivery)).toBe(true);
     const event = verifyWebhook(signingSecret, delivery.body, delivery.headers as Record<string, string>);
     // The verifier's type names batch events too: narrowing on type types data as the batch.
@@ -160,49 +197,77 @@ describe('bulk captures: POST/GET/DELETE /captures/bulk (issue #34)', () => {
     expect((await client.cancelBatch(accepted.batchId)).counts).toEqual(cancelled.counts);
 
     // Items a worker was rendering when the batch was cancelled release their credits when they end.
-    await until(async () => {
-      const ledger = await service.runtime.credits.ledger(service.organizationId, 1_000);
-      return ledger.some((row: { status: string }) => row.status === 'reserved') ? undefined : true;
-    }, 60_000, 'no reservation left');
+    await until(
+      async () => {
+        const ledger = await service.runtime.credits.ledger(service.organizationId, 1_000);
+        return ledger.some((row: { status: string }) => row.status === 'reserved') ? undefined : true;
+      },
+      60_000,
+      'no reservation left',
+    );
     const after = await client.getBatch(accepted.batchId);
     expect(after.status).toBe('cancelled');
     expect((await used()) - before).toBe(after.counts.succeeded);
     expect(after.creditsCharged).toBe(after.counts.succeeded);
 
-    const delivery = await until(async () => deliveries.find((d) => d.headers['webhook-id'] === `msg_batch_${accepted.batchId}`), 30_000, 'the cancel webhook');
+    const delivery = await until(
+      async () => deliveries.find((d) => d.headers['webhook-id'] === `msg_batch_${accepted.batchId}`),
+      30_000,
+      'the cancel webhook',
+    );
     expect(independentlyVerified(signingSecret, delivery)).toBe(true);
     expect(JSON.parse(delivery.body)).toMatchObject({ type: 'batch.cancelled', data: { batchId: accepted.batchId, status: 'cancelled' } });
     // The item with its own webhook got one too (capture.failed with code CANCELLED, or capture.succeeded).
-    const itemHook = await until(async () => deliveries.find((d) => d.headers['webhook-id'] === `msg_${accepted.items[11]!.jobId}`), 30_000, 'the item webhook');
+    const itemHook = await until(
+      async () => deliveries.find((d) => d.headers['webhook-id'] === `msg_${accepted.items[11]!.jobId}`),
+      30_000,
+      'the item webhook',
+    );
     expect(JSON.parse(itemHook.body).data.jobId).toBe(accepted.items[11]!.jobId);
   }, 120_000);
 
   it('another organization sees no batch of this one (404), and an unknown id is 404', async () => {
     const accepted = await client.captureBulk({ requests: [{ html: TINY(1), viewportWidth: 100, viewportHeight: 100 }] });
-    const stranger = await daguerreError(service.client.getBatch(accepted.batchId).then(async () => {
-      // service.client is the same organization: use a key of another organization instead.
-      const org = await service.runtime.accounts.createOrganization('Stranger', await service.runtime.accounts.createPlan({ name: `stranger-${prefix}`, tier: 'test', creditsPerMonth: 1 }));
-      const key = await service.runtime.apiKeys.create({ organizationId: org.id, name: 'stranger' });
-      return createClient({ baseUrl: service.url, apiKey: key.key }).getBatch(accepted.batchId);
-    }));
+    const stranger = await daguerreError(
+      service.client.getBatch(accepted.batchId).then(async () => {
+        // service.client is the same organization: use a key of another organization instead.
+        const org = await service.runtime.accounts.createOrganization(
+          'Stranger',
+          await service.runtime.accounts.createPlan({ name: `stranger-${prefix}`, tier: 'test', creditsPerMonth: 1 }),
+        );
+        const key = await service.runtime.apiKeys.create({ organizationId: org.id, name: 'stranger' });
+        return createClient({ baseUrl: service.url, apiKey: key.key }).getBatch(accepted.batchId);
+      }),
+    );
     expect(stranger.status).toBe(404);
     expect((await daguerreError(client.getBatch('00000000-0000-4000-8000-000000000000'))).status).toBe(404);
     await client.waitForBatch(accepted.batchId, { intervalMs: 200, timeoutMs: 60_000 });
   });
 
-  it('the dashboard lists the organization\'s batches with their counts', async () => {
-    const accepted = await client.captureBulk({ requests: [{ html: TINY(2), viewportWidth: 100, viewportHeight: 100 }, { html: TINY(3), viewportWidth: 100, viewportHeight: 100 }] });
+  it("the dashboard lists the organization's batches with their counts", async () => {
+    const accepted = await client.captureBulk({
+      requests: [
+        { html: TINY(2), viewportWidth: 100, viewportHeight: 100 },
+        { html: TINY(3), viewportWidth: 100, viewportHeight: 100 },
+      ],
+    });
     const done = await client.waitForBatch(accepted.batchId, { intervalMs: 200, timeoutMs: 60_000 });
     const { accounts } = service.runtime;
     const user = await accounts.createUser(`bulk-${prefix}@example.test`, 'Bulk Viewer', await hashPassword('a long enough password'));
     await accounts.addMember(service.organizationId, user.id);
-    const { token } = await new SessionRepository(service.runtime.db, DEFAULT_SESSION_TIMES).create(user.id, service.organizationId, Date.now());
+    const { token } = await new SessionRepository(service.runtime.db, DEFAULT_SESSION_TIMES).create(
+      user.id,
+      service.organizationId,
+      Date.now(),
+    );
     const response = await service.get('/dashboard/batches', { headers: { cookie: `daguerre_session=${token}` } });
     expect(response.status).toBe(200);
     const page = await response.text();
     expect(page).toContain(`data-batch-id="${accepted.batchId}"`);
     const row = page.slice(page.indexOf(`data-batch-id="${accepted.batchId}"`));
-    expect(row.slice(0, row.indexOf('</tr>'))).toMatch(new RegExp(`>completed<[\\s\\S]*<td class="num">2</td>\\s*<td class="num">${done.counts.succeeded}</td>`));
+    expect(row.slice(0, row.indexOf('</tr>'))).toMatch(
+      new RegExp(`>completed<[\\s\\S]*<td class="num">2</td>\\s*<td class="num">${done.counts.succeeded}</td>`),
+    );
     expect(page).toContain('href="/dashboard/batches"');
   });
 });
@@ -250,7 +315,10 @@ describe('bulk captures when the queue fails part-way (a real fault: a private R
   beforeAll(async () => {
     redis = await new PrivateRedis().start();
     // No workers (capture or monitor): nothing of the batch may run, and nothing else writes to the little room left in Redis.
-    service = await startTestService({ credits: 100, env: { REDIS_URL: redis.url, JOB_QUEUE_PREFIX: 'rs-bulk-oom', CAPTURE_WORKERS: '0', MONITOR_WORKERS: '0', RATE_LIMIT_MAX: '1000' } });
+    service = await startTestService({
+      credits: 100,
+      env: { REDIS_URL: redis.url, JOB_QUEUE_PREFIX: 'rs-bulk-oom', CAPTURE_WORKERS: '0', MONITOR_WORKERS: '0', RATE_LIMIT_MAX: '1000' },
+    });
   });
   afterAll(async () => {
     await service?.stop();
@@ -265,10 +333,16 @@ describe('bulk captures when the queue fails part-way (a real fault: a private R
       await admin.config('SET', 'maxmemory-policy', 'noeviction');
       await admin.config('SET', 'maxmemory', String(used + 400_000));
       const big = (i: number) => `<p>${i}</p><!--${'x'.repeat(90_000)}-->`;
-      const failed = await daguerreError(service.client.captureBulk({ requests: Array.from({ length: 10 }, (_, i) => ({ html: big(i), viewportWidth: 100, viewportHeight: 100 })) }));
+      const failed = await daguerreError(
+        service.client.captureBulk({
+          requests: Array.from({ length: 10 }, (_, i) => ({ html: big(i), viewportWidth: 100, viewportHeight: 100 })),
+        }),
+      );
       expect(failed.status).toBe(503);
       // Part-way indeed: some items had been queued (and recorded) before Redis refused the next one.
-      const report = capturedLogLines.map((line) => JSON.parse(line) as { msg?: string; queued?: number }).find((line) => line.msg?.startsWith('queuing a batch failed part-way'));
+      const report = capturedLogLines
+        .map((line) => JSON.parse(line) as { msg?: string; queued?: number })
+        .find((line) => line.msg?.startsWith('queuing a batch failed part-way'));
       expect(report?.queued).toBeGreaterThan(0);
       const knex = service.runtime.db.knex;
       const count = async (table: string) => Number(((await knex(table).count({ n: '*' }).first()) as { n: number | string }).n);

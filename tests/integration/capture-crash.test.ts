@@ -34,7 +34,8 @@ describe('capture robustness: browser crash, full queue, client disconnect', () 
   const ledger = async () => (await service.runtime.credits.ledger(service.organizationId, 500)) as LedgerRow[];
   /** Until the one slot is back in the pool (its reset after the last capture is done). */
   const poolIdle = async () => {
-    for (let i = 0; i < 200 && (service.runtime.pool.busy > 0 || service.runtime.pool.waiting > 0); i++) await new Promise((r) => setTimeout(r, 25));
+    for (let i = 0; i < 200 && (service.runtime.pool.busy > 0 || service.runtime.pool.waiting > 0); i++)
+      await new Promise((r) => setTimeout(r, 25));
   };
   const expectCaptureWorks = async () => {
     const image = decodePng((await service.client.capture({ html: OK_PAGE, viewportWidth: 200, viewportHeight: 150 })).bytes);
@@ -90,7 +91,9 @@ describe('capture robustness: browser crash, full queue, client disconnect', () 
     const rowsBefore = new Set((await ledger()).map((row) => row.request_id));
     fixtures.reset();
     const controller = new AbortController();
-    const pending = service.get(query({ url: `${fixtures.url}/slow?ms=3000`, viewportWidth: '200', viewportHeight: '150' }), { signal: controller.signal });
+    const pending = service.get(query({ url: `${fixtures.url}/slow?ms=3000`, viewportWidth: '200', viewportHeight: '150' }), {
+      signal: controller.signal,
+    });
     await fixtures.waitForRequest('/slow');
     controller.abort();
     await expect(pending).rejects.toThrow();
@@ -115,7 +118,8 @@ describe('capture robustness: browser crash, full queue, client disconnect', () 
     const controller = new AbortController();
     const queued = service.get(query({ html: OK_PAGE, viewportWidth: '200', viewportHeight: '150' }), { signal: controller.signal });
     // Queued in front of the pool (the fair-share queue), as /ready reports it.
-    const queuedNow = async () => ((await (await fetch(`${service.url}/ready`)).json()) as { checks: { queue: { waiting: number } } }).checks.queue.waiting;
+    const queuedNow = async () =>
+      ((await (await fetch(`${service.url}/ready`)).json()) as { checks: { queue: { waiting: number } } }).checks.queue.waiting;
     for (let i = 0; i < 100 && (await queuedNow()) === 0; i++) await new Promise((r) => setTimeout(r, 20));
     expect(await queuedNow()).toBe(1);
     controller.abort();

@@ -24,9 +24,19 @@ describe('capture deadline (CAPTURE_TIMEOUT_MS=3000)', () => {
     });
     // A script that never yields: the renderer hangs, protocol calls to it too.
     fixtures.page('/busy-loop', '<!doctype html><html><body><script>for (;;) {}</script></body></html>');
-    fixtures.page('/stuck-subresource', `<!doctype html><html><body style="background:rgb(200,0,0)"><img src="/hanging-image.png"></body></html>`);
+    fixtures.page(
+      '/stuck-subresource',
+      `<!doctype html><html><body style="background:rgb(200,0,0)"><img src="/hanging-image.png"></body></html>`,
+    );
     // The deadline, not the unresponsiveness watchdog (page-unresponsive.test.ts), ends the busy loop here.
-    service = await startTestService({ env: { CAPTURE_TIMEOUT_MS: String(CAPTURE_TIMEOUT_MS), MAX_CONCURRENCY: '1', RATE_LIMIT_MAX: '1000', PAGE_UNRESPONSIVE_TIMEOUT_MS: '0' } });
+    service = await startTestService({
+      env: {
+        CAPTURE_TIMEOUT_MS: String(CAPTURE_TIMEOUT_MS),
+        MAX_CONCURRENCY: '1',
+        RATE_LIMIT_MAX: '1000',
+        PAGE_UNRESPONSIVE_TIMEOUT_MS: '0',
+      },
+    });
   });
   afterAll(async () => {
     await service?.stop();
@@ -42,7 +52,9 @@ describe('capture deadline (CAPTURE_TIMEOUT_MS=3000)', () => {
     it(`answers 504 CAPTURE_TIMEOUT for ${path} near the deadline, charges nothing, and the next capture works`, async () => {
       const before = await service.client.usage();
       const started = Date.now();
-      const response = await service.get(`/capture?${new URLSearchParams({ url: `${fixtures.url}${path}`, viewportWidth: '200', viewportHeight: '150', apiKey: service.apiKey })}`);
+      const response = await service.get(
+        `/capture?${new URLSearchParams({ url: `${fixtures.url}${path}`, viewportWidth: '200', viewportHeight: '150', apiKey: service.apiKey })}`,
+      );
       const elapsed = Date.now() - started;
       expect(response.status).toBe(504);
       const body = (await response.json()) as { error: { code: string; message: string } };
@@ -58,7 +70,9 @@ describe('capture deadline (CAPTURE_TIMEOUT_MS=3000)', () => {
   // docs/capture-fidelity.md: a rendered document whose load never comes is captured as it is (best attempt).
   it('captures /stuck-subresource as it is when its load event never comes, marked X-Capture-Wait-Timed-Out and charged', async () => {
     const before = await service.client.usage();
-    const response = await service.get(`/capture?${new URLSearchParams({ url: `${fixtures.url}/stuck-subresource`, viewportWidth: '200', viewportHeight: '150', apiKey: service.apiKey })}`);
+    const response = await service.get(
+      `/capture?${new URLSearchParams({ url: `${fixtures.url}/stuck-subresource`, viewportWidth: '200', viewportHeight: '150', apiKey: service.apiKey })}`,
+    );
     expect(response.status, await response.clone().text()).toBe(200);
     expect(response.headers.get('x-capture-wait-timed-out')).toBe('true');
     expect(response.headers.get('x-target-status')).toBe('200');
@@ -69,7 +83,13 @@ describe('capture deadline (CAPTURE_TIMEOUT_MS=3000)', () => {
   it('answers 504 CAPTURE_TIMEOUT for /stuck-subresource with failOnWaitTimeout=true, near the deadline, charging nothing', async () => {
     const before = await service.client.usage();
     const started = Date.now();
-    const query = { url: `${fixtures.url}/stuck-subresource`, failOnWaitTimeout: 'true', viewportWidth: '200', viewportHeight: '150', apiKey: service.apiKey };
+    const query = {
+      url: `${fixtures.url}/stuck-subresource`,
+      failOnWaitTimeout: 'true',
+      viewportWidth: '200',
+      viewportHeight: '150',
+      apiKey: service.apiKey,
+    };
     const response = await service.get(`/capture?${new URLSearchParams(query)}`);
     const elapsed = Date.now() - started;
     expect(response.status).toBe(504);
@@ -83,7 +103,9 @@ describe('capture deadline (CAPTURE_TIMEOUT_MS=3000)', () => {
 
   it('lengthens the deadline by the delay the request asks for: a valid delay beyond CAPTURE_TIMEOUT_MS still answers 200', async () => {
     const started = Date.now();
-    const response = await service.get(`/capture?${new URLSearchParams({ html: OK_PAGE, delay: '5000', viewportWidth: '200', viewportHeight: '150', apiKey: service.apiKey })}`);
+    const response = await service.get(
+      `/capture?${new URLSearchParams({ html: OK_PAGE, delay: '5000', viewportWidth: '200', viewportHeight: '150', apiKey: service.apiKey })}`,
+    );
     expect(response.status, await response.clone().text()).toBe(200);
     expect(Date.now() - started).toBeGreaterThanOrEqual(5_000);
     const image = decodePng(new Uint8Array(await response.arrayBuffer()));
@@ -92,7 +114,9 @@ describe('capture deadline (CAPTURE_TIMEOUT_MS=3000)', () => {
 
   it('still ends a page that never finishes, at CAPTURE_TIMEOUT_MS plus the requested delay', async () => {
     const started = Date.now();
-    const response = await service.get(`/capture?${new URLSearchParams({ url: `${fixtures.url}/never-finishes`, delay: '2000', apiKey: service.apiKey })}`);
+    const response = await service.get(
+      `/capture?${new URLSearchParams({ url: `${fixtures.url}/never-finishes`, delay: '2000', apiKey: service.apiKey })}`,
+    );
     const elapsed = Date.now() - started;
     expect(response.status).toBe(504);
     // The message names the deadline this request had, not the bare setting.

@@ -47,17 +47,40 @@ describe('capture fidelity: best attempt, followed navigations, unreachable targ
       '/stalled-third-party',
       `<!doctype html><title>Stalled</title><body style="margin:0;background:rgb(0,160,0)"><script async src="${thirdParty.url}/stall.js"></script><img src="${thirdParty.url}/stall.png" width="1" height="1"></body>`,
     );
-    fixtures.page('/redirect-on-load', `<!doctype html><title>Start</title><body style="margin:0;background:rgb(200,0,0)"><script>addEventListener('load', () => { location.href = '/landed?via=load'; });</script></body>`);
-    fixtures.page('/redirect-while-parsing', `<!doctype html><title>Start</title><script>location.replace('/landed?via=parsing');</script><body style="margin:0;background:rgb(200,0,0)"></body>`);
-    fixtures.page('/redirect-by-timer', `<!doctype html><body style="margin:0;background:rgb(200,0,0)"><script>addEventListener('load', () => setTimeout(() => { location.href = '/landed?via=timer'; }, 0));</script></body>`);
-    fixtures.page('/navigate-to-no-content', `<!doctype html><body style="margin:0;background:rgb(0,160,0)"><script>addEventListener('load', () => { location.href = '/no-content'; });</script></body>`);
+    fixtures.page(
+      '/redirect-on-load',
+      `<!doctype html><title>Start</title><body style="margin:0;background:rgb(200,0,0)"><script>addEventListener('load', () => { location.href = '/landed?via=load'; });</script></body>`,
+    );
+    fixtures.page(
+      '/redirect-while-parsing',
+      `<!doctype html><title>Start</title><script>location.replace('/landed?via=parsing');</script><body style="margin:0;background:rgb(200,0,0)"></body>`,
+    );
+    fixtures.page(
+      '/redirect-by-timer',
+      `<!doctype html><body style="margin:0;background:rgb(200,0,0)"><script>addEventListener('load', () => setTimeout(() => { location.href = '/landed?via=timer'; }, 0));</script></body>`,
+    );
+    fixtures.page(
+      '/navigate-to-no-content',
+      `<!doctype html><body style="margin:0;background:rgb(0,160,0)"><script>addEventListener('load', () => { location.href = '/no-content'; });</script></body>`,
+    );
     fixtures.route('/no-content', (_req, res) => res.writeHead(204).end());
     // Navigates away when the capture scrolls it: the document the scroll works on is destroyed under it.
-    fixtures.page('/navigate-on-scroll', `<!doctype html><body style="margin:0"><div style="height:3000px;background:rgb(200,0,0)"></div><script>addEventListener('scroll', () => { location.href = '/landed?via=scroll'; }, { once: true });</script></body>`);
+    fixtures.page(
+      '/navigate-on-scroll',
+      `<!doctype html><body style="margin:0"><div style="height:3000px;background:rgb(200,0,0)"></div><script>addEventListener('scroll', () => { location.href = '/landed?via=scroll'; }, { once: true });</script></body>`,
+    );
     fixtures.page('/landed', '<!doctype html><title>Landed</title><body style="margin:0;background:rgb(0,0,200)"><p>landed</p></body>');
-    fixtures.page('/redirect-to-missing', `<!doctype html><body style="background:rgb(200,0,0)"><script>addEventListener('load', () => { location.href = '/missing'; });</script></body>`);
-    fixtures.route('/missing', (_req, res) => res.writeHead(404, { 'content-type': 'text/html' }).end('<title>Not here</title><body style="background:rgb(0,0,200)">404</body>'));
-    fixtures.page('/redirect-to-unreachable', `<!doctype html><body style="background:rgb(200,0,0)"><script>addEventListener('load', () => { location.href = 'http://${unreachable}/gone'; });</script></body>`);
+    fixtures.page(
+      '/redirect-to-missing',
+      `<!doctype html><body style="background:rgb(200,0,0)"><script>addEventListener('load', () => { location.href = '/missing'; });</script></body>`,
+    );
+    fixtures.route('/missing', (_req, res) =>
+      res.writeHead(404, { 'content-type': 'text/html' }).end('<title>Not here</title><body style="background:rgb(0,0,200)">404</body>'),
+    );
+    fixtures.page(
+      '/redirect-to-unreachable',
+      `<!doctype html><body style="background:rgb(200,0,0)"><script>addEventListener('load', () => { location.href = 'http://${unreachable}/gone'; });</script></body>`,
+    );
     service = await startTestService({ env: { CAPTURE_TIMEOUT_MS: String(CAPTURE_TIMEOUT_MS), RATE_LIMIT_MAX: '1000' } });
   });
   afterAll(async () => {
@@ -66,7 +89,8 @@ describe('capture fidelity: best attempt, followed navigations, unreachable targ
     await thirdParty?.stop();
   });
 
-  const get = (query: Record<string, string>) => service.get(`/capture?${new URLSearchParams({ ...small, ...query, apiKey: service.apiKey })}`);
+  const get = (query: Record<string, string>) =>
+    service.get(`/capture?${new URLSearchParams({ ...small, ...query, apiKey: service.apiKey })}`);
   const remaining = async () => (await service.client.usage()).credits.remaining;
   const centre = async (response: Response) => decodePng(new Uint8Array(await response.arrayBuffer())).pixel(100, 75);
 
@@ -114,7 +138,12 @@ describe('capture fidelity: best attempt, followed navigations, unreachable targ
     expect(idle.headers.get('x-final-url')).toBe(`${fixtures.url}/landed?via=load`);
     expect(near(await centre(idle), BLUE)).toBe(true);
     const json = (await (await get({ url: `${fixtures.url}/redirect-on-load`, returnFile: 'false' })).json()) as CaptureResult;
-    expect(json.data.page).toMatchObject({ status: 200, finalUrl: `${fixtures.url}/landed?via=load`, title: 'Landed', waitTimedOut: false });
+    expect(json.data.page).toMatchObject({
+      status: 200,
+      finalUrl: `${fixtures.url}/landed?via=load`,
+      title: 'Landed',
+      waitTimedOut: false,
+    });
   });
 
   it('follows a redirect that a load handler sets on a zero-delay timer', async () => {
@@ -195,7 +224,10 @@ describe('capture fidelity: best attempt, followed navigations, unreachable targ
   });
 
   it('still captures a page that only changes its URL (pushState) after load', async () => {
-    fixtures.page('/push-state', `<!doctype html><body style="margin:0;background:rgb(0,160,0)"><script>addEventListener('load', () => history.pushState({}, '', '/pushed'));</script></body>`);
+    fixtures.page(
+      '/push-state',
+      `<!doctype html><body style="margin:0;background:rgb(0,160,0)"><script>addEventListener('load', () => history.pushState({}, '', '/pushed'));</script></body>`,
+    );
     const response = await get({ url: `${fixtures.url}/push-state` });
     expect(response.status).toBe(200);
     expect(near(await centre(response), GREEN)).toBe(true);

@@ -33,7 +33,8 @@ const cjkPage = (lang: string) => `<!doctype html><html lang="${lang}"><head><me
 <p style="font-family:monospace;font-size:20px">mono Hello World 0123</p>
 <p style="font-family:cursive;font-size:20px">cursive 今 門 Hello</p>
 </body></html>`;
-const latinPage = '<!doctype html><html lang="en"><body style="margin:8px"><p style="font-size:20px">Hello World, the quick brown fox 0123</p><p style="font-family:serif;font-size:20px">A serif line</p><p style="font-family:sans-serif;font-size:20px">A sans line</p><p style="font-family:monospace;font-size:20px">A monospace line</p></body></html>';
+const latinPage =
+  '<!doctype html><html lang="en"><body style="margin:8px"><p style="font-size:20px">Hello World, the quick brown fox 0123</p><p style="font-family:serif;font-size:20px">A serif line</p><p style="font-family:sans-serif;font-size:20px">A sans line</p><p style="font-family:monospace;font-size:20px">A monospace line</p></body></html>';
 
 /**
  * What the page finally shows (docs/capture-fidelity.md): reducedMotion shows the end states of
@@ -60,7 +61,8 @@ describe('capture fidelity: motion, growing pages, fonts by language', () => {
     expect(response.status, response.status === 200 ? '' : await response.clone().text()).toBe(200);
     return response;
   };
-  const captureJson = async (query: Record<string, string>) => (await (await capture({ ...query, returnFile: 'false' })).json()) as CaptureResult;
+  const captureJson = async (query: Record<string, string>) =>
+    (await (await capture({ ...query, returnFile: 'false' })).json()) as CaptureResult;
 
   it('reducedMotion shows the end state of a running 30 s transition, a 20 s fade-in and a 30 s Web Animation', async () => {
     const url = `${fixtures.url}/fidelity/motion.html`;
@@ -70,7 +72,9 @@ describe('capture fidelity: motion, growing pages, fonts by language', () => {
     expect(whiteish(moving.pixel(150, 50)), String(moving.pixel(150, 50))).toBe(true);
     expect(redDominant(moving.pixel(250, 50)), String(moving.pixel(250, 50))).toBe(true);
 
-    const still = decodePng(new Uint8Array(await (await capture({ url, viewportWidth: '300', viewportHeight: '100', reducedMotion: 'true' })).arrayBuffer()));
+    const still = decodePng(
+      new Uint8Array(await (await capture({ url, viewportWidth: '300', viewportHeight: '100', reducedMotion: 'true' })).arrayBuffer()),
+    );
     for (const x of [50, 150, 250]) expect(greenDominant(still.pixel(x, 50)), `x=${x}: ${String(still.pixel(x, 50))}`).toBe(true);
   });
 
@@ -78,7 +82,9 @@ describe('capture fidelity: motion, growing pages, fonts by language', () => {
     const url = `${fixtures.url}/fidelity/carousel.html`;
     const playing = decodePng(new Uint8Array(await (await capture({ url, viewportWidth: '100', viewportHeight: '100' })).arrayBuffer()));
     expect(greenDominant(playing.pixel(50, 50))).toBe(false);
-    const stopped = decodePng(new Uint8Array(await (await capture({ url, viewportWidth: '100', viewportHeight: '100', reducedMotion: 'true' })).arrayBuffer()));
+    const stopped = decodePng(
+      new Uint8Array(await (await capture({ url, viewportWidth: '100', viewportHeight: '100', reducedMotion: 'true' })).arrayBuffer()),
+    );
     expect(greenDominant(stopped.pixel(50, 50)), String(stopped.pixel(50, 50))).toBe(true);
   });
 
@@ -98,7 +104,14 @@ describe('capture fidelity: motion, growing pages, fonts by language', () => {
 
   it('scrolls a page that stops growing to its end and says it is complete', async () => {
     // 11 blocks at most: 5 500 px and the 1 px sentinel, reached well within the duration.
-    const json = await captureJson({ url: `${fixtures.url}/fidelity/infinite.html?cap=11`, fullPage: 'true', fullPageScroll: 'true', fullPageScrollDuration: '20000', viewportWidth: '400', viewportHeight: '300' });
+    const json = await captureJson({
+      url: `${fixtures.url}/fidelity/infinite.html?cap=11`,
+      fullPage: 'true',
+      fullPageScroll: 'true',
+      fullPageScrollDuration: '20000',
+      viewportWidth: '400',
+      viewportHeight: '300',
+    });
     expect(json.data.page).toMatchObject({ height: 5_501, stillGrowing: false, truncated: false });
     const image = decodePng(dataUriBytes(json.data.imageData!));
     expect(image.height).toBe(5_501);
@@ -107,7 +120,17 @@ describe('capture fidelity: motion, growing pages, fonts by language', () => {
   it('stops scrolling a growing page at the full-page height budget, and says it was still growing', async () => {
     const budgeted = await startTestService({ env: { RATE_LIMIT_MAX: '1000', FULL_PAGE_MAX_HEIGHT_PX: '4000' } });
     try {
-      const query = { url: `${fixtures.url}/fidelity/infinite.html`, fullPage: 'true', fullPageScroll: 'true', fullPageScrollDuration: '20000', viewportWidth: '400', viewportHeight: '300', format: 'jpeg', returnFile: 'false', apiKey: budgeted.apiKey };
+      const query = {
+        url: `${fixtures.url}/fidelity/infinite.html`,
+        fullPage: 'true',
+        fullPageScroll: 'true',
+        fullPageScrollDuration: '20000',
+        viewportWidth: '400',
+        viewportHeight: '300',
+        format: 'jpeg',
+        returnFile: 'false',
+        apiKey: budgeted.apiKey,
+      };
       const response = await budgeted.get(`/capture?${new URLSearchParams(query)}`);
       expect(response.status, await response.clone().text()).toBe(200);
       const { data } = (await response.json()) as CaptureResult;

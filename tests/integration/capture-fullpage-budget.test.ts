@@ -69,7 +69,12 @@ describe('the full-page budget, lowered through FULL_PAGE_MAX_HEIGHT_PX, for ful
   it('tiles and stitches a clipSelector element taller than one frame, cut at the budget', async () => {
     /** A column of `bands` 1 000 px bands, 300 px wide and 300 px down the page, captured by clipSelector. */
     const bandsElement = (bands: number) =>
-      capture({ url: `${fixtures.url}/bands.html?bands=${bands}&height=1000&width=300&top=300`, clipSelector: '#bands', viewportWidth: 400, viewportHeight: 600 });
+      capture({
+        url: `${fixtures.url}/bands.html?bands=${bands}&height=1000&width=300&top=300`,
+        clipSelector: '#bands',
+        viewportWidth: 400,
+        viewportHeight: 600,
+      });
     // An 18 000 px element: whole, every band where the page put it.
     const tall = await bandsElement(18);
     expect(tall.truncated).toBe('false');

@@ -51,7 +51,9 @@ describe('full-page captures, lazy content, clipping and pdf layouts', () => {
     expect([full.width, full.height]).toEqual([800, 3000]);
     for (const [i, colour] of LONG_BANDS.entries()) expect(near(full.pixel(400, i * 500 + 250), colour), `band ${i}`).toBe(true);
 
-    const scaled = decodePng((await service.client.capture({ url, viewportWidth: 400, viewportHeight: 300, fullPage: true, scaleFactor: 2 })).bytes);
+    const scaled = decodePng(
+      (await service.client.capture({ url, viewportWidth: 400, viewportHeight: 300, fullPage: true, scaleFactor: 2 })).bytes,
+    );
     expect([scaled.width, scaled.height]).toEqual([800, 6000]);
     expect(near(scaled.pixel(400, 5990), LONG_BANDS[5]!)).toBe(true);
   });
@@ -66,7 +68,16 @@ describe('full-page captures, lazy content, clipping and pdf layouts', () => {
 
     fixtures.reset();
     const scrolled = decodePng(
-      (await service.client.capture({ url, viewportWidth: 800, viewportHeight: 600, fullPage: true, fullPageScroll: true, fullPageScrollDuration: 800 })).bytes,
+      (
+        await service.client.capture({
+          url,
+          viewportWidth: 800,
+          viewportHeight: 600,
+          fullPage: true,
+          fullPageScroll: true,
+          fullPageScrollDuration: 800,
+        })
+      ).bytes,
     );
     expect(lazyRequests()).toBe(30);
     expect(withoutScroll).toBeLessThan(30);
@@ -85,17 +96,23 @@ describe('full-page captures, lazy content, clipping and pdf layouts', () => {
     // Every band, including those past the old 16 383 px cut, has the page's colour at that position,
     // near both of its edges too (no shifted or repeated strips at tile joins).
     for (let band = 0; band < 30; band++) {
-      for (const y of [band * 1000 + 3, band * 1000 + 500, band * 1000 + 996]) expect(near(image.pixel(200, y), bandColour(band)), `y=${y}`).toBe(true);
+      for (const y of [band * 1000 + 3, band * 1000 + 500, band * 1000 + 996])
+        expect(near(image.pixel(200, y), bandColour(band)), `y=${y}`).toBe(true);
     }
     const jpeg = await service.client.capture({ url, viewportWidth: 400, viewportHeight: 600, fullPage: true, format: 'jpeg' });
     const decoded = await sharp(Buffer.from(jpeg.bytes)).raw().toBuffer({ resolveWithObject: true });
     expect([decoded.info.width, decoded.info.height]).toEqual([400, 30_000]);
-    const at = (y: number) => [...decoded.data.subarray((y * 400 + 200) * decoded.info.channels, (y * 400 + 200) * decoded.info.channels + 3)];
+    const at = (y: number) => [
+      ...decoded.data.subarray((y * 400 + 200) * decoded.info.channels, (y * 400 + 200) * decoded.info.channels + 3),
+    ];
     for (let band = 0; band < 30; band++) expect(near(at(band * 1000 + 500), bandColour(band), 20), `jpeg band ${band}`).toBe(true);
     // At scale 2: 60 000 device px.
-    const scaled = decodePng((await service.client.capture({ url, viewportWidth: 200, viewportHeight: 300, fullPage: true, scaleFactor: 2 })).bytes);
+    const scaled = decodePng(
+      (await service.client.capture({ url, viewportWidth: 200, viewportHeight: 300, fullPage: true, scaleFactor: 2 })).bytes,
+    );
     expect([scaled.width, scaled.height]).toEqual([400, 60_000]);
-    for (let band = 0; band < 30; band++) expect(near(scaled.pixel(200, band * 2000 + 1000), bandColour(band)), `scaled band ${band}`).toBe(true);
+    for (let band = 0; band < 30; band++)
+      expect(near(scaled.pixel(200, band * 2000 + 1000), bandColour(band)), `scaled band ${band}`).toBe(true);
     expect(near(scaled.pixel(200, 59_997), bandColour(29))).toBe(true);
   });
 
@@ -115,18 +132,25 @@ describe('full-page captures, lazy content, clipping and pdf layouts', () => {
       '/anchored.html',
       '<html style="scroll-behavior:smooth"><body style="margin:0;background:rgb(40,40,200)"><div style="position:fixed;top:0;left:0;right:0;height:50px;background:rgb(200,40,40)"></div><div style="height:20000px"></div><a id="deep" style="position:absolute;top:15000px">deep</a></body></html>',
     );
-    const image = decodePng((await service.client.capture({ url: `${fixtures.url}/anchored.html#deep`, viewportWidth: 400, viewportHeight: 600, fullPage: true })).bytes);
+    const image = decodePng(
+      (await service.client.capture({ url: `${fixtures.url}/anchored.html#deep`, viewportWidth: 400, viewportHeight: 600, fullPage: true }))
+        .bytes,
+    );
     expect([image.width, image.height]).toEqual([400, 20_000]);
     expect(near(image.pixel(200, 10), [200, 40, 40])).toBe(true);
     for (let y = 100; y < 20_000; y += 250) expect(near(image.pixel(300, y), [40, 40, 200]), `y=${y}`).toBe(true);
   });
 
   it('cuts a page past the 100 000 px budget and says so with X-Capture-Truncated', async () => {
-    const small = await service.get(`/capture?html=${encodeURIComponent('<body>hi</body>')}&viewportWidth=120&viewportHeight=100&apiKey=${service.apiKey}`);
+    const small = await service.get(
+      `/capture?html=${encodeURIComponent('<body>hi</body>')}&viewportWidth=120&viewportHeight=100&apiKey=${service.apiKey}`,
+    );
     expect(small.status).toBe(200);
     expect(small.headers.get('x-capture-truncated')).toBe('false');
     const html = '<body style="margin:0;background:rgb(40,200,40)"><div style="height:120000px"></div></body>';
-    const cut = await service.get(`/capture?html=${encodeURIComponent(html)}&fullPage=true&viewportWidth=100&viewportHeight=100&apiKey=${service.apiKey}`);
+    const cut = await service.get(
+      `/capture?html=${encodeURIComponent(html)}&fullPage=true&viewportWidth=100&viewportHeight=100&apiKey=${service.apiKey}`,
+    );
     expect(cut.status).toBe(200);
     expect(cut.headers.get('x-capture-truncated')).toBe('true');
     const image = decodePng(new Uint8Array(await cut.arrayBuffer()));
@@ -136,7 +160,12 @@ describe('full-page captures, lazy content, clipping and pdf layouts', () => {
 
   it(`keeps every output within ${MAX_OUTPUT_WIDTH_PX}×${MAX_OUTPUT_HEIGHT_PX} px per frame: png cut and said so, a WebP past it refused, never shortened`, async () => {
     // A viewport wider than the limit at this scale, a document wider than it, an element taller than it.
-    const wide = { html: '<body style="margin:0;background:rgb(200,40,40)"></body>', viewportWidth: 6000, viewportHeight: 200, scaleFactor: 3 };
+    const wide = {
+      html: '<body style="margin:0;background:rgb(200,40,40)"></body>',
+      viewportWidth: 6000,
+      viewportHeight: 200,
+      scaleFactor: 3,
+    };
     // png: cut to one frame and said so; webp: refused, never shortened (docs/capture-fidelity.md).
     const wideViewport = await service.client.capture({ ...wide, format: 'png' });
     expect([decodePng(wideViewport.bytes).width, decodePng(wideViewport.bytes).height]).toEqual([MAX_OUTPUT_WIDTH_PX, 600]);
@@ -183,7 +212,9 @@ describe('full-page captures, lazy content, clipping and pdf layouts', () => {
     expect(near(box.pixel(10, 10), [20, 20, 160])).toBe(true);
     expect(near(box.pixel(290, 110), [230, 120, 20])).toBe(true);
 
-    const scaled = decodePng((await service.client.capture({ url, viewportWidth: 800, viewportHeight: 600, clipSelector: '#inner', scaleFactor: 2 })).bytes);
+    const scaled = decodePng(
+      (await service.client.capture({ url, viewportWidth: 800, viewportHeight: 600, clipSelector: '#inner', scaleFactor: 2 })).bytes,
+    );
     expect([scaled.width, scaled.height]).toEqual([300, 120]);
 
     // An element below the fold is captured too.
@@ -204,14 +235,24 @@ describe('full-page captures, lazy content, clipping and pdf layouts', () => {
   });
 
   it('renders pdf as paginated A4 by default, several pages for a long document', async () => {
-    const pdf = await pdfPages((await service.client.capture({ url: `${fixtures.url}/long.html`, format: 'pdf', viewportWidth: 800, viewportHeight: 600 })).bytes);
+    const pdf = await pdfPages(
+      (await service.client.capture({ url: `${fixtures.url}/long.html`, format: 'pdf', viewportWidth: 800, viewportHeight: 600 })).bytes,
+    );
     expect(pdf.count).toBeGreaterThanOrEqual(3);
     for (const size of pdf.sizes) expect(isA4(size)).toBe(true);
   });
 
   it('renders pdfPageLayout=single as one page as tall as the document', async () => {
     const pdf = await pdfPages(
-      (await service.client.capture({ url: `${fixtures.url}/long.html`, format: 'pdf', pdfPageLayout: 'single', viewportWidth: 800, viewportHeight: 600 })).bytes,
+      (
+        await service.client.capture({
+          url: `${fixtures.url}/long.html`,
+          format: 'pdf',
+          pdfPageLayout: 'single',
+          viewportWidth: 800,
+          viewportHeight: 600,
+        })
+      ).bytes,
     );
     expect(pdf.count).toBe(1);
     // CSS px to points: × 0.75.
@@ -221,7 +262,15 @@ describe('full-page captures, lazy content, clipping and pdf layouts', () => {
 
   it(`falls back to paginated A4 for a single-page pdf taller than ${MAX_SINGLE_PDF_HEIGHT_PX} px`, async () => {
     const pdf = await pdfPages(
-      (await service.client.capture({ url: `${fixtures.url}/tall.html`, format: 'pdf', pdfPageLayout: 'single', viewportWidth: 800, viewportHeight: 600 })).bytes,
+      (
+        await service.client.capture({
+          url: `${fixtures.url}/tall.html`,
+          format: 'pdf',
+          pdfPageLayout: 'single',
+          viewportWidth: 800,
+          viewportHeight: 600,
+        })
+      ).bytes,
     );
     expect(pdf.count).toBeGreaterThan(5);
     expect(pdf.sizes.every(isA4)).toBe(true);
@@ -229,7 +278,14 @@ describe('full-page captures, lazy content, clipping and pdf layouts', () => {
 
   it('forces fullPage and fullPageScroll for pdf: lazy images far down are loaded', async () => {
     fixtures.reset();
-    const pdf = await service.client.capture({ url: `${fixtures.url}/lazy.html`, format: 'pdf', fullPage: false, fullPageScroll: false, viewportWidth: 800, viewportHeight: 600 });
+    const pdf = await service.client.capture({
+      url: `${fixtures.url}/lazy.html`,
+      format: 'pdf',
+      fullPage: false,
+      fullPageScroll: false,
+      viewportWidth: 800,
+      viewportHeight: 600,
+    });
     expect((await pdfPages(pdf.bytes)).count).toBeGreaterThan(3);
     expect(lazyRequests()).toBe(30);
   });

@@ -43,13 +43,20 @@ describe('capture isolation on a reused context, dialogs, popups and downloads',
   beforeAll(async () => {
     fixtures = await new FixtureServer().start();
     fixtures.route('/isolation/cacheable.js', (_req, res) => {
-      res.writeHead(200, { 'content-type': 'application/javascript', 'cache-control': 'public, max-age=86400' }).end('window.cacheableLoaded = true;');
+      res
+        .writeHead(200, { 'content-type': 'application/javascript', 'cache-control': 'public, max-age=86400' })
+        .end('window.cacheableLoaded = true;');
     });
     fixtures.route('/isolation/sw-probe', (_req, res) => {
       res.writeHead(200, { 'content-type': 'text/plain' }).end('from-network');
     });
     fixtures.route('/isolation/download.bin', (_req, res) => {
-      res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-disposition': 'attachment; filename="daguerre-fixture-attachment.bin"' }).end('daguerre fixture download');
+      res
+        .writeHead(200, {
+          'content-type': 'application/octet-stream',
+          'content-disposition': 'attachment; filename="daguerre-fixture-attachment.bin"',
+        })
+        .end('daguerre fixture download');
     });
     // No spare context: the checks below count the pool's contexts and pages.
     service = await startTestService({ env: { MAX_CONCURRENCY: '1', RATE_LIMIT_MAX: '1000', SPARE_CONTEXTS: '0' } });
@@ -59,24 +66,53 @@ describe('capture isolation on a reused context, dialogs, popups and downloads',
     await fixtures?.stop();
   });
 
-  const contextIds = async () => (await service.runtime.browser.get()).browserContexts().map((context) => context.id).filter(Boolean);
+  const contextIds = async () =>
+    (await service.runtime.browser.get())
+      .browserContexts()
+      .map((context) => context.id)
+      .filter(Boolean);
 
   it('shows a capture none of the cookies, storage, IndexedDB, caches, service workers, permissions or history of the previous one', async () => {
     const contextsBefore = await contextIds();
     expect(contextsBefore).toHaveLength(1);
     // What a reader sees on a context nothing ran in before.
-    await service.client.capture({ url: `${fixtures.url}/isolation/reader.html`, waitForSelector: '#done', viewportWidth: 300, viewportHeight: 200 });
+    await service.client.capture({
+      url: `${fixtures.url}/isolation/reader.html`,
+      waitForSelector: '#done',
+      viewportWidth: 300,
+      viewportHeight: 200,
+    });
     const pristine = fixtures.reports('reader')[0]!;
     expect(pristine).toMatchObject({ cookie: '', local: '0', windowName: '' });
 
     fixtures.reset();
-    await service.client.capture({ url: `${fixtures.url}/isolation/writer.html`, latitude: 52.52, longitude: 13.405, waitForSelector: '#done', viewportWidth: 300, viewportHeight: 200 });
+    await service.client.capture({
+      url: `${fixtures.url}/isolation/writer.html`,
+      latitude: 52.52,
+      longitude: 13.405,
+      waitForSelector: '#done',
+      viewportWidth: 300,
+      viewportHeight: 200,
+    });
     const written = fixtures.reports('writer')[0]!;
     // The writer really left each kind of state behind.
-    expect(written).toMatchObject({ cookie: 'true', local: 'true', session: 'true', idb: 'true', cacheStorage: 'true', serviceWorker: 'true', geolocation: 'granted' });
+    expect(written).toMatchObject({
+      cookie: 'true',
+      local: 'true',
+      session: 'true',
+      idb: 'true',
+      cacheStorage: 'true',
+      serviceWorker: 'true',
+      geolocation: 'granted',
+    });
     expect(fixtures.requestsTo('/isolation/cacheable.js')).toHaveLength(1);
 
-    await service.client.capture({ url: `${fixtures.url}/isolation/reader.html`, waitForSelector: '#done', viewportWidth: 300, viewportHeight: 200 });
+    await service.client.capture({
+      url: `${fixtures.url}/isolation/reader.html`,
+      waitForSelector: '#done',
+      viewportWidth: 300,
+      viewportHeight: 200,
+    });
     const seen = fixtures.reports('reader')[0]!;
     // The writer pushed an entry onto its history: none of it is left. A kept page's history holds
     // the capture's document alone; a new page's also holds the about:blank it opened with.
@@ -104,7 +140,12 @@ describe('capture isolation on a reused context, dialogs, popups and downloads',
 
   it('keeps isolation when the second capture is inline html on the same origin-less page', async () => {
     fixtures.reset();
-    await service.client.capture({ url: `${fixtures.url}/isolation/writer.html`, waitForSelector: '#done', viewportWidth: 300, viewportHeight: 200 });
+    await service.client.capture({
+      url: `${fixtures.url}/isolation/writer.html`,
+      waitForSelector: '#done',
+      viewportWidth: 300,
+      viewportHeight: 200,
+    });
     // html mode cannot read the fixture origin's storage; it can try history and window.name.
     const html = `<script>new Image().src='${fixtures.url}/report?tag=html-reader&name='+encodeURIComponent(window.name)+'&history='+history.length;</script>`;
     await service.client.capture({ html, viewportWidth: 300, viewportHeight: 200, waitUntil: 'networkidle0' });
@@ -114,8 +155,20 @@ describe('capture isolation on a reused context, dialogs, popups and downloads',
     const htmlReader = fixtures.reports('html-reader')[0]!;
     expect(htmlReader).toMatchObject({ tag: 'html-reader', name: '' });
     expect(['1', '2']).toContain(htmlReader.history);
-    await service.client.capture({ url: `${fixtures.url}/isolation/reader.html`, waitForSelector: '#done', viewportWidth: 300, viewportHeight: 200 });
-    expect(fixtures.reports('reader')[0]).toMatchObject({ cookie: '', local: '0', session: '0', idb: '', serviceWorkers: '0', swProbe: 'from-network' });
+    await service.client.capture({
+      url: `${fixtures.url}/isolation/reader.html`,
+      waitForSelector: '#done',
+      viewportWidth: 300,
+      viewportHeight: 200,
+    });
+    expect(fixtures.reports('reader')[0]).toMatchObject({
+      cookie: '',
+      local: '0',
+      session: '0',
+      idb: '',
+      serviceWorkers: '0',
+      swProbe: 'from-network',
+    });
   });
 
   it.each([
@@ -128,7 +181,8 @@ describe('capture isolation on a reused context, dialogs, popups and downloads',
   ])('clears the storage an iframe %s wrote, though its origin never loaded the top document', async (_kind, host) => {
     const other = await new FixtureServer().start(host);
     try {
-      const frameScript = (body: string) => `<!doctype html><script>(async () => {${body}})().then((m) => parent.postMessage(m, '*'));</script>`;
+      const frameScript = (body: string) =>
+        `<!doctype html><script>(async () => {${body}})().then((m) => parent.postMessage(m, '*'));</script>`;
       other.route('/isolation/frame-writer.html', (_req, res) => {
         res.writeHead(200, { 'content-type': 'text/html' }).end(
           frameScript(`localStorage.setItem('leak', 'frame');
@@ -137,9 +191,11 @@ describe('capture isolation on a reused context, dialogs, popups and downloads',
         );
       });
       other.route('/isolation/frame-reader.html', (_req, res) => {
-        res.writeHead(200, { 'content-type': 'text/html' }).end(
-          frameScript(`return 'local=' + localStorage.length + '&idb=' + (await indexedDB.databases()).map((db) => db.name).join(',');`),
-        );
+        res
+          .writeHead(200, { 'content-type': 'text/html' })
+          .end(
+            frameScript(`return 'local=' + localStorage.length + '&idb=' + (await indexedDB.databases()).map((db) => db.name).join(',');`),
+          );
       });
       // The top document reports what its iframe said, then marks itself done.
       fixtures.route('/isolation/frame-host.html', (req, res) => {
@@ -153,7 +209,12 @@ describe('capture isolation on a reused context, dialogs, popups and downloads',
         </script><iframe src="${other.url}/isolation/${params.get('frame')}.html"></iframe></body>`);
       });
       const capture = (frame: string, tag: string) =>
-        service.client.capture({ url: `${fixtures.url}/isolation/frame-host.html?frame=${frame}&tag=${tag}`, waitForSelector: '#done', viewportWidth: 300, viewportHeight: 200 });
+        service.client.capture({
+          url: `${fixtures.url}/isolation/frame-host.html?frame=${frame}&tag=${tag}`,
+          waitForSelector: '#done',
+          viewportWidth: 300,
+          viewportHeight: 200,
+        });
       fixtures.reset();
       const contextsBefore = await contextIds();
       await capture('frame-writer', 'frame-writer');
@@ -170,12 +231,22 @@ describe('capture isolation on a reused context, dialogs, popups and downloads',
 
   it('does not hang on alert, confirm and prompt while the page loads', async () => {
     const started = Date.now();
-    const image = decodePng((await service.client.capture({ url: `${fixtures.url}/isolation/dialogs.html`, viewportWidth: 200, viewportHeight: 150 })).bytes);
+    const image = decodePng(
+      (await service.client.capture({ url: `${fixtures.url}/isolation/dialogs.html`, viewportWidth: 200, viewportHeight: 150 })).bytes,
+    );
     expect(near(image.pixel(100, 75), [40, 160, 110])).toBe(true);
     // A dialog left open would hold the capture until its 20 s deadline.
     expect(Date.now() - started).toBeLessThan(10_000);
     // The page's beforeunload handler does not block the reset either: the next capture works.
-    const next = decodePng((await service.client.capture({ html: '<body style="margin:0;background:rgb(10,20,30)"></body>', viewportWidth: 200, viewportHeight: 150 })).bytes);
+    const next = decodePng(
+      (
+        await service.client.capture({
+          html: '<body style="margin:0;background:rgb(10,20,30)"></body>',
+          viewportWidth: 200,
+          viewportHeight: 150,
+        })
+      ).bytes,
+    );
     expect(near(next.pixel(100, 75), [10, 20, 30])).toBe(true);
   });
 
@@ -193,17 +264,20 @@ describe('capture isolation on a reused context, dialogs, popups and downloads',
 
   it('writes no file for downloads started by the page', async () => {
     const markers = ['daguerre-fixture-download', 'daguerre-fixture-blob', 'daguerre-fixture-attachment'];
-    const places = () => markers.flatMap((marker) => [
-      ...chromiumProfiles().flatMap((profile) => filesNamed(profile, marker, 6)),
-      ...filesNamed(join(homedir(), 'Downloads'), marker, 2),
-      ...filesNamed(tmpdir(), marker, 1),
-      ...filesNamed(process.cwd(), marker, 0),
-    ]);
+    const places = () =>
+      markers.flatMap((marker) => [
+        ...chromiumProfiles().flatMap((profile) => filesNamed(profile, marker, 6)),
+        ...filesNamed(join(homedir(), 'Downloads'), marker, 2),
+        ...filesNamed(tmpdir(), marker, 1),
+        ...filesNamed(process.cwd(), marker, 0),
+      ]);
     expect(places()).toEqual([]);
     fixtures.reset();
     await service.client.capture({ url: `${fixtures.url}/isolation/download.html`, viewportWidth: 200, viewportHeight: 150, delay: 500 });
     // A capture of the download URL itself fails (the browser will not navigate to an attachment) and writes nothing either.
-    const direct = await service.get(`/capture?${new URLSearchParams({ url: `${fixtures.url}/isolation/download.bin`, apiKey: service.apiKey })}`);
+    const direct = await service.get(
+      `/capture?${new URLSearchParams({ url: `${fixtures.url}/isolation/download.bin`, apiKey: service.apiKey })}`,
+    );
     expect(direct.status).toBeGreaterThanOrEqual(400);
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(places()).toEqual([]);

@@ -49,7 +49,8 @@ describe('capture output: format, quality, scale, devices, theme, fonts', () => 
   });
 
   it('multiplies the viewport by scaleFactor (400×300 at 2 → 800×600) and keeps the page layout', async () => {
-    const html = '<body style="margin:0;background:#fff"><div style="position:absolute;left:0;top:0;width:200px;height:150px;background:rgb(200,30,30)"></div></body>';
+    const html =
+      '<body style="margin:0;background:#fff"><div style="position:absolute;left:0;top:0;width:200px;height:150px;background:rgb(200,30,30)"></div></body>';
     const file = await service.client.capture({ html, viewportWidth: 400, viewportHeight: 300, scaleFactor: 2 });
     const image = decodePng(file.bytes);
     expect([image.width, image.height]).toEqual([800, 600]);
@@ -63,11 +64,15 @@ describe('capture output: format, quality, scale, devices, theme, fonts', () => 
 
   it('returns the file itself by default and JSON with a data URI when returnFile=false', async () => {
     const html = '<body style="margin:0;background:rgb(10,120,200)"></body>';
-    const binary = await service.get(`/capture?${new URLSearchParams({ html, viewportWidth: '300', viewportHeight: '200', apiKey: service.apiKey })}`);
+    const binary = await service.get(
+      `/capture?${new URLSearchParams({ html, viewportWidth: '300', viewportHeight: '200', apiKey: service.apiKey })}`,
+    );
     expect(binary.headers.get('content-type')).toBe('image/png');
     expect(decodePng(new Uint8Array(await binary.arrayBuffer())).width).toBe(300);
 
-    const json = await service.get(`/capture?${new URLSearchParams({ html, viewportWidth: '300', viewportHeight: '200', returnFile: 'false', format: 'jpeg', apiKey: service.apiKey })}`);
+    const json = await service.get(
+      `/capture?${new URLSearchParams({ html, viewportWidth: '300', viewportHeight: '200', returnFile: 'false', format: 'jpeg', apiKey: service.apiKey })}`,
+    );
     expect(json.headers.get('content-type')).toMatch(/^application\/json/);
     const body = (await json.json()) as { success: boolean; data: { imageData: string; fileSize: number } };
     expect(body.success).toBe(true);
@@ -78,14 +83,19 @@ describe('capture output: format, quality, scale, devices, theme, fonts', () => 
   });
 
   it('emulates every device preset and legacy name: viewport, scale, user agent, mobile and touch', async () => {
-    const names = [...DEVICE_PRESETS.map((d) => d.id), ...Object.keys(LEGACY_DEVICE_CATEGORIES)] as Array<Parameters<typeof resolveDevice>[0]>;
+    const names = [...DEVICE_PRESETS.map((d) => d.id), ...Object.keys(LEGACY_DEVICE_CATEGORIES)] as Array<
+      Parameters<typeof resolveDevice>[0]
+    >;
     expect(names).toHaveLength(25);
     for (const name of names) {
       const preset = resolveDevice(name);
       const result = await service.client.captureJson({ url: `${fixtures.url}/device.html?tag=${name}`, device: name });
       const image = decodePng(dataUriBytes(result.data.imageData!));
       const where = `device ${name}`;
-      expect([image.width, image.height], where).toEqual([Math.round(preset.width * preset.scale), Math.round(preset.height * preset.scale)]);
+      expect([image.width, image.height], where).toEqual([
+        Math.round(preset.width * preset.scale),
+        Math.round(preset.height * preset.scale),
+      ]);
       expect(near(image.pixel(image.width - 5, image.height - 5), [40, 160, 110]), where).toBe(true);
 
       const report = fixtures.reports(name).at(-1);
@@ -109,10 +119,17 @@ describe('capture output: format, quality, scale, devices, theme, fonts', () => 
   });
 
   it('sizes iphone-15 output at 1179×2556 and lets viewportWidth/Height override the preset (its scale stays)', async () => {
-    const iphone = decodePng((await service.client.capture({ url: `${fixtures.url}/device.html?tag=iphone-size`, device: 'iphone-15' })).bytes);
+    const iphone = decodePng(
+      (await service.client.capture({ url: `${fixtures.url}/device.html?tag=iphone-size`, device: 'iphone-15' })).bytes,
+    );
     expect([iphone.width, iphone.height]).toEqual([1179, 2556]);
 
-    const file = await service.client.capture({ url: `${fixtures.url}/device.html?tag=override`, device: 'iphone-15', viewportWidth: 320, viewportHeight: 480 });
+    const file = await service.client.capture({
+      url: `${fixtures.url}/device.html?tag=override`,
+      device: 'iphone-15',
+      viewportWidth: 320,
+      viewportHeight: 480,
+    });
     const image = decodePng(file.bytes);
     expect([image.width, image.height]).toEqual([960, 1440]);
     const report = fixtures.reports('override').at(-1)!;
@@ -140,7 +157,9 @@ describe('capture output: format, quality, scale, devices, theme, fonts', () => 
   });
 
   it('renders CJK characters and colour emoji as glyphs, not missing-glyph boxes', async () => {
-    const image = decodePng((await service.client.capture({ url: `${fixtures.url}/glyphs.html`, viewportWidth: 800, viewportHeight: 400 })).bytes);
+    const image = decodePng(
+      (await service.client.capture({ url: `${fixtures.url}/glyphs.html`, viewportWidth: 800, viewportHeight: 400 })).bytes,
+    );
     const cell = (column: number, row: number) => ({ x: column * 200 + 10, y: row * 200 + 10, width: 180, height: 180 });
     const masks = [0, 1, 2, 3].map((column) => inkMask(image, cell(column, 0)));
     const tofuA = inkMask(image, cell(2, 1));

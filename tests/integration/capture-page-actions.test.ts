@@ -24,7 +24,8 @@ const TALL = `<!doctype html><html><head><style>
   body { margin: 0; background: rgb(255, 0, 0); } #spacer { height: 3000px; } #target { height: 200px; background: rgb(0, 0, 255); }
 </style></head><body><div id="spacer"></div><div id="target"></div><div style="height: 3000px"></div></body></html>`;
 
-const BOX = '<!doctype html><html><body style="margin:0;background:#fff"><div id="box" style="width:100px;height:100px;background:rgb(255,0,0)"></div></body></html>';
+const BOX =
+  '<!doctype html><html><body style="margin:0;background:#fff"><div id="box" style="width:100px;height:100px;background:rgb(255,0,0)"></div></body></html>';
 
 const small = { viewportWidth: 200, viewportHeight: 200, scaleFactor: 1 } as const;
 
@@ -39,7 +40,13 @@ describe('page actions: scripts, click, scrollIntoView', () => {
     fixtures.page('/pa/tall.html', TALL, { 'cache-control': 'no-store' });
     fixtures.route('/pa/items', (_req, res) => {
       // Answers a little later, as a real API would: the capture must wait for it after the click.
-      setTimeout(() => res.writeHead(200, { 'content-type': 'text/html', 'cache-control': 'no-store' }).end('<div class="item"></div><div class="item"></div>'), 150);
+      setTimeout(
+        () =>
+          res
+            .writeHead(200, { 'content-type': 'text/html', 'cache-control': 'no-store' })
+            .end('<div class="item"></div><div class="item"></div>'),
+        150,
+      );
     });
     // A short deadline: one test waits for a script that never settles.
     service = await startTestService({ env: { MAX_CONCURRENCY: '1', RATE_LIMIT_MAX: '1000', CAPTURE_TIMEOUT_MS: '8000' } });
@@ -51,17 +58,24 @@ describe('page actions: scripts, click, scrollIntoView', () => {
 
   const errorOf = async (response: Response) => ((await response.json()) as { error: { code: string; message: string } }).error;
   const getCapture = (params: Record<string, string | number | boolean>) =>
-    service.get(`/capture?${new URLSearchParams(Object.entries(params).map(([k, v]) => [k, String(v)]))}`, { headers: { 'x-api-key': service.apiKey } });
+    service.get(`/capture?${new URLSearchParams(Object.entries(params).map(([k, v]) => [k, String(v)]))}`, {
+      headers: { 'x-api-key': service.apiKey },
+    });
 
   it('runs scripts before capture, awaiting a returned promise', async () => {
     const script = "await new Promise((r) => setTimeout(r, 100)); document.querySelector('#box').style.background = 'rgb(0, 0, 255)';";
     const changed = decodePng((await service.client.capture({ html: BOX, ...small, scripts: script })).bytes);
     expect(near(changed.pixel(50, 50), BLUE)).toBe(true);
 
-    const promised = decodePng((await service.client.capture({
-      html: BOX, ...small,
-      scripts: "return new Promise((r) => setTimeout(() => { document.body.style.background = 'rgb(0, 160, 0)'; r(); }, 150));",
-    })).bytes);
+    const promised = decodePng(
+      (
+        await service.client.capture({
+          html: BOX,
+          ...small,
+          scripts: "return new Promise((r) => setTimeout(() => { document.body.style.background = 'rgb(0, 160, 0)'; r(); }, 150));",
+        })
+      ).bytes,
+    );
     expect(near(promised.pixel(150, 150), GREEN)).toBe(true);
 
     const plain = decodePng((await service.client.capture({ html: BOX, ...small })).bytes);
@@ -137,7 +151,12 @@ describe('page actions: scripts, click, scrollIntoView', () => {
     const response = await fetch(`${service.url}/capture`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-api-key': service.apiKey },
-      body: JSON.stringify({ url: `${fixtures.url}/pa/load-more.html`, ...small, click: '#more', scripts: "document.body.style.background = 'rgb(0, 0, 255)'" }),
+      body: JSON.stringify({
+        url: `${fixtures.url}/pa/load-more.html`,
+        ...small,
+        click: '#more',
+        scripts: "document.body.style.background = 'rgb(0, 0, 255)'",
+      }),
     });
     expect(response.status).toBe(200);
     const image = decodePng(new Uint8Array(await response.arrayBuffer()));
@@ -146,12 +165,27 @@ describe('page actions: scripts, click, scrollIntoView', () => {
   });
 
   it('keys the cache by the actions: another script is a new render', async () => {
-    const blue = await service.client.capture({ html: BOX, ...small, cacheEnabled: true, scripts: "document.body.style.background = 'rgb(0, 0, 255)'" });
-    const green = await service.client.capture({ html: BOX, ...small, cacheEnabled: true, scripts: "document.body.style.background = 'rgb(0, 160, 0)'" });
+    const blue = await service.client.capture({
+      html: BOX,
+      ...small,
+      cacheEnabled: true,
+      scripts: "document.body.style.background = 'rgb(0, 0, 255)'",
+    });
+    const green = await service.client.capture({
+      html: BOX,
+      ...small,
+      cacheEnabled: true,
+      scripts: "document.body.style.background = 'rgb(0, 160, 0)'",
+    });
     expect(green.headers['x-cache']).toBe('MISS');
     expect(near(decodePng(blue.bytes).pixel(150, 150), BLUE)).toBe(true);
     expect(near(decodePng(green.bytes).pixel(150, 150), GREEN)).toBe(true);
-    const again = await service.client.capture({ html: BOX, ...small, cacheEnabled: true, scripts: "document.body.style.background = 'rgb(0, 0, 255)'" });
+    const again = await service.client.capture({
+      html: BOX,
+      ...small,
+      cacheEnabled: true,
+      scripts: "document.body.style.background = 'rgb(0, 0, 255)'",
+    });
     expect(again.headers['x-cache']).toBe('HIT');
   });
 
@@ -191,7 +225,11 @@ describe('page actions in async captures (POST /captures)', () => {
 
   it('runs scripts in a queued job, and a failing script fails the job with INVALID_INPUT and its message', async () => {
     const client = createClient({ baseUrl: service.url, apiKey: service.apiKey });
-    const ok = await client.captureAsync({ html: BOX, ...small, scripts: "document.querySelector('#box').style.background = 'rgb(0, 0, 255)'" });
+    const ok = await client.captureAsync({
+      html: BOX,
+      ...small,
+      scripts: "document.querySelector('#box').style.background = 'rgb(0, 0, 255)'",
+    });
     const done = await client.waitForCapture(ok.jobId, { intervalMs: 100, timeoutMs: 30_000 });
     expect(done.status).toBe('succeeded');
     const image = decodePng((await client.getCaptureFile(ok.jobId)).bytes);

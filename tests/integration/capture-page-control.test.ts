@@ -35,9 +35,20 @@ describe('page control: hideSelectors, styles, timezone, locale, mediaType, redu
     await fixtures?.stop();
   });
 
-  const probe = async (options: { timezone?: string; locale?: string; mediaType?: 'screen' | 'print'; reducedMotion?: boolean }): Promise<Record<string, string>> => {
+  const probe = async (options: {
+    timezone?: string;
+    locale?: string;
+    mediaType?: 'screen' | 'print';
+    reducedMotion?: boolean;
+  }): Promise<Record<string, string>> => {
     fixtures.reset();
-    await service.client.capture({ url: `${fixtures.url}/pc/probe.html`, waitForSelector: '#done', viewportWidth: 200, viewportHeight: 100, ...options });
+    await service.client.capture({
+      url: `${fixtures.url}/pc/probe.html`,
+      waitForSelector: '#done',
+      viewportWidth: 200,
+      viewportHeight: 100,
+      ...options,
+    });
     const report = fixtures.reports('probe')[0]!;
     const document = fixtures.requestsTo('/pc/probe.html')[0]!;
     return { ...report, acceptLanguage: String(document.headers['accept-language'] ?? '') };
@@ -63,7 +74,14 @@ describe('page control: hideSelectors, styles, timezone, locale, mediaType, redu
   it('keeps the settings on the warm page when the next capture asks for the same ones (not sent again), and after a pdf printed in between', async () => {
     const zone = (await probe({})).tz === 'Asia/Tokyo' ? 'America/New_York' : 'Asia/Tokyo';
     const settings = { timezone: zone, locale: 'de-DE', reducedMotion: true };
-    for (let i = 0; i < 2; i++) expect(await probe(settings)).toMatchObject({ tz: zone, lang: 'de-DE', reduced: 'true', print: 'false', acceptLanguage: expect.stringMatching(/^de-DE/) });
+    for (let i = 0; i < 2; i++)
+      expect(await probe(settings)).toMatchObject({
+        tz: zone,
+        lang: 'de-DE',
+        reduced: 'true',
+        print: 'false',
+        acceptLanguage: expect.stringMatching(/^de-DE/),
+      });
     // A pdf switches the page to print media and back: the next image must not be left in print.
     await service.client.capture({ html: '<p>printed</p>', format: 'pdf', pdfPageLayout: 'single', ...settings });
     expect(await probe(settings)).toMatchObject({ tz: zone, lang: 'de-DE', reduced: 'true', print: 'false' });
@@ -71,8 +89,11 @@ describe('page control: hideSelectors, styles, timezone, locale, mediaType, redu
   });
 
   it('gives transparent corners with omitBackground, opaque ones without', async () => {
-    const page = '<!doctype html><html><body style="margin:0"><div style="margin:40px;width:20px;height:20px;background:red"></div></body></html>';
-    const clear = decodePng((await service.client.capture({ html: page, viewportWidth: 100, viewportHeight: 100, scaleFactor: 1, omitBackground: true })).bytes);
+    const page =
+      '<!doctype html><html><body style="margin:0"><div style="margin:40px;width:20px;height:20px;background:red"></div></body></html>';
+    const clear = decodePng(
+      (await service.client.capture({ html: page, viewportWidth: 100, viewportHeight: 100, scaleFactor: 1, omitBackground: true })).bytes,
+    );
     expect(clear.pixel(0, 0)[3]).toBe(0);
     expect(near(clear.pixel(50, 50), [255, 0, 0, 255])).toBe(true);
     const opaque = decodePng((await service.client.capture({ html: page, viewportWidth: 100, viewportHeight: 100, scaleFactor: 1 })).bytes);
@@ -84,7 +105,14 @@ describe('page control: hideSelectors, styles, timezone, locale, mediaType, redu
     const response = await fetch(`${service.url}/capture`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-api-key': service.apiKey },
-      body: JSON.stringify({ url: `${fixtures.url}/pc/probe.html`, waitForSelector: '#done', viewportWidth: 200, viewportHeight: 100, timezone: 'Pacific/Auckland', locale: 'ja-JP' }),
+      body: JSON.stringify({
+        url: `${fixtures.url}/pc/probe.html`,
+        waitForSelector: '#done',
+        viewportWidth: 200,
+        viewportHeight: 100,
+        timezone: 'Pacific/Auckland',
+        locale: 'ja-JP',
+      }),
     });
     expect(response.status).toBe(200);
     expect(fixtures.reports('probe')[0]).toMatchObject({ tz: 'Pacific/Auckland', lang: 'ja-JP' });
@@ -102,15 +130,22 @@ describe('page control: hideSelectors, styles, timezone, locale, mediaType, redu
 
   it('hides hideSelectors elements keeping the layout, and applies styles', async () => {
     const file = await service.client.capture({
-      url: `${fixtures.url}/pc/boxes.html`, viewportWidth: 200, viewportHeight: 250, scaleFactor: 1,
-      hideSelectors: ['#hide'], styles: '#keep { background: rgb(0, 200, 0) !important; }',
+      url: `${fixtures.url}/pc/boxes.html`,
+      viewportWidth: 200,
+      viewportHeight: 250,
+      scaleFactor: 1,
+      hideSelectors: ['#hide'],
+      styles: '#keep { background: rgb(0, 200, 0) !important; }',
     });
     const image = decodePng(file.bytes);
     // The hidden box's area is the white body; the kept box stays below it (layout kept), recoloured.
     expect(near(image.pixel(50, 50), [255, 255, 255, 255])).toBe(true);
     expect(near(image.pixel(50, 150), [0, 200, 0, 255])).toBe(true);
 
-    const plain = decodePng((await service.client.capture({ url: `${fixtures.url}/pc/boxes.html`, viewportWidth: 200, viewportHeight: 250, scaleFactor: 1 })).bytes);
+    const plain = decodePng(
+      (await service.client.capture({ url: `${fixtures.url}/pc/boxes.html`, viewportWidth: 200, viewportHeight: 250, scaleFactor: 1 }))
+        .bytes,
+    );
     expect(near(plain.pixel(50, 50), [255, 0, 0, 255])).toBe(true);
     expect(near(plain.pixel(50, 150), [0, 0, 255, 255])).toBe(true);
   });
@@ -143,9 +178,12 @@ describe('page control: hideSelectors, styles, timezone, locale, mediaType, redu
     ['omitBackground', 'true&format=jpeg', /omitBackground needs format png or webp/],
     ['locale', 'de-DE&headers=%7B%22Accept-Language%22%3A%22es-ES%22%7D', /either locale or an Accept-Language entry in headers/],
   ])('rejects an invalid %s with a 400 naming the field', async (field, value, message) => {
-    const response = await service.get(`/capture?url=${encodeURIComponent(`${fixtures.url}/pc/boxes.html`)}&${field}=${value.includes('&') ? value : encodeURIComponent(value)}`, {
-      headers: { 'x-api-key': service.apiKey },
-    });
+    const response = await service.get(
+      `/capture?url=${encodeURIComponent(`${fixtures.url}/pc/boxes.html`)}&${field}=${value.includes('&') ? value : encodeURIComponent(value)}`,
+      {
+        headers: { 'x-api-key': service.apiKey },
+      },
+    );
     expect(response.status).toBe(400);
     const body = (await response.json()) as { success: boolean; error: { message: string } };
     expect(body.success).toBe(false);

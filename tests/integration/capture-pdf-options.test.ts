@@ -16,7 +16,8 @@ const FIVE_PAGES = `<!doctype html><html><head><title>Quarterly report</title><s
 </style></head><body>${[1, 2, 3, 4, 5].map((n) => `<section>Section number ${n}</section>`).join('')}</body></html>`;
 
 /** A page whose whole background is green, with one word. */
-const GREEN_PAGE = '<!doctype html><html><body style="margin:0;background:rgb(0,160,0)"><p style="margin:0;font:16px sans-serif">Leaf</p></body></html>';
+const GREEN_PAGE =
+  '<!doctype html><html><body style="margin:0;background:rgb(0,160,0)"><p style="margin:0;font:16px sans-serif">Leaf</p></body></html>';
 
 /** A document 40 lines of 100 px: about four A4 pages at scale 1. */
 const TALL = `<!doctype html><html><body style="margin:0;font:16px sans-serif">${Array.from({ length: 40 }, (_, i) => `<div style="height:100px">Line ${i + 1}</div>`).join('')}</body></html>`;
@@ -64,7 +65,9 @@ describe('pdf options: paper, margins, background, scale, page ranges, header an
     return decodePng(await readFile(`${prefix}.png`));
   };
   const errorOf = async (query: string) => {
-    const response = await service.get(`/capture?html=${encodeURIComponent(GREEN_PAGE)}&format=pdf&${query}`, { headers: { 'x-api-key': service.apiKey } });
+    const response = await service.get(`/capture?html=${encodeURIComponent(GREEN_PAGE)}&format=pdf&${query}`, {
+      headers: { 'x-api-key': service.apiKey },
+    });
     return { status: response.status, error: ((await response.json()) as { error: { code: string; message: string } }).error };
   };
 
@@ -122,7 +125,9 @@ describe('pdf options: paper, margins, background, scale, page ranges, header an
 
   it('answers pdfPageRanges past the last page with 400 naming it, charging nothing', async () => {
     const before = await service.client.usage();
-    const response = await service.get(`/capture?html=${encodeURIComponent(FIVE_PAGES)}&format=pdf&pdfPageRanges=9-12`, { headers: { 'x-api-key': service.apiKey } });
+    const response = await service.get(`/capture?html=${encodeURIComponent(FIVE_PAGES)}&format=pdf&pdfPageRanges=9-12`, {
+      headers: { 'x-api-key': service.apiKey },
+    });
     expect(response.status).toBe(400);
     const { error } = (await response.json()) as { error: { code: string; message: string } };
     expect(error.code).toBe('INVALID_INPUT');
@@ -141,7 +146,8 @@ describe('pdf options: paper, margins, background, scale, page ranges, header an
     const bytes = await pdf({
       html: FIVE_PAGES,
       pdfHeaderTemplate: '<div style="font-size:10px;width:100%;text-align:center">Acme header <span class="title"></span></div>',
-      pdfFooterTemplate: '<div style="font-size:10px;width:100%;text-align:center">Page <span class="pageNumber"></span> of <span class="totalPages"></span></div>',
+      pdfFooterTemplate:
+        '<div style="font-size:10px;width:100%;text-align:center">Page <span class="pageNumber"></span> of <span class="totalPages"></span></div>',
     });
     const text = await textOf(bytes);
     expect(text).toContain('Acme header Quarterly report');
@@ -154,7 +160,9 @@ describe('pdf options: paper, margins, background, scale, page ranges, header an
   });
 
   it('prints only the footer when only a footer template is given (no default header)', async () => {
-    const text = await textOf(await pdf({ html: FIVE_PAGES, pdfFooterTemplate: '<div style="font-size:10px">Footer only <span class="pageNumber"></span></div>' }));
+    const text = await textOf(
+      await pdf({ html: FIVE_PAGES, pdfFooterTemplate: '<div style="font-size:10px">Footer only <span class="pageNumber"></span></div>' }),
+    );
     expect(text).toContain('Footer only 2');
     // Chromium's default header would print the title.
     expect(text).not.toContain('Quarterly report');
@@ -182,7 +190,9 @@ describe('pdf options: paper, margins, background, scale, page ranges, header an
   });
 
   it('applies pdfPrintBackground to the single-page layout too', async () => {
-    const page = await raster(await pdf({ html: GREEN_PAGE, pdfPageLayout: 'single', viewportWidth: 400, viewportHeight: 300, pdfPrintBackground: false }));
+    const page = await raster(
+      await pdf({ html: GREEN_PAGE, pdfPageLayout: 'single', viewportWidth: 400, viewportHeight: 300, pdfPrintBackground: false }),
+    );
     expect(near(page.pixel(Math.floor(page.width / 2), Math.floor(page.height / 2)), [255, 255, 255, 255], 30)).toBe(true);
   });
 

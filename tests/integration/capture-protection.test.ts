@@ -17,7 +17,10 @@ describe('capture of anti-bot interstitials (TARGET_PROTECTED)', () => {
     fixtures.route('/protection/datadome-403', (_req, res) => {
       res.writeHead(403, { 'content-type': 'text/html; charset=utf-8', 'x-datadome': 'protected' }).end(NORMAL_PAGE);
     });
-    fixtures.page('/protection/imperva', '<!doctype html><html><head><title>Pardon Our Interruption</title></head><body><p>As you were browsing something about your browser made us think you were a bot.</p></body></html>');
+    fixtures.page(
+      '/protection/imperva',
+      '<!doctype html><html><head><title>Pardon Our Interruption</title></head><body><p>As you were browsing something about your browser made us think you were a bot.</p></body></html>',
+    );
     service = await startTestService({ env: { RATE_LIMIT_MAX: '1000' } });
   });
   afterAll(async () => {
@@ -55,10 +58,14 @@ describe('capture of anti-bot interstitials (TARGET_PROTECTED)', () => {
   }
 
   it('refuses in JSON mode and for pdf alike', async () => {
-    const json = await service.get(`/capture?${new URLSearchParams({ url: `${fixtures.url}/protection/turnstile.html`, returnFile: 'false', apiKey: service.apiKey })}`);
+    const json = await service.get(
+      `/capture?${new URLSearchParams({ url: `${fixtures.url}/protection/turnstile.html`, returnFile: 'false', apiKey: service.apiKey })}`,
+    );
     expect(json.status).toBe(403);
     expect(((await json.json()) as { error: { code: string } }).error.code).toBe('TARGET_PROTECTED');
-    const pdf = await service.get(`/capture?${new URLSearchParams({ url: `${fixtures.url}/protection/cloudflare.html`, format: 'pdf', apiKey: service.apiKey })}`);
+    const pdf = await service.get(
+      `/capture?${new URLSearchParams({ url: `${fixtures.url}/protection/cloudflare.html`, format: 'pdf', apiKey: service.apiKey })}`,
+    );
     expect(pdf.status).toBe(403);
   });
 
@@ -70,12 +77,19 @@ describe('capture of anti-bot interstitials (TARGET_PROTECTED)', () => {
   });
 
   it('captures a page whose title merely starts like a challenge title', async () => {
-    const file = await service.client.capture({ url: `${fixtures.url}/protection/moment-in-history.html`, viewportWidth: 800, viewportHeight: 600 });
+    const file = await service.client.capture({
+      url: `${fixtures.url}/protection/moment-in-history.html`,
+      viewportWidth: 800,
+      viewportHeight: 600,
+    });
     expect(file.contentType).toBe('image/png');
   });
 
   it('lists no charged capture for any refused interstitial in the ledger', async () => {
-    const ledger = (await service.runtime.credits.ledger(service.organizationId, 500)) as Array<{ status: string; target_host: string | null }>;
+    const ledger = (await service.runtime.credits.ledger(service.organizationId, 500)) as Array<{
+      status: string;
+      target_host: string | null;
+    }>;
     const charged = ledger.filter((row) => row.status === 'charged');
     // Only the two ordinary pages were charged.
     expect(charged).toHaveLength(2);

@@ -46,14 +46,18 @@ describe('capture requests: removal, blocking, user agent, headers, geolocation,
     expect(near(after.pixel(10, 210), [0, 160, 0])).toBe(true);
 
     // The query form: comma-separated and URL-encoded.
-    const raw = await service.get(`/capture?${new URLSearchParams({ url, viewportWidth: '300', viewportHeight: '300', removeSelectors: '#banner,.promo', apiKey: service.apiKey })}`);
+    const raw = await service.get(
+      `/capture?${new URLSearchParams({ url, viewportWidth: '300', viewportHeight: '300', removeSelectors: '#banner,.promo', apiKey: service.apiKey })}`,
+    );
     const fromQuery = decodePng(new Uint8Array(await raw.arrayBuffer()));
     expect(near(fromQuery.pixel(10, 10), [255, 255, 255])).toBe(true);
   });
 
   it('loads every resource type when nothing is blocked', async () => {
     fixtures.reset();
-    const image = decodePng((await service.client.capture({ url: `${fixtures.url}/resources.html`, viewportWidth: 300, viewportHeight: 200 })).bytes);
+    const image = decodePng(
+      (await service.client.capture({ url: `${fixtures.url}/resources.html`, viewportWidth: 300, viewportHeight: 200 })).bytes,
+    );
     for (const [type, path] of Object.entries(RESOURCE_PATHS)) expect(fixtures.requestsTo(path).length, type).toBeGreaterThan(0);
     // The stylesheet applied.
     expect(near(image.pixel(10, 10), [0, 160, 0])).toBe(true);
@@ -62,7 +66,12 @@ describe('capture requests: removal, blocking, user agent, headers, geolocation,
   for (const blocked of BLOCKABLE_RESOURCES) {
     it(`blockResources=${blocked}: that type never reaches the server, the others do`, async () => {
       fixtures.reset();
-      await service.client.capture({ url: `${fixtures.url}/resources.html`, viewportWidth: 300, viewportHeight: 200, blockResources: [blocked] });
+      await service.client.capture({
+        url: `${fixtures.url}/resources.html`,
+        viewportWidth: 300,
+        viewportHeight: 200,
+        blockResources: [blocked],
+      });
       expect(fixtures.requestsTo('/resources.html')).toHaveLength(1);
       for (const [type, path] of Object.entries(RESOURCE_PATHS)) {
         if (type === blocked) expect(fixtures.requestsTo(path), `${type} blocked`).toHaveLength(0);
@@ -73,7 +82,12 @@ describe('capture requests: removal, blocking, user agent, headers, geolocation,
 
   it('blocks several types at once, and the document itself never', async () => {
     fixtures.reset();
-    await service.client.capture({ url: `${fixtures.url}/resources.html`, viewportWidth: 300, viewportHeight: 200, blockResources: ['stylesheet', 'image', 'font'] });
+    await service.client.capture({
+      url: `${fixtures.url}/resources.html`,
+      viewportWidth: 300,
+      viewportHeight: 200,
+      blockResources: ['stylesheet', 'image', 'font'],
+    });
     expect(fixtures.requestsTo('/resources.html')).toHaveLength(1);
     expect(fixtures.requestsTo(RESOURCE_PATHS.stylesheet)).toHaveLength(0);
     expect(fixtures.requestsTo(RESOURCE_PATHS.image)).toHaveLength(0);
@@ -83,7 +97,12 @@ describe('capture requests: removal, blocking, user agent, headers, geolocation,
 
   it('blocks blockUrls patterns: * wildcards, and plain entries as substrings', async () => {
     fixtures.reset();
-    await service.client.capture({ url: `${fixtures.url}/blocklist.html`, viewportWidth: 200, viewportHeight: 200, blockUrls: ['*/ads/*', 'tracker/pixel'] });
+    await service.client.capture({
+      url: `${fixtures.url}/blocklist.html`,
+      viewportWidth: 200,
+      viewportHeight: 200,
+      blockUrls: ['*/ads/*', 'tracker/pixel'],
+    });
     const paths = fixtures.requests.map((r) => r.path);
     expect(paths.filter((p) => p.startsWith('/ads/'))).toEqual([]);
     expect(paths.filter((p) => p.startsWith('/tracker/'))).toEqual([]);
@@ -135,20 +154,39 @@ describe('capture requests: removal, blocking, user agent, headers, geolocation,
   it('keeps custom header values out of the log', async () => {
     const secret = `logged-${Date.now()}-value`;
     const logLinesBefore = capturedLogLines.length;
-    await service.client.capture({ url: `${fixtures.url}/agent.html?tag=headers-log`, headers: { Authorization: `Bearer ${secret}` }, viewportWidth: 200, viewportHeight: 200 });
+    await service.client.capture({
+      url: `${fixtures.url}/agent.html?tag=headers-log`,
+      headers: { Authorization: `Bearer ${secret}` },
+      viewportWidth: 200,
+      viewportHeight: 200,
+    });
     expect(capturedLogLines.slice(logLinesBefore).join('\n')).not.toContain(secret);
   });
 
   it('answers the location API with latitude/longitude, and nothing once they are not given', async () => {
     fixtures.reset();
     const url = `${fixtures.url}/geolocation.html`;
-    await service.client.capture({ url, latitude: 48.8584, longitude: 2.2945, waitForSelector: '#done', viewportWidth: 200, viewportHeight: 200 });
+    await service.client.capture({
+      url,
+      latitude: 48.8584,
+      longitude: 2.2945,
+      waitForSelector: '#done',
+      viewportWidth: 200,
+      viewportHeight: 200,
+    });
     const report = fixtures.reports('geo')[0]!;
     expect(Number(report.latitude)).toBeCloseTo(48.8584, 4);
     expect(Number(report.longitude)).toBeCloseTo(2.2945, 4);
 
     fixtures.reset();
-    await service.client.capture({ url, latitude: -33.8568, longitude: 151.2153, waitForSelector: '#done', viewportWidth: 200, viewportHeight: 200 });
+    await service.client.capture({
+      url,
+      latitude: -33.8568,
+      longitude: 151.2153,
+      waitForSelector: '#done',
+      viewportWidth: 200,
+      viewportHeight: 200,
+    });
     expect(Number(fixtures.reports('geo')[0]!.latitude)).toBeCloseTo(-33.8568, 4);
 
     fixtures.reset();
@@ -198,17 +236,33 @@ describe('capture requests: removal, blocking, user agent, headers, geolocation,
     withCredentials.username = 'proxy-user';
     withCredentials.password = 'proxy-pa55';
     const image = decodePng(
-      (await service.client.capture({ url: `${fixtures.url}/agent.html?tag=userinfo`, proxyUrl: withCredentials.toString(), viewportWidth: 200, viewportHeight: 200 })).bytes,
+      (
+        await service.client.capture({
+          url: `${fixtures.url}/agent.html?tag=userinfo`,
+          proxyUrl: withCredentials.toString(),
+          viewportWidth: 200,
+          viewportHeight: 200,
+        })
+      ).bytes,
     );
     expect(near(image.pixel(150, 150), [40, 160, 110])).toBe(true);
-    expect(proxy.log.some((entry) => entry.url === `${fixtures.url}/agent.html?tag=userinfo` && entry.authorization === proxy.expected)).toBe(true);
+    expect(
+      proxy.log.some((entry) => entry.url === `${fixtures.url}/agent.html?tag=userinfo` && entry.authorization === proxy.expected),
+    ).toBe(true);
     expect(capturedLogLines.some((line) => line.includes('proxy-pa55'))).toBe(false);
   });
 
   it('fails cleanly, charging nothing, when the proxy refuses the credentials', async () => {
     const before = await service.client.usage();
     const error = await service.client
-      .capture({ url: `${fixtures.url}/agent.html?tag=bad-proxy`, proxyUrl: proxy.url, proxyUsername: 'proxy-user', proxyPassword: 'wrong', viewportWidth: 200, viewportHeight: 200 })
+      .capture({
+        url: `${fixtures.url}/agent.html?tag=bad-proxy`,
+        proxyUrl: proxy.url,
+        proxyUsername: 'proxy-user',
+        proxyPassword: 'wrong',
+        viewportWidth: 200,
+        viewportHeight: 200,
+      })
       .then(
         () => undefined,
         (e: unknown) => e as DaguerreError,

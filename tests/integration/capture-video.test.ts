@@ -54,7 +54,10 @@ const expectedOffsets = (easing: keyof typeof EASINGS, frames: number) =>
   Array.from({ length: frames }, (_, i) => Math.round(EASINGS[easing](i / (frames - 1)) * BOTTOM));
 
 async function daguerreError(work: Promise<unknown>): Promise<DaguerreError> {
-  const error = await work.then(() => undefined, (e: unknown) => e);
+  const error = await work.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   expect(error).toBeInstanceOf(DaguerreError);
   return error as DaguerreError;
 }
@@ -104,7 +107,14 @@ describe('scrolling video: mp4, webm, gif (issue #34)', () => {
   });
 
   it('webm: VP9 with linear scrolling (equal steps) from the top to the bottom', async () => {
-    const file = await service.client.capture({ url: bandsUrl(), ...VIEW, format: 'webm', videoDuration: 1.5, videoFps: 8, scrollEasing: 'linear' });
+    const file = await service.client.capture({
+      url: bandsUrl(),
+      ...VIEW,
+      format: 'webm',
+      videoDuration: 1.5,
+      videoFps: 8,
+      scrollEasing: 'linear',
+    });
     expect(file.contentType).toBe('video/webm');
     const probe = await probeVideo(file.bytes, 'webm');
     expect(probe).toMatchObject({ codec: 'vp9', width: 400, height: 300, frames: 12 });
@@ -120,7 +130,16 @@ describe('scrolling video: mp4, webm, gif (issue #34)', () => {
     // the band edges every frame is measured by.
     const banner = '<p id="banner" style="position:fixed;top:0;left:0;right:0;height:290px;margin:0;background:rgb(255,0,0)"></p>';
     const html = `<style>body{margin:0}div{height:${BAND_PX}px}</style>${banner}${Array.from({ length: BANDS }, (_, i) => `<div id="b${i}" style="background:rgb(${bandColour(i).join(',')})"></div>`).join('')}`;
-    const file = await service.client.capture({ html, ...VIEW, format: 'gif', videoDuration: 1, videoFps: 6, scrollToSelector: '#b4', scrollEasing: 'ease-out', removeSelectors: ['#banner'] });
+    const file = await service.client.capture({
+      html,
+      ...VIEW,
+      format: 'gif',
+      videoDuration: 1,
+      videoFps: 6,
+      scrollToSelector: '#b4',
+      scrollEasing: 'ease-out',
+      removeSelectors: ['#banner'],
+    });
     expect(file.contentType).toBe('image/gif');
     const probe = await probeVideo(file.bytes, 'gif');
     expect(probe).toMatchObject({ codec: 'gif', width: 400, height: 300, frames: 6 });
@@ -152,7 +171,10 @@ describe('scrolling video: mp4, webm, gif (issue #34)', () => {
       const error = await daguerreError(service.client.capture({ html: '<p>x</p>', format: 'mp4', ...options } as never));
       expect(error.status, field).toBe(400);
       expect(error.code).toBe('VALIDATION_ERROR');
-      expect((error.details as Array<{ field: string }>).map((d) => d.field), JSON.stringify(options)).toContain(field);
+      expect(
+        (error.details as Array<{ field: string }>).map((d) => d.field),
+        JSON.stringify(options),
+      ).toContain(field);
     }
     expect(await credits()).toBe(before);
   });
@@ -161,11 +183,22 @@ describe('scrolling video: mp4, webm, gif (issue #34)', () => {
     const before = await credits();
     // Directories an earlier, killed run may have left are not this test's concern.
     const earlier = new Set(await leftoverVideoDirectories());
-    const tooBig = await daguerreError(service.client.capture({ url: `${fixtures.url}/noise.html`, viewportWidth: 480, viewportHeight: 360, format: 'gif', videoDuration: 1, videoFps: 10 }));
+    const tooBig = await daguerreError(
+      service.client.capture({
+        url: `${fixtures.url}/noise.html`,
+        viewportWidth: 480,
+        viewportHeight: 360,
+        format: 'gif',
+        videoDuration: 1,
+        videoFps: 10,
+      }),
+    );
     expect(tooBig.status).toBe(400);
     expect(tooBig.code).toBe('INVALID_INPUT');
     expect(tooBig.message).toContain('400000 bytes');
-    const missing = await daguerreError(service.client.capture({ url: bandsUrl(), ...VIEW, format: 'mp4', videoDuration: 1, videoFps: 2, scrollToSelector: '#nothing' }));
+    const missing = await daguerreError(
+      service.client.capture({ url: bandsUrl(), ...VIEW, format: 'mp4', videoDuration: 1, videoFps: 2, scrollToSelector: '#nothing' }),
+    );
     expect(missing.status).toBe(400);
     expect(missing.message).toContain('scrollToSelector');
     expect(await credits()).toBe(before);

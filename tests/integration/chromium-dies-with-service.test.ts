@@ -35,7 +35,10 @@ describe('Chromium cannot outlive the service', () => {
     // Short: Chromium's singleton socket lives below the profile, within the 108-byte socket path limit.
     const root = mkdtempSync(join(tmpdir(), 'rsd-'));
     chmodSync(root, 0o755);
-    const child = spawn('npx', ['tsx', 'tests/fixtures/launch-browser-child.ts'], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, TMPDIR: root } });
+    const child = spawn('npx', ['tsx', 'tests/fixtures/launch-browser-child.ts'], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+      env: { ...process.env, TMPDIR: root },
+    });
     const profile = await new Promise<string>((resolve, reject) => {
       let out = '';
       child.stdout.on('data', (chunk: Buffer) => {
@@ -71,7 +74,9 @@ describe('Chromium cannot outlive the service', () => {
       const browser = await next.get();
       expect(existsSync(profile)).toBe(false);
       // Its own profile is left alone.
-      const ownProfile = (browser.process()?.spawnargs ?? []).find((a) => a.startsWith('--user-data-dir='))?.slice('--user-data-dir='.length);
+      const ownProfile = (browser.process()?.spawnargs ?? [])
+        .find((a) => a.startsWith('--user-data-dir='))
+        ?.slice('--user-data-dir='.length);
       expect(ownProfile && existsSync(ownProfile)).toBe(true);
     } finally {
       await next.close();

@@ -75,7 +75,9 @@ describe('Chromium is reached over a pipe only (issue #28)', () => {
 
   it('no Chromium process listens on TCP during a capture, and another local user cannot attach to the browser', async () => {
     fixtures.reset();
-    const pending = service.get(`/capture?${new URLSearchParams({ url: `${fixtures.url}/slow`, viewportWidth: '200', viewportHeight: '150', apiKey: service.apiKey })}`);
+    const pending = service.get(
+      `/capture?${new URLSearchParams({ url: `${fixtures.url}/slow`, viewportWidth: '200', viewportHeight: '150', apiKey: service.apiKey })}`,
+    );
     await fixtures.waitForRequest('/slow');
 
     const browserPid = service.runtime.browser.pid()!;
@@ -99,7 +101,17 @@ describe('Chromium is reached over a pipe only (issue #28)', () => {
     // Not spawnSync: the service runs in this process and must keep serving the capture meanwhile.
     const attempt = await promisify(execFile)(
       'setpriv',
-      [`--reuid=${OTHER_USER}`, `--regid=${OTHER_USER}`, '--clear-groups', process.execPath, '-e', ATTACKER, JSON.stringify(ownPorts), String(browserPid), profile],
+      [
+        `--reuid=${OTHER_USER}`,
+        `--regid=${OTHER_USER}`,
+        '--clear-groups',
+        process.execPath,
+        '-e',
+        ATTACKER,
+        JSON.stringify(ownPorts),
+        String(browserPid),
+        profile,
+      ],
       { encoding: 'utf8', timeout: 60_000, cwd: '/' },
     );
     expect(attempt.stderr).toBe('');

@@ -9,7 +9,9 @@ import { descendantsOf } from '../helpers/process-tree.js';
 
 /** Runs `command` as the user Chromium runs as, the way the service's wrapper drops to it. */
 function asChromiumUser(command: string[]): { status: number | null; stderr: string } {
-  const result = spawnSync('setpriv', [`--reuid=${CHROMIUM_USER}`, `--regid=${CHROMIUM_USER}`, '--clear-groups', ...command], { encoding: 'utf8' });
+  const result = spawnSync('setpriv', [`--reuid=${CHROMIUM_USER}`, `--regid=${CHROMIUM_USER}`, '--clear-groups', ...command], {
+    encoding: 'utf8',
+  });
   return { status: result.status, stderr: result.stderr };
 }
 
@@ -49,9 +51,12 @@ describe('Chromium reaches none of the service secrets (service started as root)
     const keyFile = join(dataDir, 'demo-api-key.txt');
     for (let i = 0; i < 100 && !existsSync(keyFile); i++) await new Promise((r) => setTimeout(r, 50));
     const apiKey = readFileSync(keyFile, 'utf8').trim();
-    const response = await fetch(`${service.url}/capture?html=${encodeURIComponent('<h1>private</h1>')}&viewportWidth=320&viewportHeight=200`, {
-      headers: { 'X-API-Key': apiKey },
-    });
+    const response = await fetch(
+      `${service.url}/capture?html=${encodeURIComponent('<h1>private</h1>')}&viewportWidth=320&viewportHeight=200`,
+      {
+        headers: { 'X-API-Key': apiKey },
+      },
+    );
     expect(response.status).toBe(200);
     const chromium = descendantsOf(service.pid).filter((p) => p.cmdline.includes('chromium'));
     expect(chromium.length).toBeGreaterThan(1);
@@ -86,7 +91,9 @@ describe('Chromium reaches none of the service secrets (service started as root)
     for (let i = 0; i < 100 && !existsSync(secretFile); i++) await new Promise((r) => setTimeout(r, 50));
     const files = readdirSync(dataDir);
     // The demo key's signing secret is beside it, as private, in the Standard Webhooks form.
-    expect(files).toEqual(expect.arrayContaining(['daguerre.db', 'daguerre.db-wal', 'demo-api-key.txt', 'demo-api-key.signing-secret.txt']));
+    expect(files).toEqual(
+      expect.arrayContaining(['daguerre.db', 'daguerre.db-wal', 'demo-api-key.txt', 'demo-api-key.signing-secret.txt']),
+    );
     expect(readFileSync(join(dataDir, 'demo-api-key.signing-secret.txt'), 'utf8')).toMatch(/^whsec_[A-Za-z0-9+/]{43}=\n$/);
     for (const file of files) {
       const denied = asChromiumUser(['cat', join(dataDir, file)]);

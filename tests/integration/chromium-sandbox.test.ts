@@ -27,7 +27,11 @@ function descendants(root: number): number[] {
   const queue = [root];
   while (queue.length > 0) {
     const current = queue.shift()!;
-    for (const [pid, ppid] of parents) if (ppid === current) { found.push(pid); queue.push(pid); }
+    for (const [pid, ppid] of parents)
+      if (ppid === current) {
+        found.push(pid);
+        queue.push(pid);
+      }
   }
   return found;
 }

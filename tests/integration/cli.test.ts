@@ -12,7 +12,10 @@ describe('daguerre CLI', () => {
   let database: TestDatabase;
   let service: TestService | undefined;
   const cli = async (...args: string[]) => {
-    const { stdout } = await run('node', [CLI, ...args, '--json'], { env: { ...process.env, DATABASE_URL: database.url }, timeout: 30_000 });
+    const { stdout } = await run('node', [CLI, ...args, '--json'], {
+      env: { ...process.env, DATABASE_URL: database.url },
+      timeout: 30_000,
+    });
     return JSON.parse(stdout) as Record<string, unknown> & Array<Record<string, unknown>>;
   };
 
@@ -33,7 +36,18 @@ describe('daguerre CLI', () => {
     expect(org.id).toMatch(/^[0-9a-f-]{36}$/);
     const user = await cli('user', 'create', '--email', 'ada@example.com', '--name', 'Ada');
     expect(await cli('member', 'add', '--org', 'Acme', '--user', 'ada@example.com')).toMatchObject({ userId: user.id, active: true });
-    const key = await cli('key', 'create', '--org', String(org.id), '--name', 'ci', '--user', 'ada@example.com', '--expires', '2099-01-01T00:00:00Z');
+    const key = await cli(
+      'key',
+      'create',
+      '--org',
+      String(org.id),
+      '--name',
+      'ci',
+      '--user',
+      'ada@example.com',
+      '--expires',
+      '2099-01-01T00:00:00Z',
+    );
     expect(key.key).toMatch(/^rs_[A-Za-z0-9_-]{43}$/);
     expect(key).toMatchObject({ name: 'ci', expiresAt: '2099-01-01T00:00:00.000Z' });
     expect(String(key.key).startsWith(String(key.prefix))).toBe(true);
@@ -62,17 +76,48 @@ describe('daguerre CLI', () => {
     const s3 = await startS3();
     const env = { ...process.env, DATABASE_URL: database.url, STORAGE_ENCRYPTION_KEY: '11'.repeat(32), ALLOW_PRIVATE_NETWORK: 'true' };
     const cliWithKey = async (...args: string[]) =>
-      JSON.parse((await run('node', [CLI, ...args, '--json'], { env, timeout: 30_000 })).stdout) as Record<string, unknown> & Array<Record<string, unknown>>;
+      JSON.parse((await run('node', [CLI, ...args, '--json'], { env, timeout: 30_000 })).stdout) as Record<string, unknown> &
+        Array<Record<string, unknown>>;
     try {
       await cliWithKey('org', 'create', '--name', 'Storage org');
-      const added = await cliWithKey('storage', 'add', '--org', 'Storage org', '--name', 'main', '--endpoint', s3.endpoint, '--bucket', s3.bucket,
-        '--access-key-id', s3.accessKeyId, '--secret-access-key', s3.secretAccessKey);
+      const added = await cliWithKey(
+        'storage',
+        'add',
+        '--org',
+        'Storage org',
+        '--name',
+        'main',
+        '--endpoint',
+        s3.endpoint,
+        '--bucket',
+        s3.bucket,
+        '--access-key-id',
+        s3.accessKeyId,
+        '--secret-access-key',
+        s3.secretAccessKey,
+      );
       expect(added).toMatchObject({ name: 'main', isDefault: true, bucket: s3.bucket });
       expect(JSON.stringify(added)).not.toContain(s3.secretAccessKey);
       expect(await cliWithKey('storage', 'test', '--org', 'Storage org', 'main')).toEqual({ name: 'main', ok: true });
-      await cliWithKey('storage', 'add', '--org', 'Storage org', '--name', 'wrong', '--endpoint', s3.endpoint, '--bucket', 'missing-bucket',
-        '--access-key-id', s3.accessKeyId, '--secret-access-key', s3.secretAccessKey);
-      const failed = await run('node', [CLI, 'storage', 'test', '--org', 'Storage org', 'wrong', '--json'], { env }).catch((e: { stderr: string }) => e);
+      await cliWithKey(
+        'storage',
+        'add',
+        '--org',
+        'Storage org',
+        '--name',
+        'wrong',
+        '--endpoint',
+        s3.endpoint,
+        '--bucket',
+        'missing-bucket',
+        '--access-key-id',
+        s3.accessKeyId,
+        '--secret-access-key',
+        s3.secretAccessKey,
+      );
+      const failed = await run('node', [CLI, 'storage', 'test', '--org', 'Storage org', 'wrong', '--json'], { env }).catch(
+        (e: { stderr: string }) => e,
+      );
       expect((failed as { stderr: string }).stderr).toMatch(/Connection test failed: NoSuchBucket/);
       expect(await cliWithKey('storage', 'default', '--org', 'Storage org', 'wrong')).toMatchObject({ default: 'wrong' });
       const list = await cliWithKey('storage', 'list', '--org', 'Storage org');
@@ -84,23 +129,23 @@ describe('daguerre CLI', () => {
   });
 
   it('fails with a message naming the problem', async () => {
-    const failure = await run('node', [CLI, 'org', 'create', '--name', 'X', '--plan', 'nope', '--json'], { env: { ...process.env, DATABASE_URL: database.url } }).catch(
-      (e: { stderr: string; code: number }) => e,
-    );
+    const failure = await run('node', [CLI, 'org', 'create', '--name', 'X', '--plan', 'nope', '--json'], {
+      env: { ...process.env, DATABASE_URL: database.url },
+    }).catch((e: { stderr: string; code: number }) => e);
     expect((failure as { code: number }).code).toBe(1);
     expect((failure as { stderr: string }).stderr).toContain('No plan with id or name "nope"');
     // Numbers are decimal digits: Number() would have granted sixteen credits for "0x10".
-    const hex = await run('node', [CLI, 'credits', 'grant', '--org', 'Acme', '--amount', '0x10'], { env: { ...process.env, DATABASE_URL: database.url } }).catch(
-      (e: { stderr: string; code: number }) => e,
-    );
+    const hex = await run('node', [CLI, 'credits', 'grant', '--org', 'Acme', '--amount', '0x10'], {
+      env: { ...process.env, DATABASE_URL: database.url },
+    }).catch((e: { stderr: string; code: number }) => e);
     expect((hex as { code: number }).code).toBe(1);
     expect((hex as { stderr: string }).stderr).toContain('--amount must be a whole number of at least 1; got "0x10"');
   });
 
   it('stops start-up with a message naming a bad variable', async () => {
-    const failure = await run('node', [CLI, 'migrate'], { env: { ...process.env, DATABASE_URL: database.url, MAX_CONCURRENCY: 'lots' } }).catch(
-      (e: { stderr: string; code: number }) => e,
-    );
+    const failure = await run('node', [CLI, 'migrate'], {
+      env: { ...process.env, DATABASE_URL: database.url, MAX_CONCURRENCY: 'lots' },
+    }).catch((e: { stderr: string; code: number }) => e);
     expect((failure as { stderr: string }).stderr).toContain('MAX_CONCURRENCY');
   });
 });

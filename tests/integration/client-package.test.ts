@@ -122,7 +122,12 @@ describe('@daguerre/client packed and installed into CommonJS and ESM projects',
     work = await mkdtemp(join(tmpdir(), 'daguerre-client-pack-'));
     // The client (prepack builds it) plus its two runtime dependencies from this checkout, so the
     // install needs no registry: the contract is bundled into the client.
-    await withPackLock(() => exec('npm', ['pack', '--pack-destination', work, './client', './node_modules/@ts-rest/core', './node_modules/zod'], { cwd: REPO_ROOT, timeout: 180_000 }));
+    await withPackLock(() =>
+      exec('npm', ['pack', '--pack-destination', work, './client', './node_modules/@ts-rest/core', './node_modules/zod'], {
+        cwd: REPO_ROOT,
+        timeout: 180_000,
+      }),
+    );
     tarballs = (await readdir(work)).filter((name) => name.endsWith('.tgz')).map((name) => join(work, name));
     expect(tarballs).toHaveLength(3);
   }, 240_000);
@@ -143,7 +148,11 @@ describe('@daguerre/client packed and installed into CommonJS and ESM projects',
         const probe = await exec('node', ['-e', "console.log(typeof require('@daguerre/client').createClient)"], { cwd: dir });
         expect(probe.stdout.trim()).toBe('function');
       }
-      const { stdout } = await exec('node', [compiled], { cwd: dir, timeout: 60_000, env: { ...process.env, DAGUERRE_URL: service.url, DAGUERRE_KEY: service.apiKey } });
+      const { stdout } = await exec('node', [compiled], {
+        cwd: dir,
+        timeout: 60_000,
+        env: { ...process.env, DAGUERRE_URL: service.url, DAGUERRE_KEY: service.apiKey },
+      });
       const result = JSON.parse(stdout.trim()) as {
         contentType: string;
         head: number[];

@@ -41,7 +41,10 @@ async function startRelay(targetPort: number): Promise<{ origin: string; stop: (
 
 /** A stage's duration from Server-Timing (`name;dur=ms`). */
 function stageMs(headers: Record<string, string>, stage: string): number | undefined {
-  const entry = (headers['server-timing'] ?? '').split(',').map((part) => part.trim()).find((part) => part.startsWith(`${stage};`));
+  const entry = (headers['server-timing'] ?? '')
+    .split(',')
+    .map((part) => part.trim())
+    .find((part) => part.startsWith(`${stage};`));
   return entry ? Number(/dur=([\d.]+)/.exec(entry)?.[1]) : undefined;
 }
 
@@ -105,6 +108,7 @@ describe('removeCookieBanners from the document start', () => {
     for (let i = 0; i < 20 && fixture.reports('probe').length < 2; i++) await new Promise((resolve) => setTimeout(resolve, 100));
     const after = fixture.reports('probe');
     expect(after).toHaveLength(2);
-    for (const report of after) expect(report).toMatchObject({ bridge: 'undefined', send: 'undefined', receive: 'undefined', binding: 'undefined', sheets: '0' });
+    for (const report of after)
+      expect(report).toMatchObject({ bridge: 'undefined', send: 'undefined', receive: 'undefined', binding: 'undefined', sheets: '0' });
   });
 });

@@ -383,7 +383,8 @@ describe('the dashboard in a real browser', () => {
   });
 
   it('playground: shows the quality report and the metadata beside the result, and markdown as text (issue #33)', async () => {
-    const key = (await service.runtime.apiKeys.create({ organizationId: service.organizationId, userId: ownerId, name: 'Insight key' })).key;
+    const key = (await service.runtime.apiKeys.create({ organizationId: service.organizationId, userId: ownerId, name: 'Insight key' }))
+      .key;
     await page.goto(`${base}/playground`, { waitUntil: 'domcontentloaded' });
     await page.$eval('#pg-key', (el) => ((el as HTMLInputElement).value = ''));
     await page.type('#pg-key', key);
@@ -391,7 +392,10 @@ describe('the dashboard in a real browser', () => {
     await page.click('#metadata');
     await page.$eval('#pg-html', (el) => ((el as HTMLTextAreaElement).value = ''));
     // The title is markup on purpose: it must come out as text.
-    await page.type('#pg-html', '<html lang="sv"><title>&lt;b&gt;Insight&lt;/b&gt;</title><h1>Insight</h1><img src="/missing.png" width="50" height="50" alt="x"></html>');
+    await page.type(
+      '#pg-html',
+      '<html lang="sv"><title>&lt;b&gt;Insight&lt;/b&gt;</title><h1>Insight</h1><img src="/missing.png" width="50" height="50" alt="x"></html>',
+    );
     await page.type('#viewportWidth', '480');
     await page.type('#viewportHeight', '320');
     await page.click('#pg-submit');
@@ -423,8 +427,15 @@ describe('the dashboard in a real browser', () => {
     await page.type('#pdfPageRanges', '1-2');
     await page.type('#pdfFooterTemplate', '<span class="pageNumber"></span>');
     const curl = await text(page, '#pg-curl');
-    for (const part of ['-d format=pdf', '-d pdfFormat=Letter', '-d pdfLandscape=true', '-d pdfPageRanges=1-2', `--data-urlencode 'click=#load-more'`,
-      `--data-urlencode 'scripts=window.ready = true'`, `--data-urlencode 'pdfFooterTemplate=<span class="pageNumber"></span>'`]) {
+    for (const part of [
+      '-d format=pdf',
+      '-d pdfFormat=Letter',
+      '-d pdfLandscape=true',
+      '-d pdfPageRanges=1-2',
+      `--data-urlencode 'click=#load-more'`,
+      `--data-urlencode 'scripts=window.ready = true'`,
+      `--data-urlencode 'pdfFooterTemplate=<span class="pageNumber"></span>'`,
+    ]) {
       expect(curl).toContain(part);
     }
     // The single layout takes none of the paginated options.
@@ -490,7 +501,11 @@ describe('the dashboard in a real browser', () => {
       key.id,
     );
     const link = await page.$eval('#pg-signed-url', (el) => el.textContent!);
-    expect(link).toMatch(new RegExp(`^${service.url}/capture\\?html=.+&viewportWidth=360&viewportHeight=240&keyId=${key.id}&expires=\\d+&signature=[0-9a-f]{64}$`));
+    expect(link).toMatch(
+      new RegExp(
+        `^${service.url}/capture\\?html=.+&viewportWidth=360&viewportHeight=240&keyId=${key.id}&expires=\\d+&signature=[0-9a-f]{64}$`,
+      ),
+    );
     expect(link).not.toContain('rs_');
     expect(link).not.toContain('whsec_');
 

@@ -28,7 +28,13 @@ describe('database outage mid-capture (a private MariaDB killed by pid)', () => 
     service = await startTestService({
       databaseUrl: url,
       credits: 5,
-      env: { MAX_ORG_SHARE_PERCENT: '100', CAPTURE_TIMEOUT_MS: String(CAPTURE_TIMEOUT_MS), STALE_RESERVATION_MARGIN_MS: '1000', CREDIT_SWEEP_INTERVAL_MS: '1000', RATE_LIMIT_MAX: '1000' },
+      env: {
+        MAX_ORG_SHARE_PERCENT: '100',
+        CAPTURE_TIMEOUT_MS: String(CAPTURE_TIMEOUT_MS),
+        STALE_RESERVATION_MARGIN_MS: '1000',
+        CREDIT_SWEEP_INTERVAL_MS: '1000',
+        RATE_LIMIT_MAX: '1000',
+      },
     });
   }, 180_000);
   afterAll(async () => {
@@ -38,7 +44,9 @@ describe('database outage mid-capture (a private MariaDB killed by pid)', () => 
   });
 
   const capture = (params: Record<string, string>) =>
-    fetch(`${service.url}/capture?${new URLSearchParams({ viewportWidth: '200', viewportHeight: '150', ...params })}`, { headers: { 'x-api-key': service.apiKey } });
+    fetch(`${service.url}/capture?${new URLSearchParams({ viewportWidth: '200', viewportHeight: '150', ...params })}`, {
+      headers: { 'x-api-key': service.apiKey },
+    });
   const usage = async () => {
     const response = await fetch(`${service.url}/usage`, { headers: { 'x-api-key': service.apiKey } });
     return { status: response.status, body: (await response.json()) as Usage };

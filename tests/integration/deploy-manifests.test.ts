@@ -21,7 +21,15 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const run = promisify(execFile);
 
 /** Settings whose values must come from a Secret, never from a literal in a manifest. */
-const SECRET_VARIABLES = ['DATABASE_URL', 'REDIS_URL', 'STORAGE_ENCRYPTION_KEY', 'SIGNING_SECRETS_KEY', 'METRICS_TOKEN', 'RESULTS_S3_ACCESS_KEY_ID', 'RESULTS_S3_SECRET_ACCESS_KEY'];
+const SECRET_VARIABLES = [
+  'DATABASE_URL',
+  'REDIS_URL',
+  'STORAGE_ENCRYPTION_KEY',
+  'SIGNING_SECRETS_KEY',
+  'METRICS_TOKEN',
+  'RESULTS_S3_ACCESS_KEY_ID',
+  'RESULTS_S3_SECRET_ACCESS_KEY',
+];
 /** Placeholder values of the right shape, to run the files' settings through the service's own config schema. */
 const SECRET_SAMPLES: Record<string, string> = {
   DATABASE_URL: 'mysql://daguerre:pw@mariadb:3306/daguerre',
@@ -100,7 +108,9 @@ describe('Kubernetes manifests (deploy/kubernetes)', () => {
     for (const call of ['mount', 'setns', 'bpf', 'pivot_root', 'kexec_load', 'init_module']) expect(rule(call)).toEqual([]);
     // OCI form only: runtimes other than Docker ignore Docker's `includes`/`excludes` and would allow too much.
     expect(JSON.stringify(profile)).not.toMatch(/"(includes|excludes)"/);
-    expect(find('ConfigMap', 'daguerre-seccomp-profile').data!['daguerre-chromium.json']).toBe(readFileSync(`${ROOT}deploy/kubernetes/seccomp/daguerre-chromium.json`, 'utf8'));
+    expect(find('ConfigMap', 'daguerre-seccomp-profile').data!['daguerre-chromium.json']).toBe(
+      readFileSync(`${ROOT}deploy/kubernetes/seccomp/daguerre-chromium.json`, 'utf8'),
+    );
     expect(find('Namespace', 'daguerre').metadata!.labels!['pod-security.kubernetes.io/enforce']).toBe('restricted');
 
     for (const name of ['daguerre-api', 'daguerre-worker']) {
@@ -112,7 +122,11 @@ describe('Kubernetes manifests (deploy/kubernetes)', () => {
       expect(pod.securityContext.runAsUser).toBeGreaterThan(0);
       expect(pod.automountServiceAccountToken).toBe(false);
       const container = pod.containers[0];
-      expect(container.securityContext).toEqual({ allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } });
+      expect(container.securityContext).toEqual({
+        allowPrivilegeEscalation: false,
+        readOnlyRootFilesystem: true,
+        capabilities: { drop: ['ALL'] },
+      });
       const volumeAt = (path: string) => {
         const mount = (container.volumeMounts as { name: string; mountPath: string }[]).find((m) => m.mountPath === path);
         return (pod.volumes as { name: string; emptyDir?: { medium?: string; sizeLimit?: string } }[]).find((v) => v.name === mount?.name);
@@ -143,17 +157,33 @@ describe('Kubernetes manifests (deploy/kubernetes)', () => {
     }
     const api = find('Deployment', 'daguerre-api').spec.template.spec.containers[0];
     expect(api.lifecycle.preStop.sleep.seconds).toBeGreaterThanOrEqual(5);
-    expect(api.ports).toEqual(expect.arrayContaining([{ name: 'http', containerPort: 3000 }, { name: 'metrics', containerPort: Number(configMap().data!.METRICS_PORT) }]));
+    expect(api.ports).toEqual(
+      expect.arrayContaining([
+        { name: 'http', containerPort: 3000 },
+        { name: 'metrics', containerPort: Number(configMap().data!.METRICS_PORT) },
+      ]),
+    );
     expect(api.env).toContainEqual({ name: 'CAPTURE_WORKERS', value: '0' });
-    expect(find('Deployment', 'daguerre-worker').spec.template.spec.containers[0].args).toEqual(['node', 'server/bin/daguerre.js', 'worker']);
+    expect(find('Deployment', 'daguerre-worker').spec.template.spec.containers[0].args).toEqual([
+      'node',
+      'server/bin/daguerre.js',
+      'worker',
+    ]);
   });
 
   it('take every secret from the Secret daguerre-secrets, never from a literal', () => {
     for (const name of ['daguerre-api', 'daguerre-worker']) {
-      const env = find('Deployment', name).spec.template.spec.containers[0].env as { name: string; value?: string; valueFrom?: { secretKeyRef?: { name: string; key: string } } }[];
+      const env = find('Deployment', name).spec.template.spec.containers[0].env as {
+        name: string;
+        value?: string;
+        valueFrom?: { secretKeyRef?: { name: string; key: string } };
+      }[];
       for (const variable of SECRET_VARIABLES) {
         const entry = env.find((e) => e.name === variable);
-        expect(entry, `${name} ${variable}`).toEqual({ name: variable, valueFrom: { secretKeyRef: { name: 'daguerre-secrets', key: variable } } });
+        expect(entry, `${name} ${variable}`).toEqual({
+          name: variable,
+          valueFrom: { secretKeyRef: { name: 'daguerre-secrets', key: variable } },
+        });
       }
     }
     for (const key of Object.keys(configMap().data!)) expect(SECRET_VARIABLES).not.toContain(key);
@@ -164,7 +194,9 @@ describe('Kubernetes manifests (deploy/kubernetes)', () => {
     expect(hpa.apiVersion).toBe('autoscaling/v2');
     expect(hpa.spec.scaleTargetRef).toEqual({ apiVersion: 'apps/v1', kind: 'Deployment', name: 'daguerre-api' });
     expect(hpa.spec.minReplicas).toBeGreaterThanOrEqual(2);
-    expect(hpa.spec.metrics).toEqual([{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: expect.any(Number) } } }]);
+    expect(hpa.spec.metrics).toEqual([
+      { type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: expect.any(Number) } } },
+    ]);
     expect(find('Deployment', 'daguerre-api').spec.template.spec.containers[0].resources.requests.cpu).toBeDefined();
     // The autoscalers own the replica counts.
     expect(find('Deployment', 'daguerre-api').spec.replicas).toBeUndefined();
@@ -191,13 +223,15 @@ describe('Kubernetes manifests (deploy/kubernetes)', () => {
 
   it('PodDisruptionBudgets, the Service and the NetworkPolicies select the pods they are meant for', () => {
     const podLabels = (name: string) => find('Deployment', name).spec.template.metadata.labels as Record<string, string>;
-    const selects = (selector: Record<string, string>, labels: Record<string, string>) => Object.entries(selector).every(([k, v]) => labels[k] === v);
+    const selects = (selector: Record<string, string>, labels: Record<string, string>) =>
+      Object.entries(selector).every(([k, v]) => labels[k] === v);
     for (const name of ['daguerre-api', 'daguerre-worker']) {
       const pdb = find('PodDisruptionBudget', name);
       expect(pdb.spec.maxUnavailable).toBe(1);
       expect(selects(pdb.spec.selector.matchLabels, podLabels(name))).toBe(true);
       expect(selects(find('Deployment', name).spec.selector.matchLabels, podLabels(name))).toBe(true);
-      for (const policy of objects.filter((o) => o.kind === 'NetworkPolicy')) expect(selects(policy.spec.podSelector.matchLabels, podLabels(name))).toBe(true);
+      for (const policy of objects.filter((o) => o.kind === 'NetworkPolicy'))
+        expect(selects(policy.spec.podSelector.matchLabels, podLabels(name))).toBe(true);
     }
     expect(selects(find('Service', 'daguerre-api').spec.selector, podLabels('daguerre-worker'))).toBe(false);
 
@@ -209,10 +243,14 @@ describe('Kubernetes manifests (deploy/kubernetes)', () => {
     expect(open).toHaveLength(1);
     expect(open[0]!.ports.map((p) => p.port).sort()).toEqual([443, 80]);
     const v4 = open[0]!.to.find((peer) => peer.ipBlock?.cidr === '0.0.0.0/0')!.ipBlock!;
-    expect(v4.except).toEqual(expect.arrayContaining(['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '169.254.0.0/16', '127.0.0.0/8', '100.64.0.0/10']));
+    expect(v4.except).toEqual(
+      expect.arrayContaining(['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '169.254.0.0/16', '127.0.0.0/8', '100.64.0.0/10']),
+    );
     for (const rule of rules.filter((r) => !open.includes(r))) for (const peer of rule.to) expect(peer.ipBlock).toBeUndefined();
     const ingress = find('NetworkPolicy', 'daguerre-ingress');
-    const metricsRule = (ingress.spec.ingress as { from?: unknown[]; ports: { port: number }[] }[]).find((r) => r.ports.some((p) => p.port === 9464))!;
+    const metricsRule = (ingress.spec.ingress as { from?: unknown[]; ports: { port: number }[] }[]).find((r) =>
+      r.ports.some((p) => p.port === 9464),
+    )!;
     expect(metricsRule.from?.length).toBeGreaterThan(0);
   });
 });
@@ -222,7 +260,9 @@ describe('the example overlay (deploy/kubernetes-overlay)', () => {
     const { stdout } = await run('/usr/bin/kubectl', ['kustomize', 'deploy/kubernetes-overlay'], { cwd: ROOT, timeout: 60_000 });
     const rendered = parseAllDocuments(stdout).map((doc) => doc.toJS() as Obj);
     for (const object of rendered.filter((o) => o.kind !== 'Namespace')) expect(object.metadata?.namespace).toBe('capture');
-    const images = rendered.filter((o) => o.kind === 'Deployment').flatMap((o) => o.spec.template.spec.containers.map((c: { image: string }) => c.image));
+    const images = rendered
+      .filter((o) => o.kind === 'Deployment')
+      .flatMap((o) => o.spec.template.spec.containers.map((c: { image: string }) => c.image));
     expect(images).toEqual(['registry.example.com/daguerre:0.1.0', 'registry.example.com/daguerre:0.1.0']);
     const scaled = rendered.find((o) => o.kind === 'ScaledObject')!;
     expect(scaled.spec.triggers[0].metadata.url).toBe('http://daguerre-api.capture.svc:9464/metrics');
@@ -239,7 +279,9 @@ describe('Compose file (deploy/compose.yaml)', () => {
 
   it("validates against the Compose specification's JSON schema (dclint's current copy)", () => {
     // Its `$schema` names draft-07 by an https address ajv does not know; ajv's default meta-schema is draft-07.
-    const { $schema: _draft07, ...schema } = JSON.parse(readFileSync(`${ROOT}node_modules/dclint/schemas/compose.schema.json`, 'utf8')) as Record<string, unknown>;
+    const { $schema: _draft07, ...schema } = JSON.parse(
+      readFileSync(`${ROOT}node_modules/dclint/schemas/compose.schema.json`, 'utf8'),
+    ) as Record<string, unknown>;
     expect(_draft07).toMatch(/draft-07/);
     const validate = new Ajv({ allErrors: true, strict: false, validateFormats: false }).compile(schema);
     expect(validate(compose), JSON.stringify(validate.errors, null, 2)).toBe(true);
@@ -271,7 +313,8 @@ describe('Compose file (deploy/compose.yaml)', () => {
       expect(existsSync(`${ROOT}deploy/${seccomp.slice('seccomp='.length)}`)).toBe(true);
       expect(service.security_opt).toContain('no-new-privileges:true');
       // Secrets come from the operator's deploy/.env, required, never written here.
-      for (const variable of ['STORAGE_ENCRYPTION_KEY', 'SIGNING_SECRETS_KEY', 'METRICS_TOKEN']) expect(service.environment[variable]).toMatch(new RegExp(`^\\$\\{${variable}:\\?`));
+      for (const variable of ['STORAGE_ENCRYPTION_KEY', 'SIGNING_SECRETS_KEY', 'METRICS_TOKEN'])
+        expect(service.environment[variable]).toMatch(new RegExp(`^\\$\\{${variable}:\\?`));
     }
     expect(compose.services.api.environment.CAPTURE_WORKERS).toBe('0');
     expect(compose.services.worker.command).toEqual(['daguerre', 'worker']);

@@ -20,11 +20,15 @@ describe('dialogs and the deadline', () => {
 
   it('answers 504 near the deadline for an alert loop, and the next capture works', async () => {
     const started = Date.now();
-    const response = await service.get(`/capture?${new URLSearchParams({ url: `${fixtures.url}/alert-loop`, viewportWidth: '200', viewportHeight: '150', apiKey: service.apiKey })}`);
+    const response = await service.get(
+      `/capture?${new URLSearchParams({ url: `${fixtures.url}/alert-loop`, viewportWidth: '200', viewportHeight: '150', apiKey: service.apiKey })}`,
+    );
     const elapsed = Date.now() - started;
     expect(response.status).toBe(504);
     expect(elapsed).toBeLessThan(CAPTURE_TIMEOUT_MS + 3_000);
-    const next = await service.get(`/capture?${new URLSearchParams({ html: '<p>ok</p>', viewportWidth: '200', viewportHeight: '150', apiKey: service.apiKey })}`);
+    const next = await service.get(
+      `/capture?${new URLSearchParams({ html: '<p>ok</p>', viewportWidth: '200', viewportHeight: '150', apiKey: service.apiKey })}`,
+    );
     expect(next.status).toBe(200);
   }, 60_000);
 });

@@ -22,7 +22,15 @@ describe('exactly once: MariaDB SIGKILLed with async jobs running', () => {
     service = await startTestService({
       databaseUrl: url,
       credits: 20,
-      env: { REDIS_URL, JOB_QUEUE_PREFIX: prefix, CAPTURE_WORKERS: '2', MAX_CONCURRENCY: '2', JOB_LOCK_MS: '3000', RATE_LIMIT_MAX: '1000', CREDIT_SWEEP_INTERVAL_MS: '1000' },
+      env: {
+        REDIS_URL,
+        JOB_QUEUE_PREFIX: prefix,
+        CAPTURE_WORKERS: '2',
+        MAX_CONCURRENCY: '2',
+        JOB_LOCK_MS: '3000',
+        RATE_LIMIT_MAX: '1000',
+        CREDIT_SWEEP_INTERVAL_MS: '1000',
+      },
     });
   });
   afterAll(async () => {
@@ -32,7 +40,8 @@ describe('exactly once: MariaDB SIGKILLed with async jobs running', () => {
   });
 
   const headers = () => ({ 'x-api-key': service.apiKey });
-  const view = async (jobId: string) => ((await (await service.get(`/captures/${jobId}`, { headers: headers() })).json()) as { data: CaptureJobData }).data;
+  const view = async (jobId: string) =>
+    ((await (await service.get(`/captures/${jobId}`, { headers: headers() })).json()) as { data: CaptureJobData }).data;
 
   it('every job ends once after the database comes back; credits used = files fetchable; a failed job charged nothing', async () => {
     const jobs: string[] = [];
@@ -45,16 +54,24 @@ describe('exactly once: MariaDB SIGKILLed with async jobs running', () => {
       expect(response.status).toBe(202);
       jobs.push(((await response.json()) as { data: { jobId: string } }).data.jobId);
     }
-    await until(async () => ((await Promise.all(jobs.map(view))).some((job) => job.status === 'active') ? true : undefined), 60_000, 'a job to start');
+    await until(
+      async () => ((await Promise.all(jobs.map(view))).some((job) => job.status === 'active') ? true : undefined),
+      60_000,
+      'a job to start',
+    );
     await mariadb.kill();
     // The outage (the fault itself): the renders under way reach their commit while the database is gone.
     await new Promise((resolve) => setTimeout(resolve, 4_000));
     await mariadb.start();
 
-    const views = await until(async () => {
-      const all = await Promise.all(jobs.map(view));
-      return all.every((job) => job.status === 'succeeded' || job.status === 'failed') ? all : undefined;
-    }, 180_000, 'every job to end');
+    const views = await until(
+      async () => {
+        const all = await Promise.all(jobs.map(view));
+        return all.every((job) => job.status === 'succeeded' || job.status === 'failed') ? all : undefined;
+      },
+      180_000,
+      'every job to end',
+    );
     let succeeded = 0;
     for (const job of views) {
       if (job.status === 'succeeded') {
@@ -69,13 +86,24 @@ describe('exactly once: MariaDB SIGKILLed with async jobs running', () => {
       }
     }
     const charges = (await service.runtime.db.knex('job_charges').whereIn('job_id', jobs).select('job_id')) as Array<{ job_id: string }>;
-    expect(charges.map((row) => row.job_id).sort()).toEqual(views.filter((job) => job.status === 'succeeded').map((job) => job.jobId).sort());
+    expect(charges.map((row) => row.job_id).sort()).toEqual(
+      views
+        .filter((job) => job.status === 'succeeded')
+        .map((job) => job.jobId)
+        .sort(),
+    );
     // Reservations of attempts cut off by the outage are released (at the take-over or by the sweeper): used and remaining settle.
-    const usage = await until(async () => {
-      const report = (await service.client.usage()).credits;
-      return report.remaining + report.usedThisPeriod === 20 ? report : undefined;
-    }, 120_000, 'every reservation to be settled');
+    const usage = await until(
+      async () => {
+        const report = (await service.client.usage()).credits;
+        return report.remaining + report.usedThisPeriod === 20 ? report : undefined;
+      },
+      120_000,
+      'every reservation to be settled',
+    );
     expect(usage.usedThisPeriod).toBe(succeeded);
-    console.log(`[exactly-once-database] MariaDB SIGKILL for 4 s: ${succeeded} succeeded, ${views.length - succeeded} failed, credits used ${usage.usedThisPeriod}`);
+    console.log(
+      `[exactly-once-database] MariaDB SIGKILL for 4 s: ${succeeded} succeeded, ${views.length - succeeded} failed, credits used ${usage.usedThisPeriod}`,
+    );
   }, 300_000);
 });

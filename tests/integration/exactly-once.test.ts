@@ -59,7 +59,14 @@ describe('exactly once: Redis restarted empty, workers killed and drained', () =
     service = await startTestService({
       databaseUrl: database.url,
       credits: 100,
-      env: { REDIS_URL: redis.url, JOB_QUEUE_PREFIX: PREFIX, CAPTURE_WORKERS: '0', RESULTS_DIR: resultsDir, JOB_LOCK_MS: String(LOCK_MS), RATE_LIMIT_MAX: '1000' },
+      env: {
+        REDIS_URL: redis.url,
+        JOB_QUEUE_PREFIX: PREFIX,
+        CAPTURE_WORKERS: '0',
+        RESULTS_DIR: resultsDir,
+        JOB_LOCK_MS: String(LOCK_MS),
+        RATE_LIMIT_MAX: '1000',
+      },
     });
     const connection = new Redis(redis.url, { maxRetriesPerRequest: null });
     // It reconnects by itself after the test's Redis restarts; the refused connections meanwhile are expected.
@@ -110,26 +117,42 @@ describe('exactly once: Redis restarted empty, workers killed and drained', () =
   let apiKey = '';
   let organizationId = '';
   async function freshOrganization(): Promise<void> {
-    const plan = await service.runtime.accounts.createPlan({ name: `eo-${Date.now()}-${Math.random()}`, tier: 'test', creditsPerMonth: 100 });
+    const plan = await service.runtime.accounts.createPlan({
+      name: `eo-${Date.now()}-${Math.random()}`,
+      tier: 'test',
+      creditsPerMonth: 100,
+    });
     const org = await service.runtime.accounts.createOrganization('Exactly once', plan);
     organizationId = org.id;
     apiKey = (await service.runtime.apiKeys.create({ organizationId: org.id, name: 'eo' })).key;
   }
   const headers = () => ({ 'x-api-key': apiKey });
   async function post(body: Record<string, unknown>): Promise<string> {
-    const response = await service.get('/captures', { method: 'POST', headers: { ...headers(), 'content-type': 'application/json' }, body: JSON.stringify({ viewportWidth: 120, viewportHeight: 100, ...body }) });
+    const response = await service.get('/captures', {
+      method: 'POST',
+      headers: { ...headers(), 'content-type': 'application/json' },
+      body: JSON.stringify({ viewportWidth: 120, viewportHeight: 100, ...body }),
+    });
     const answer = (await response.json()) as { data: { jobId: string } };
     expect(response.status, JSON.stringify(answer)).toBe(202);
     return answer.data.jobId;
   }
-  const view = async (jobId: string) => ((await (await service.get(`/captures/${jobId}`, { headers: headers() })).json()) as { data: CaptureJobData }).data;
-  const used = async () => ((await (await service.get('/usage', { headers: headers() })).json()) as { credits: { usedThisPeriod: number } }).credits.usedThisPeriod;
+  const view = async (jobId: string) =>
+    ((await (await service.get(`/captures/${jobId}`, { headers: headers() })).json()) as { data: CaptureJobData }).data;
+  const used = async () =>
+    ((await (await service.get('/usage', { headers: headers() })).json()) as { credits: { usedThisPeriod: number } }).credits
+      .usedThisPeriod;
   const final = (jobIds: string[]) =>
-    until(async () => {
-      const views = await Promise.all(jobIds.map(view));
-      return views.every((v) => v.status === 'succeeded' || v.status === 'failed') ? views : undefined;
-    }, 180_000, 'every job to end');
-  const charges = async (jobId: string) => Number(((await service.runtime.db.knex('job_charges').where('job_id', jobId).count({ n: '*' }).first()) as { n: number }).n);
+    until(
+      async () => {
+        const views = await Promise.all(jobIds.map(view));
+        return views.every((v) => v.status === 'succeeded' || v.status === 'failed') ? views : undefined;
+      },
+      180_000,
+      'every job to end',
+    );
+  const charges = async (jobId: string) =>
+    Number(((await service.runtime.db.knex('job_charges').where('job_id', jobId).count({ n: '*' }).first()) as { n: number }).n);
 
   /** The promise of docs/async-jobs.md ("Charged exactly once"): credits used = files the user can fetch, and a failed job says nothing was charged. */
   async function expectChargedOnce(views: CaptureJobData[], usedBefore: number): Promise<{ succeeded: number; failed: number }> {
@@ -163,8 +186,16 @@ describe('exactly once: Redis restarted empty, workers killed and drained', () =
 
     fixtures.reset();
     // One job calls a webhook: it ends while Redis is down or just after, and its webhook still arrives.
-    const jobs = [await post({ url: `${fixtures.url}/page`, delay: 2500, webhookUrl: `${fixtures.url}/hook` }), await post({ url: `${fixtures.url}/page`, delay: 2500, viewportWidth: 121 }), await post({ url: `${fixtures.url}/page`, delay: 2500, viewportWidth: 122 })];
-    await until(async () => ((await Promise.all(jobs.map(view))).filter((v) => v.status === 'active').length >= 2 ? true : undefined), 60_000, 'two jobs running');
+    const jobs = [
+      await post({ url: `${fixtures.url}/page`, delay: 2500, webhookUrl: `${fixtures.url}/hook` }),
+      await post({ url: `${fixtures.url}/page`, delay: 2500, viewportWidth: 121 }),
+      await post({ url: `${fixtures.url}/page`, delay: 2500, viewportWidth: 122 }),
+    ];
+    await until(
+      async () => ((await Promise.all(jobs.map(view))).filter((v) => v.status === 'active').length >= 2 ? true : undefined),
+      60_000,
+      'two jobs running',
+    );
     await redis.kill();
     // The job's record is in the database: its status answers while Redis is down.
     expect((await service.get(`/captures/${jobs[0]}`, { headers: headers() })).status).toBe(200);
@@ -183,7 +214,9 @@ describe('exactly once: Redis restarted empty, workers killed and drained', () =
     await until(async () => (hooks.some((hook) => hook.id === `msg_${jobs[0]}`) ? true : undefined), 120_000, 'the webhook of the job');
     const event = JSON.parse(hooks.find((hook) => hook.id === `msg_${jobs[0]}`)!.body) as { type: string; data: CaptureJobData };
     expect(event).toMatchObject({ type: 'capture.succeeded', data: { jobId: jobs[0], creditsCharged: 1 } });
-    console.log(`[exactly-once] Redis SIGKILL + empty restart: ${outcome.succeeded} succeeded, ${outcome.failed} failed, credits used ${(await used()) - usedBefore}, page loads ${fixtures.requestsTo('/page').length}`);
+    console.log(
+      `[exactly-once] Redis SIGKILL + empty restart: ${outcome.succeeded} succeeded, ${outcome.failed} failed, credits used ${(await used()) - usedBefore}, page loads ${fixtures.requestsTo('/page').length}`,
+    );
   }, 240_000);
 
   it('a worker SIGKILLed the moment its job is recorded succeeded: the take-over and any rerun find the success, nothing renders or charges again', async () => {
@@ -193,19 +226,30 @@ describe('exactly once: Redis restarted empty, workers killed and drained', () =
     fixtures.reset();
     const jobId = await post({ url: `${fixtures.url}/page`, delay: 1000 });
     const repository = service.runtime.jobs.repository!;
-    await until(async () => ((await repository.get(jobId))?.status === 'succeeded' ? true : undefined), 60_000, 'the success to be recorded');
+    await until(
+      async () => ((await repository.get(jobId))?.status === 'succeeded' ? true : undefined),
+      60_000,
+      'the success to be recorded',
+    );
     doomed.child.kill('SIGKILL');
     await doomed.exited;
     // Whatever BullMQ still holds of it is taken over by another worker once the lock ends.
     startWorker();
     await until(async () => ((await queue.getJob(jobId)) ? undefined : true), 60_000, 'the queue entry to be done');
     // A rerun, as a take-over or the upkeep after a Redis loss would make it.
-    await addToQueue(queue, jobId, { organizationId, keyId: 'x', options: { html: PAGE } as CaptureJobPayload['options'], baseUrl: service.url }, 1);
+    await addToQueue(
+      queue,
+      jobId,
+      { organizationId, keyId: 'x', options: { html: PAGE } as CaptureJobPayload['options'], baseUrl: service.url },
+      1,
+    );
     await until(async () => ((await queue.getJob(jobId)) ? undefined : true), 60_000, 'the rerun to be done');
     const outcome = await expectChargedOnce([await view(jobId)], usedBefore);
     expect(outcome.succeeded).toBe(1);
     expect(fixtures.requestsTo('/page')).toHaveLength(1);
-    console.log(`[exactly-once] worker SIGKILL after its commit + rerun: credits used ${(await used()) - usedBefore}, page loads ${fixtures.requestsTo('/page').length}`);
+    console.log(
+      `[exactly-once] worker SIGKILL after its commit + rerun: credits used ${(await used()) - usedBefore}, page loads ${fixtures.requestsTo('/page').length}`,
+    );
   }, 240_000);
 
   it('SIGTERM: a worker finishes its job within the grace period; past the grace period it hands the job back, and another worker charges it once', async () => {
@@ -222,7 +266,11 @@ describe('exactly once: Redis restarted empty, workers killed and drained', () =
     const hasty = startWorker({ SHUTDOWN_TIMEOUT_MS: '300' });
     const handedBack = await post({ html: PAGE, delay: 5000 });
     await until(async () => ((await view(handedBack)).status === 'active' ? true : undefined), 60_000, 'the job to start');
-    await until(async () => ((await service.runtime.credits.reservationsOfJob(handedBack)).length === 1 ? true : undefined), 30_000, 'its reservation');
+    await until(
+      async () => ((await service.runtime.credits.reservationsOfJob(handedBack)).length === 1 ? true : undefined),
+      30_000,
+      'its reservation',
+    );
     hasty.child.kill('SIGTERM');
     expect(await hasty.exited).toBe(0);
     // Back in the queue, its reservation released: not failed, not charged.
@@ -232,7 +280,9 @@ describe('exactly once: Redis restarted empty, workers killed and drained', () =
     const views = await final([finished, handedBack]);
     const outcome = await expectChargedOnce(views, usedBefore);
     expect(outcome, JSON.stringify(views)).toEqual({ succeeded: 2, failed: 0 });
-    const ledger = (await service.runtime.db.knex('capture_ledger').where('job_id', handedBack).select('status')) as Array<{ status: string }>;
+    const ledger = (await service.runtime.db.knex('capture_ledger').where('job_id', handedBack).select('status')) as Array<{
+      status: string;
+    }>;
     expect(ledger.map((row) => row.status).sort()).toEqual(['charged', 'released']);
     console.log(`[exactly-once] SIGTERM drain and hand-back: credits used ${(await used()) - usedBefore} for 2 jobs`);
   }, 240_000);
@@ -257,6 +307,8 @@ describe('exactly once: Redis restarted empty, workers killed and drained', () =
     }
     const views = await final(jobs);
     const outcome = await expectChargedOnce(views, usedBefore);
-    console.log(`[exactly-once] 3 worker SIGKILLs after ${kills.join(', ')} ms: ${outcome.succeeded} succeeded, ${outcome.failed} failed, credits used ${(await used()) - usedBefore}, page loads ${fixtures.requestsTo('/page').length}`);
+    console.log(
+      `[exactly-once] 3 worker SIGKILLs after ${kills.join(', ')} ms: ${outcome.succeeded} succeeded, ${outcome.failed} failed, credits used ${(await used()) - usedBefore}, page loads ${fixtures.requestsTo('/page').length}`,
+    );
   }, 240_000);
 });

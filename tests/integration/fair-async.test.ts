@@ -72,23 +72,37 @@ describe('fair async queue and webhook delivery between organizations', () => {
     const waiting = Number(/^daguerre_async_queue_waiting (\d+)$/m.exec(metrics)?.[1]);
     expect(queued).toBeGreaterThanOrEqual(14);
     expect(waiting).toBeGreaterThanOrEqual(13);
-    await until(async () => ((await view(service.apiKey, backlog[0]!)).status === 'succeeded' ? true : undefined), 60_000, 'the first backlog job');
+    await until(
+      async () => ((await view(service.apiKey, backlog[0]!)).status === 'succeeded' ? true : undefined),
+      60_000,
+      'the first backlog job',
+    );
     const posted = Date.now();
     const single = await post(other.apiKey, { html: PAGE });
-    const done = await until(async () => {
-      const job = await view(other.apiKey, single);
-      return job.status === 'succeeded' ? job : undefined;
-    }, 120_000, "the other organization's job");
+    const done = await until(
+      async () => {
+        const job = await view(other.apiKey, single);
+        return job.status === 'succeeded' ? job : undefined;
+      },
+      120_000,
+      "the other organization's job",
+    );
     const waited = Date.parse(done.startedAt!) - posted;
     const backlogViews = await Promise.all(backlog.map((id) => view(service.apiKey, id)));
     // Backlog jobs that started after the other organization's job was queued and before it started: at most the one already handed out.
-    const overtaking = backlogViews.filter((job) => job.startedAt && Date.parse(job.startedAt) >= Date.parse(done.createdAt) && Date.parse(job.startedAt) < Date.parse(done.startedAt!));
+    const overtaking = backlogViews.filter(
+      (job) =>
+        job.startedAt && Date.parse(job.startedAt) >= Date.parse(done.createdAt) && Date.parse(job.startedAt) < Date.parse(done.startedAt!),
+    );
     expect(overtaking.length).toBeLessThanOrEqual(1);
     const stillQueued = backlogViews.filter((job) => job.status === 'queued').length;
     expect(stillQueued).toBeGreaterThan(8);
     const finished = backlogViews.filter((job) => job.finishedAt && job.startedAt);
-    const jobMs = finished.reduce((sum, job) => sum + Date.parse(job.finishedAt!) - Date.parse(job.startedAt!), 0) / Math.max(1, finished.length);
-    console.log(`[fair-async] other organization's job waited ${waited} ms to start behind a 16-job backlog (one backlog job takes ~${Math.round(jobMs)} ms); ${overtaking.length} backlog job(s) started in between, ${stillQueued} still queued`);
+    const jobMs =
+      finished.reduce((sum, job) => sum + Date.parse(job.finishedAt!) - Date.parse(job.startedAt!), 0) / Math.max(1, finished.length);
+    console.log(
+      `[fair-async] other organization's job waited ${waited} ms to start behind a 16-job backlog (one backlog job takes ~${Math.round(jobMs)} ms); ${overtaking.length} backlog job(s) started in between, ${stillQueued} still queued`,
+    );
   });
 
   it("another organization's webhook is delivered while 16 receivers of one organization drip their answers; each attempt ends at its total deadline", async () => {
@@ -130,18 +144,32 @@ describe('fair async queue and webhook delivery between organizations', () => {
     });
     try {
       for (let i = 0; i < 16; i++) {
-        await webhooks.enqueue({ url: `${fixtures.url}/drip-${i}`, keyId: ownKeyId, organizationId: service.organizationId, messageId: `msg_drip_${prefix}_${i}`, body: '{"flood":true}' });
+        await webhooks.enqueue({
+          url: `${fixtures.url}/drip-${i}`,
+          keyId: ownKeyId,
+          organizationId: service.organizationId,
+          messageId: `msg_drip_${prefix}_${i}`,
+          body: '{"flood":true}',
+        });
       }
       await until(() => (open.size >= PER_ORGANIZATION ? true : undefined), 30_000, 'the flood to hold its deliveries');
       const sent = Date.now();
-      await webhooks.enqueue({ url: `${fixtures.url}/hook`, keyId: other.keyId, organizationId: other.organizationId, messageId: `msg_other_${prefix}`, body: '{"other":true}' });
+      await webhooks.enqueue({
+        url: `${fixtures.url}/hook`,
+        keyId: other.keyId,
+        organizationId: other.organizationId,
+        messageId: `msg_other_${prefix}`,
+        body: '{"other":true}',
+      });
       const delivery = await until(() => arrived, 30_000, "the other organization's webhook");
       // It did not wait for the flood: at most one round of the flood's attempts had ended.
       expect(delivery.closedBefore).toBeLessThanOrEqual(PER_ORGANIZATION);
       // Every dripping receiver is cut off by the total deadline (the drip alone would never end).
       await until(() => (closed >= 16 ? true : undefined), 120_000, 'every flood attempt to reach its deadline');
       expect(mostOpen).toBeLessThanOrEqual(PER_ORGANIZATION);
-      console.log(`[fair-async] other organization's webhook delivered ${delivery.at - sent} ms after it was queued; ${delivery.openedBefore} flood attempts had started and ${delivery.closedBefore} had ended by then; at most ${mostOpen} flood connections open at once`);
+      console.log(
+        `[fair-async] other organization's webhook delivered ${delivery.at - sent} ms after it was queued; ${delivery.openedBefore} flood attempts had started and ${delivery.closedBefore} had ended by then; at most ${mostOpen} flood connections open at once`,
+      );
     } finally {
       await webhooks.queue.obliterate({ force: true }).catch(() => undefined);
       await webhooks.close();

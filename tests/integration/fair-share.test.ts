@@ -16,7 +16,14 @@ describe('fair share between organizations (MAX_CONCURRENCY=2, default MAX_ORG_S
     fixtures = await new FixtureServer().start();
     fixtures.page('/busy-loop', '<!doctype html><html><body><script>while (true) {}</script></body></html>');
     // Busy loops that hold their slots until the deadline (the unresponsiveness watchdog is off here): a test of shares alone.
-    service = await startTestService({ env: { CAPTURE_TIMEOUT_MS: String(CAPTURE_TIMEOUT_MS), MAX_CONCURRENCY: '2', RATE_LIMIT_MAX: '1000', PAGE_UNRESPONSIVE_TIMEOUT_MS: '0' } });
+    service = await startTestService({
+      env: {
+        CAPTURE_TIMEOUT_MS: String(CAPTURE_TIMEOUT_MS),
+        MAX_CONCURRENCY: '2',
+        RATE_LIMIT_MAX: '1000',
+        PAGE_UNRESPONSIVE_TIMEOUT_MS: '0',
+      },
+    });
     const plan = await service.runtime.accounts.createPlan({ name: `honest-${Date.now()}`, tier: 'test', creditsPerMonth: 100 });
     const org = await service.runtime.accounts.createOrganization('Honest org', plan);
     honestOrg = org.id;
@@ -29,7 +36,9 @@ describe('fair share between organizations (MAX_CONCURRENCY=2, default MAX_ORG_S
 
   it('serves an honest organization within a few seconds while another floods the pool with busy loops', async () => {
     const hostile = Array.from({ length: 4 }, () =>
-      service.get(`/capture?${new URLSearchParams({ url: `${fixtures.url}/busy-loop`, viewportWidth: '200', viewportHeight: '150', apiKey: service.apiKey })}`),
+      service.get(
+        `/capture?${new URLSearchParams({ url: `${fixtures.url}/busy-loop`, viewportWidth: '200', viewportHeight: '150', apiKey: service.apiKey })}`,
+      ),
     );
     // Let the hostile captures take what they can.
     await new Promise((resolve) => setTimeout(resolve, 1_000));
@@ -44,7 +53,9 @@ describe('fair share between organizations (MAX_CONCURRENCY=2, default MAX_ORG_S
     expect(metrics).not.toContain(service.organizationId);
 
     const started = Date.now();
-    const honest = await service.get(`/capture?${new URLSearchParams({ html: OK_PAGE, viewportWidth: '200', viewportHeight: '150', apiKey: honestKey })}`);
+    const honest = await service.get(
+      `/capture?${new URLSearchParams({ html: OK_PAGE, viewportWidth: '200', viewportHeight: '150', apiKey: honestKey })}`,
+    );
     const elapsed = Date.now() - started;
     expect(honest.status).toBe(200);
     // Without a share the honest capture waits for a hostile deadline (10 s); generous margin for a loaded machine.
@@ -72,7 +83,14 @@ describe('a third organization during a two-organization flood of hung pages (MA
     fixtures = await new FixtureServer().start();
     fixtures.page('/hung', '<!doctype html><html><body><script>for (;;) {}</script></body></html>');
     // The deadline is far: only the watchdog can end a hung page in this test.
-    service = await startTestService({ env: { CAPTURE_TIMEOUT_MS: '30000', PAGE_UNRESPONSIVE_TIMEOUT_MS: String(UNRESPONSIVE_MS), MAX_CONCURRENCY: '2', RATE_LIMIT_MAX: '1000' } });
+    service = await startTestService({
+      env: {
+        CAPTURE_TIMEOUT_MS: '30000',
+        PAGE_UNRESPONSIVE_TIMEOUT_MS: String(UNRESPONSIVE_MS),
+        MAX_CONCURRENCY: '2',
+        RATE_LIMIT_MAX: '1000',
+      },
+    });
     keys.a = service.apiKey;
     for (const name of ['b', 'c'] as const) {
       const plan = await service.runtime.accounts.createPlan({ name: `${name}-${Date.now()}`, tier: 'test', creditsPerMonth: 100 });
@@ -100,7 +118,8 @@ describe('a third organization during a two-organization flood of hung pages (MA
     );
     // Both slots hung, and each flooder has a capture waiting.
     const metrics = async () => (await service.get('/metrics')).text();
-    for (let i = 0; i < 200 && !/daguerre_waiting_organizations 2\b/.test(await metrics()); i += 1) await new Promise((resolve) => setTimeout(resolve, 50));
+    for (let i = 0; i < 200 && !/daguerre_waiting_organizations 2\b/.test(await metrics()); i += 1)
+      await new Promise((resolve) => setTimeout(resolve, 50));
     expect(await metrics()).toMatch(/daguerre_busy_slots 2\b/);
     expect(settled).toBe(0);
 

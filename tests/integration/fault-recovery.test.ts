@@ -8,7 +8,13 @@ import { openDatabase } from '../../server/src/store/database.js';
 const OK_PAGE = '<body style="margin:0;background:rgb(40,160,110)"></body>';
 /** Short deadlines so that stale reservations age quickly. */
 const CAPTURE_TIMEOUT_MS = 4_000;
-const SWEEP_ENV = { MAX_ORG_SHARE_PERCENT: '100', CAPTURE_TIMEOUT_MS: String(CAPTURE_TIMEOUT_MS), STALE_RESERVATION_MARGIN_MS: '1000', CREDIT_SWEEP_INTERVAL_MS: '1000', RATE_LIMIT_MAX: '1000' };
+const SWEEP_ENV = {
+  MAX_ORG_SHARE_PERCENT: '100',
+  CAPTURE_TIMEOUT_MS: String(CAPTURE_TIMEOUT_MS),
+  STALE_RESERVATION_MARGIN_MS: '1000',
+  CREDIT_SWEEP_INTERVAL_MS: '1000',
+  RATE_LIMIT_MAX: '1000',
+};
 /** The issue's bound: /usage right again within the capture deadline plus 30 s of a crash. */
 const RECOVERY_BOUND_MS = CAPTURE_TIMEOUT_MS + 30_000;
 
@@ -16,9 +22,12 @@ interface Usage {
   credits: { remaining: number; usedThisPeriod: number };
 }
 
-const usage = async (url: string, apiKey: string) => (await (await fetch(`${url}/usage`, { headers: { 'x-api-key': apiKey } })).json()) as Usage;
+const usage = async (url: string, apiKey: string) =>
+  (await (await fetch(`${url}/usage`, { headers: { 'x-api-key': apiKey } })).json()) as Usage;
 const capture = (url: string, apiKey: string, params: Record<string, string>) =>
-  fetch(`${url}/capture?${new URLSearchParams({ viewportWidth: '200', viewportHeight: '150', ...params })}`, { headers: { 'x-api-key': apiKey } });
+  fetch(`${url}/capture?${new URLSearchParams({ viewportWidth: '200', viewportHeight: '150', ...params })}`, {
+    headers: { 'x-api-key': apiKey },
+  });
 
 /** Polls /usage until it shows `remaining`; returns how long that took. */
 async function usageSettles(url: string, apiKey: string, remaining: number, boundMs: number): Promise<number> {
@@ -65,7 +74,12 @@ describe('fault recovery: SIGKILL with captures in flight, shutdown past grace',
   /** Two captures in flight on `child`, both reserved, then SIGKILL of the service process. */
   async function killWithCapturesInFlight(child: ChildService, apiKey: string): Promise<number> {
     fixtures.reset();
-    const inFlight = [capture(child.url, apiKey, { url: hangUrl() }), capture(child.url, apiKey, { url: hangUrl() })].map((p) => p.then((r) => r.status, () => 'connection closed'));
+    const inFlight = [capture(child.url, apiKey, { url: hangUrl() }), capture(child.url, apiKey, { url: hangUrl() })].map((p) =>
+      p.then(
+        (r) => r.status,
+        () => 'connection closed',
+      ),
+    );
     for (let i = 0; i < 400 && fixtures.requestsTo('/hang').length < 2; i++) await new Promise((r) => setTimeout(r, 25));
     expect(fixtures.requestsTo('/hang')).toHaveLength(2);
     const killedAt = Date.now();
@@ -91,7 +105,11 @@ describe('fault recovery: SIGKILL with captures in flight, shutdown past grace',
     const listeningAt = Date.now();
     await usageSettles(second.url, apiKey, 2, RECOVERY_BOUND_MS - (Date.now() - killedAt));
     const db = openDatabase(database.url);
-    const rows = (await db.knex('capture_ledger').select('status', 'error_code', 'finished_at')) as Array<{ status: string; error_code: string; finished_at: number }>;
+    const rows = (await db.knex('capture_ledger').select('status', 'error_code', 'finished_at')) as Array<{
+      status: string;
+      error_code: string;
+      finished_at: number;
+    }>;
     await db.close();
     expect(rows.map((row) => [row.status, row.error_code])).toEqual([
       ['released', 'STALE_RESERVATION'],
@@ -112,7 +130,10 @@ describe('fault recovery: SIGKILL with captures in flight, shutdown past grace',
       const killedAt = await killWithCapturesInFlight(other, survivor.apiKey);
       expect((await usage(survivor.url, survivor.apiKey)).credits.remaining).toBeLessThan(2);
       await usageSettles(survivor.url, survivor.apiKey, 2, RECOVERY_BOUND_MS - (Date.now() - killedAt));
-      const ledger = (await survivor.runtime.credits.ledger(survivor.organizationId)) as Array<{ status: string; error_code: string | null }>;
+      const ledger = (await survivor.runtime.credits.ledger(survivor.organizationId)) as Array<{
+        status: string;
+        error_code: string | null;
+      }>;
       expect(ledger.map((row) => [row.status, row.error_code])).toEqual([
         ['released', 'STALE_RESERVATION'],
         ['released', 'STALE_RESERVATION'],
@@ -132,10 +153,18 @@ describe('fault recovery: SIGKILL with captures in flight, shutdown past grace',
       await a.runtime.credits.grant(a.organizationId, 20);
       for (let i = 0; i < 20; i++) {
         const requestId = `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`;
-        await a.runtime.credits.reserve({ requestId, organizationId: a.organizationId, apiKeyId: null, format: 'png', source: 'html', targetHost: null, userAgent: null }, 1);
+        await a.runtime.credits.reserve(
+          { requestId, organizationId: a.organizationId, apiKeyId: null, format: 'png', source: 'html', targetHost: null, userAgent: null },
+          1,
+        );
       }
-      await a.runtime.db.knex('capture_ledger').where('status', 'reserved').update({ created_at: Date.now() - 3_600_000 });
-      const released = await Promise.all([a, b, a, b].map((s) => s.runtime.credits.releaseStaleReservations({ marginMs: 15_000, olderThanMs: 60_000 })));
+      await a.runtime.db
+        .knex('capture_ledger')
+        .where('status', 'reserved')
+        .update({ created_at: Date.now() - 3_600_000 });
+      const released = await Promise.all(
+        [a, b, a, b].map((s) => s.runtime.credits.releaseStaleReservations({ marginMs: 15_000, olderThanMs: 60_000 })),
+      );
       expect(released.reduce((sum, n) => sum + n, 0)).toBe(20);
       expect(await a.runtime.credits.balance(a.organizationId)).toMatchObject({ remaining: 20, reserved: 0, used: 0 });
     } finally {
@@ -145,9 +174,15 @@ describe('fault recovery: SIGKILL with captures in flight, shutdown past grace',
   });
 
   it('shutdown past its grace period answers 503 SERVICE_UNAVAILABLE with Retry-After to each in-flight capture', async () => {
-    const service = await startTestService({ env: { SHUTDOWN_TIMEOUT_MS: '300', MAX_CONCURRENCY: '3', RATE_LIMIT_MAX: '1000', MAX_ORG_SHARE_PERCENT: '100' } });
+    const service = await startTestService({
+      env: { SHUTDOWN_TIMEOUT_MS: '300', MAX_CONCURRENCY: '3', RATE_LIMIT_MAX: '1000', MAX_ORG_SHARE_PERCENT: '100' },
+    });
     const responses = [1, 2, 3].map(() =>
-      capture(service.url, service.apiKey, { url: `${fixtures.url}/hang` }).then(async (r) => ({ status: r.status, retryAfter: r.headers.get('retry-after'), body: await r.json() })),
+      capture(service.url, service.apiKey, { url: `${fixtures.url}/hang` }).then(async (r) => ({
+        status: r.status,
+        retryAfter: r.headers.get('retry-after'),
+        body: await r.json(),
+      })),
     );
     fixtures.reset();
     for (let i = 0; i < 400 && fixtures.requestsTo('/hang').length < 3; i++) await new Promise((r) => setTimeout(r, 25));

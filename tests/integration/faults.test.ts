@@ -25,7 +25,13 @@ describe('faults: renderer crash, busy page, bad bodies', () => {
     fixtures.page('/busy-during-load', '<!doctype html><body><script>for (;;) {}</script></body>');
     service = await startTestService({
       // The busy page is killed by the test, not by the unresponsiveness watchdog (page-unresponsive.test.ts).
-      env: { CAPTURE_TIMEOUT_MS: String(CAPTURE_TIMEOUT_MS), MAX_CONCURRENCY: '1', RATE_LIMIT_MAX: '1000', RENDERER_MAX_HEAP_MB: '128', PAGE_UNRESPONSIVE_TIMEOUT_MS: '0' },
+      env: {
+        CAPTURE_TIMEOUT_MS: String(CAPTURE_TIMEOUT_MS),
+        MAX_CONCURRENCY: '1',
+        RATE_LIMIT_MAX: '1000',
+        RENDERER_MAX_HEAP_MB: '128',
+        PAGE_UNRESPONSIVE_TIMEOUT_MS: '0',
+      },
     });
   });
   afterAll(async () => {
@@ -33,12 +39,14 @@ describe('faults: renderer crash, busy page, bad bodies', () => {
     await fixtures?.stop();
   });
 
-  const query = (params: Record<string, string>) => `/capture?${new URLSearchParams({ viewportWidth: '200', viewportHeight: '150', ...params, apiKey: service.apiKey })}`;
+  const query = (params: Record<string, string>) =>
+    `/capture?${new URLSearchParams({ viewportWidth: '200', viewportHeight: '150', ...params, apiKey: service.apiKey })}`;
   const expectCaptureWorks = async () => {
     const image = decodePng((await service.client.capture({ html: OK_PAGE, viewportWidth: 200, viewportHeight: 150 })).bytes);
     expect(near(image.pixel(100, 75), [40, 160, 110])).toBe(true);
   };
-  const ledgerStatuses = async () => ((await service.runtime.credits.ledger(service.organizationId, 500)) as Array<{ status: string }>).map((r) => r.status);
+  const ledgerStatuses = async () =>
+    ((await service.runtime.credits.ledger(service.organizationId, 500)) as Array<{ status: string }>).map((r) => r.status);
 
   it('answers a memory bomb with 500 "page crashed" well inside the deadline, the tree memory bounded, nothing charged', async () => {
     const before = await service.client.usage();
@@ -99,7 +107,11 @@ describe('faults: renderer crash, busy page, bad bodies', () => {
   // busy for certain while the capture waits, and ended by the watchdog with 504 PAGE_UNRESPONSIVE.
 
   const post = (body: string | Buffer, headers: Record<string, string>) =>
-    fetch(`${service.url}/capture`, { method: 'POST', body: typeof body === 'string' ? body : new Blob([new Uint8Array(body)]), headers: { 'x-api-key': service.apiKey, ...headers } });
+    fetch(`${service.url}/capture`, {
+      method: 'POST',
+      body: typeof body === 'string' ? body : new Blob([new Uint8Array(body)]),
+      headers: { 'x-api-key': service.apiKey, ...headers },
+    });
 
   it('answers body-parser errors with the spec body: 415 for a charset or encoding it cannot read, 400 for garbage', async () => {
     const json = JSON.stringify({ html: OK_PAGE });
@@ -119,7 +131,10 @@ describe('faults: renderer crash, busy page, bad bodies', () => {
       expect(parsed.error.message).toMatch(message);
     }
     // A good gzip body still works.
-    const ok = await post(gzipSync(JSON.stringify({ html: OK_PAGE, viewportWidth: 200, viewportHeight: 150 })), { 'content-type': 'application/json', 'content-encoding': 'gzip' });
+    const ok = await post(gzipSync(JSON.stringify({ html: OK_PAGE, viewportWidth: 200, viewportHeight: 150 })), {
+      'content-type': 'application/json',
+      'content-encoding': 'gzip',
+    });
     expect(ok.status).toBe(200);
   });
 });

@@ -86,7 +86,11 @@ describe.each(DATABASE_KINDS)('first real captures, auth, credits and usage (%s)
   it('answers the three 401s with the exact spec messages', async () => {
     await expectApiError(service.clientFor('').usage(), 401, 'API_KEY_REQUIRED', 'API key required');
     await expectApiError(service.clientFor('rs_unknown').usage(), 401, 'INVALID_API_KEY', 'Invalid API key');
-    const expired = await service.runtime.apiKeys.create({ organizationId: service.organizationId, name: 'old', expiresAt: new Date(Date.now() - 1000) });
+    const expired = await service.runtime.apiKeys.create({
+      organizationId: service.organizationId,
+      name: 'old',
+      expiresAt: new Date(Date.now() - 1000),
+    });
     await expectApiError(service.clientFor(expired.key).capture({ html: RED_PAGE }), 401, 'API_KEY_EXPIRED', 'API key expired');
     const missing = await service.get(`/capture?html=x`);
     expect(missing.status).toBe(401);
@@ -128,7 +132,10 @@ describe.each(DATABASE_KINDS)('first real captures, auth, credits and usage (%s)
     expect(usage.credits.plan).toMatchObject({ tier: 'test', creditsPerMonth: 100 });
     expect(usage.credits.plan!.id).toMatch(/^[0-9a-f-]{36}$/);
     // concurrency (docs/render-slots.md) extends the usage body: without a plan limit, what one instance holds (MAX_CONCURRENCY 2 + MAX_QUEUE 32).
-    expect(usage.rateLimits).toEqual({ capture: { windowMs: 60000, maxRequestsPerWindow: 40 }, concurrency: { maxConcurrentCaptures: 34 } });
+    expect(usage.rateLimits).toEqual({
+      capture: { windowMs: 60000, maxRequestsPerWindow: 40 },
+      concurrency: { maxConcurrentCaptures: 34 },
+    });
   });
 
   it('answers unknown routes with the error body', async () => {

@@ -110,7 +110,10 @@ describe('a client generated from openapi.json (openapi-typescript + openapi-fet
 
   beforeAll(async () => {
     fixtures = await new FixtureServer().start();
-    fixtures.page('/generated.html', '<html><head><link rel="stylesheet" href="/generated.css"></head><body><img src="/generated.png"></body></html>');
+    fixtures.page(
+      '/generated.html',
+      '<html><head><link rel="stylesheet" href="/generated.css"></head><body><img src="/generated.png"></body></html>',
+    );
     fixtures.page('/generated.css', 'body { background: red }', { 'content-type': 'text/css' });
     fixtures.page('/job.html', '<h1>job</h1>');
     fixtures.route('/hook', (_req, res) => res.end());
@@ -132,7 +135,10 @@ describe('a client generated from openapi.json (openapi-typescript + openapi-fet
 
   it('generates, type-checks under strict, and calls every operation of the live server', async () => {
     await createTempProject(work, 'module', { 'src/main.ts': PROGRAM });
-    await exec(bin('openapi-typescript'), [join(REPO_ROOT, 'openapi.json'), '--output', join(work, 'src', 'schema.d.ts')], { cwd: work, timeout: 120_000 });
+    await exec(bin('openapi-typescript'), [join(REPO_ROOT, 'openapi.json'), '--output', join(work, 'src', 'schema.d.ts')], {
+      cwd: work,
+      timeout: 120_000,
+    });
     // The generated program's only runtime dependency, from this checkout (no registry needed).
     await mkdir(join(work, 'node_modules'), { recursive: true });
     for (const name of ['openapi-fetch', 'openapi-typescript-helpers']) {
@@ -141,10 +147,22 @@ describe('a client generated from openapi.json (openapi-typescript + openapi-fet
     await compile(work);
 
     fixtures.reset();
-    const { stdout } = await exec('node', [join(work, 'out', 'main.js'), service.url, service.apiKey, `${fixtures.url}/generated.html`, `${fixtures.url}/hook`, keyId, signingSecret], {
-      cwd: work,
-      timeout: 180_000,
-    });
+    const { stdout } = await exec(
+      'node',
+      [
+        join(work, 'out', 'main.js'),
+        service.url,
+        service.apiKey,
+        `${fixtures.url}/generated.html`,
+        `${fixtures.url}/hook`,
+        keyId,
+        signingSecret,
+      ],
+      {
+        cwd: work,
+        timeout: 180_000,
+      },
+    );
     const result = JSON.parse(stdout.trim()) as Record<string, unknown> & { remaining: string; fileSize: number; postedSize: number };
     const PNG = [0x89, 0x50, 0x4e, 0x47];
     expect(result).toMatchObject({

@@ -11,7 +11,9 @@ const SECRET = 'S3CR3T-canary-4f1e';
 /** Every table of the service's SQLite database as JSON text, by table name. */
 async function databaseDump(service: TestService): Promise<Record<string, string>> {
   const knex = service.runtime.db.knex;
-  const tables = ((await knex.raw("select name from sqlite_master where type = 'table'")) as Array<{ name: string }>).map((row) => row.name);
+  const tables = ((await knex.raw("select name from sqlite_master where type = 'table'")) as Array<{ name: string }>).map(
+    (row) => row.name,
+  );
   expect(tables).toEqual(expect.arrayContaining(['capture_ledger', 'api_keys', 'sign_in_attempts', 'plans', 'dashboard_sessions']));
   const dump: Record<string, string> = {};
   for (const table of tables) dump[table] = JSON.stringify(await knex.select('*').from(table));
@@ -36,7 +38,9 @@ describe('hardening (issue #15)', () => {
 
   it('answers a resolvable private name (from the hosts file) and an unresolvable one with the same message', async () => {
     const resolvable = await errorOf(new URLSearchParams({ url: 'http://vm/', apiKey: service.apiKey }).toString());
-    const unresolvable = await errorOf(new URLSearchParams({ url: 'http://no-such-host-for-daguerre.invalid/', apiKey: service.apiKey }).toString());
+    const unresolvable = await errorOf(
+      new URLSearchParams({ url: 'http://no-such-host-for-daguerre.invalid/', apiKey: service.apiKey }).toString(),
+    );
     expect(resolvable.status).toBe(400);
     expect(unresolvable.status).toBe(400);
     expect(resolvable.text).toContain('the destination is not allowed');
@@ -162,7 +166,9 @@ describe('secrets in a POST /capture JSON body (issue #15)', () => {
     userinfoProxy = await startAuthenticatingProxy('proxy-user', secret.proxyUserinfo);
     s3 = await startS3({ accessKeyId: secret.storageKeyId, secretAccessKey: secret.storageSecret });
     // At the most verbose level, so that a secret in a debug line is found too.
-    service = await startTestService({ env: { RATE_LIMIT_MAX: '1000', OPENAI_BASE_URL: stub.url, OPENAI_TIMEOUT_MS: '5000', LOG_LEVEL: 'trace' } });
+    service = await startTestService({
+      env: { RATE_LIMIT_MAX: '1000', OPENAI_BASE_URL: stub.url, OPENAI_TIMEOUT_MS: '5000', LOG_LEVEL: 'trace' },
+    });
   }, 60_000);
   afterAll(async () => {
     await service?.stop();
@@ -170,7 +176,11 @@ describe('secrets in a POST /capture JSON body (issue #15)', () => {
   });
 
   const post = async (body: Record<string, unknown>) => {
-    const response = await fetch(`${service.url}/capture`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const response = await fetch(`${service.url}/capture`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
     const text = await response.text();
     answers.push(text, JSON.stringify([...response.headers]));
     return { status: response.status, text };
@@ -223,7 +233,11 @@ describe('secrets in a POST /capture JSON body (issue #15)', () => {
       ['header with CR/LF', { ...everything(), headers: { Authorization: `Bearer ${secret.header}\r\n` } }, 400],
       ['socks proxy with credentials', { ...everything(), proxyUrl: `socks5://u:${secret.proxyUserinfo}@1.2.3.4:1080` }, 400],
       ['refused proxy with credentials', { ...everything(), proxyUrl: withUserinfo('http://vm:8080', secret.proxyUserinfo) }, 400],
-      ['storage endpoint with credentials', { ...everything(), requestStorageEndpoint: withUserinfo(s3.endpoint, secret.storageSecret) }, 400],
+      [
+        'storage endpoint with credentials',
+        { ...everything(), requestStorageEndpoint: withUserinfo(s3.endpoint, secret.storageSecret) },
+        400,
+      ],
       ['wrong proxy password', { ...everything(), proxyPassword: `${secret.proxyPassword}-wrong` }, 400],
       ['unknown API key', { ...everything(), apiKey: secret.wrongApiKey }, 401],
       ['target answers 404', { ...everything(), url: `${fixtures.url}/missing`, failOnHttpError: true }, 502],

@@ -183,15 +183,17 @@ describe(`the packed packages installed from their tarballs alone on Node ${line
     await expectPngAndPdf(serviceUrl, apiKey, 400);
     const firstCaptureMs = Date.now() - started;
     // Both engines came from the package's prepared files (read before any cache), not from parsing the lists.
-    await expect.poll(() => [...output.matchAll(/"engine":"(\w+)","source":"(\w+)"/g)].map((m) => `${m[1]} ${m[2]}`).sort(), { timeout: 15_000 }).toEqual([
-      'ads prepared',
-      'cookies prepared',
-    ]);
+    await expect
+      .poll(() => [...output.matchAll(/"engine":"(\w+)","source":"(\w+)"/g)].map((m) => `${m[1]} ${m[2]}`).sort(), { timeout: 15_000 })
+      .toEqual(['ads prepared', 'cookies prepared']);
     // openaiSchema is compiled in a worker thread from the package's workers/ folder: its RE2 engine names a pattern it cannot run.
     const schema = JSON.stringify({ type: 'object', properties: { a: { type: 'string', pattern: '(?=a)a' } } });
-    const refused = await fetch(`${serviceUrl}/capture?${new URLSearchParams({ html: '<p>x</p>', openaiPrompt: 'a?', openaiSchema: schema })}`, {
-      headers: { 'x-api-key': apiKey, 'x-openai-api-key': 'sk-installed-package-test-key' },
-    });
+    const refused = await fetch(
+      `${serviceUrl}/capture?${new URLSearchParams({ html: '<p>x</p>', openaiPrompt: 'a?', openaiSchema: schema })}`,
+      {
+        headers: { 'x-api-key': apiKey, 'x-openai-api-key': 'sk-installed-package-test-key' },
+      },
+    );
     expect(refused.status).toBe(400);
     expect(((await refused.json()) as { error: { message: string } }).error.message).toContain('RE2');
 

@@ -70,7 +70,10 @@ describe('async results in the results directory: streamed, kept for the retenti
     expect(metrics).toMatch(/^daguerre_async_queue_waiting 0$/m);
 
     // Past its retention time (set back in the record), the sweeper takes the file and the record.
-    await service.runtime.db.knex('capture_jobs').where('id', jobId).update({ expires_at: Date.now() - 1 });
+    await service.runtime.db
+      .knex('capture_jobs')
+      .where('id', jobId)
+      .update({ expires_at: Date.now() - 1 });
     await service.runtime.jobs.upkeep!.sweep();
     expect(existsSync(join(resultsDir, jobId))).toBe(false);
     const gone = await service.get(`/captures/${jobId}`, { headers: { 'x-api-key': service.apiKey } });
@@ -81,17 +84,52 @@ describe('async results in the results directory: streamed, kept for the retenti
   it('the upkeep queues again a job whose queue entry is gone, and deletes a record whose POST never answered 202', async () => {
     const repository = service.runtime.jobs.repository!;
     const old = Date.now() - 10 * 60_000;
-    const payload = { organizationId: service.organizationId, keyId: 'none', options: AsyncCaptureBodySchema.parse({ html: PAGE, viewportWidth: 150, viewportHeight: 100 }), baseUrl: service.url };
+    const payload = {
+      organizationId: service.organizationId,
+      keyId: 'none',
+      options: AsyncCaptureBodySchema.parse({ html: PAGE, viewportWidth: 150, viewportHeight: 100 }),
+      baseUrl: service.url,
+    };
     // Acknowledged (202 sent), but its queue entry is gone, as after a Redis restarted empty.
     const lost = '00000000-0000-4000-8000-0000000000a1';
-    await repository.create({ id: lost, organizationId: service.organizationId, apiKeyId: null, payload: JSON.stringify(payload), hasSecrets: false, baseUrl: service.url }, old);
+    await repository.create(
+      {
+        id: lost,
+        organizationId: service.organizationId,
+        apiKeyId: null,
+        payload: JSON.stringify(payload),
+        hasSecrets: false,
+        baseUrl: service.url,
+      },
+      old,
+    );
     await repository.markEnqueued(lost);
     // Never acknowledged: the API instance died between the record and the queue entry.
     const orphan = '00000000-0000-4000-8000-0000000000a2';
-    await repository.create({ id: orphan, organizationId: service.organizationId, apiKeyId: null, payload: JSON.stringify(payload), hasSecrets: false, baseUrl: service.url }, old);
+    await repository.create(
+      {
+        id: orphan,
+        organizationId: service.organizationId,
+        apiKeyId: null,
+        payload: JSON.stringify(payload),
+        hasSecrets: false,
+        baseUrl: service.url,
+      },
+      old,
+    );
     // Acknowledged with secrets in its options: they were only in Redis, so it cannot be rebuilt.
     const secret = '00000000-0000-4000-8000-0000000000a3';
-    await repository.create({ id: secret, organizationId: service.organizationId, apiKeyId: null, payload: JSON.stringify(payload), hasSecrets: true, baseUrl: service.url }, old);
+    await repository.create(
+      {
+        id: secret,
+        organizationId: service.organizationId,
+        apiKeyId: null,
+        payload: JSON.stringify(payload),
+        hasSecrets: true,
+        baseUrl: service.url,
+      },
+      old,
+    );
     await repository.markEnqueued(secret);
     const usedBefore = (await service.client.usage()).credits.usedThisPeriod;
 

@@ -36,12 +36,19 @@ const page = (tag: string) => `<body style="margin:0;background:#${randomBytes(3
 class FailoverClient {
   failovers = 0;
   private home = 0;
-  constructor(private readonly apis: string[], private readonly apiKey: string) {}
+  constructor(
+    private readonly apis: string[],
+    private readonly apiKey: string,
+  ) {}
 
   async request(path: string, init: RequestInit = {}): Promise<Response> {
     for (let attempt = 0; ; attempt++) {
       try {
-        return await fetch(`${this.apis[this.home]}${path}`, { ...init, headers: { ...init.headers, 'x-api-key': this.apiKey }, signal: AbortSignal.timeout(120_000) });
+        return await fetch(`${this.apis[this.home]}${path}`, {
+          ...init,
+          headers: { ...init.headers, 'x-api-key': this.apiKey },
+          signal: AbortSignal.timeout(120_000),
+        });
       } catch (error) {
         if (attempt >= 3) throw error;
         this.home = (this.home + 1) % this.apis.length;
@@ -146,7 +153,12 @@ describe('API instances and workers on five hosts, sharing Redis, MariaDB and S3
     const capture = async (client: FailoverClient, body: object) => {
       const viewportWidth = width++;
       const response = await client.post('/capture', { ...body, viewportWidth, viewportHeight: 200 });
-      syncResults.push({ width: viewportWidth, status: response.status, requestId: response.headers.get('x-request-id'), bytes: Buffer.from(await response.arrayBuffer()) });
+      syncResults.push({
+        width: viewportWidth,
+        status: response.status,
+        requestId: response.headers.get('x-request-id'),
+        bytes: Buffer.from(await response.arrayBuffer()),
+      });
     };
 
     // Async: a job on a held page first (the worker that takes it will be killed), then plain ones from both clients.
@@ -155,7 +167,8 @@ describe('API instances and workers on five hosts, sharing Redis, MariaDB and S3
 
     // Sync load from both clients at once; client A's third capture is held on api1, which then dies.
     const streamA = (async () => {
-      for (let i = 0; i < SYNC_PER_CLIENT; i++) await capture(clientA, i === 2 ? { url: `${holds.url}/hold/kill-api` } : { html: page(`sync A ${i}`) });
+      for (let i = 0; i < SYNC_PER_CLIENT; i++)
+        await capture(clientA, i === 2 ? { url: `${holds.url}/hold/kill-api` } : { html: page(`sync A ${i}`) });
     })();
     const streamB = (async () => {
       for (let i = 0; i < SYNC_PER_CLIENT; i++) await capture(clientB, { html: page(`sync B ${i}`) });
@@ -179,7 +192,11 @@ describe('API instances and workers on five hosts, sharing Redis, MariaDB and S3
     const terminated = byAddress(await holds.asked('term-worker'));
     expect(terminated).not.toBe(killedWorker);
     process.kill(terminated.pid, 'SIGTERM');
-    const draining = () => fetch(`${terminated.url}/ready`).then((r) => r.status === 503, () => true);
+    const draining = () =>
+      fetch(`${terminated.url}/ready`).then(
+        (r) => r.status === 503,
+        () => true,
+      );
     await until(async () => (await draining()) || undefined, 30_000, 'the terminated worker to begin its shutdown');
     holds.release('term-worker');
 
@@ -190,10 +207,15 @@ describe('API instances and workers on five hosts, sharing Redis, MariaDB and S3
     // Every accepted job succeeds, once, and its own file comes back (through whichever API instance lives).
     const fetched: { requestId: string }[] = [];
     for (const job of jobs) {
-      const status = await until(async () => {
-        const view = (await (await clientA.request(`/captures/${job.jobId}`)).json()) as { data: { status: string; error?: unknown } };
-        return ['succeeded', 'failed'].includes(view.data.status) ? view.data : undefined;
-      }, 90_000, `job ${job.jobId}`, 250);
+      const status = await until(
+        async () => {
+          const view = (await (await clientA.request(`/captures/${job.jobId}`)).json()) as { data: { status: string; error?: unknown } };
+          return ['succeeded', 'failed'].includes(view.data.status) ? view.data : undefined;
+        },
+        90_000,
+        `job ${job.jobId}`,
+        250,
+      );
       expect(status, JSON.stringify(status)).toMatchObject({ status: 'succeeded' });
       const file = await clientA.request(`/captures/${job.jobId}/file`);
       expect(file.status).toBe(200);
@@ -214,7 +236,10 @@ describe('API instances and workers on five hosts, sharing Redis, MariaDB and S3
     // Exactly once: one charge per fetched capture, each for the attempt that delivered it; credits used = captures fetched.
     const db = await mysql.createConnection(databaseUrl);
     try {
-      const [charged] = await db.query('SELECT request_id FROM capture_ledger WHERE organization_id = ? AND status = ?', [organizationId, 'charged']);
+      const [charged] = await db.query('SELECT request_id FROM capture_ledger WHERE organization_id = ? AND status = ?', [
+        organizationId,
+        'charged',
+      ]);
       expect((charged as { request_id: string }[]).map((r) => r.request_id).sort()).toEqual(fetched.map((f) => f.requestId).sort());
       const [balance] = await db.query('SELECT used FROM credit_balances WHERE organization_id = ?', [organizationId]);
       expect(Number((balance as { used: number }[])[0]!.used)).toBe(fetched.length);
@@ -225,11 +250,18 @@ describe('API instances and workers on five hosts, sharing Redis, MariaDB and S3
     expect(after).toMatch(/^daguerre_capture_jobs_backlog 0$/m);
 
     // No Chromium outlives its service: neither the killed ones' nor, after a graceful stop, the survivors'.
-    for (const host of ['w3', 'w1', 'w2', 'api2'].filter((h) => services.get(h)!.child.exitCode === null && services.get(h)!.child.signalCode === null)) {
+    for (const host of ['w3', 'w1', 'w2', 'api2'].filter(
+      (h) => services.get(h)!.child.exitCode === null && services.get(h)!.child.signalCode === null,
+    )) {
       await services.get(host)!.terminate();
     }
     for (const service of services.values()) {
-      await until(() => (service.leftovers().length === 0 ? true : undefined), 30_000, `the Chromium processes of ${service.host} to exit (${service.leftovers().join(', ')})`, 200);
+      await until(
+        () => (service.leftovers().length === 0 ? true : undefined),
+        30_000,
+        `the Chromium processes of ${service.host} to exit (${service.leftovers().join(', ')})`,
+        200,
+      );
       expect(net.pids(service.host)).toEqual([]);
     }
   }, 300_000);

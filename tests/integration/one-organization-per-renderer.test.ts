@@ -58,7 +58,9 @@ describe('one organization per renderer', () => {
     // gives each navigation from the pool's about:blank reset a new renderer, so the pool's rule of
     // one organization per context is the second of two walls; this checks the outcome itself.)
     const fixtures = await new FixtureServer().start();
-    fixtures.route('/page', (req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(`<title>${req.url}</title><p>${req.url}</p>`));
+    fixtures.route('/page', (req, res) =>
+      res.writeHead(200, { 'content-type': 'text/html' }).end(`<title>${req.url}</title><p>${req.url}</p>`),
+    );
     const pidsByOrganization = new Map<string, Set<number>>();
     // One slot, organizations alternating: the pool's reuse rule is all that keeps them apart.
     for (const organizationId of ['org-a', 'org-b', 'org-a', 'org-c', 'org-c', 'org-b', 'org-a']) {
@@ -121,14 +123,24 @@ describe('one organization per renderer', () => {
   }
 
   it('gives a context a new renderer after RENDERER_REUSE_LIMIT captures, keeping the context', async () => {
-    const seen = await threeCaptures(new ContextPool(manager, { size: 1, maxQueue: 4, reuseLimit: 50, rendererReuseLimit: 2, logger }), 'org-renew');
+    const seen = await threeCaptures(
+      new ContextPool(manager, { size: 1, maxQueue: 4, reuseLimit: 50, rendererReuseLimit: 2, logger }),
+      'org-renew',
+    );
     expect(seen[1]!.pid).toBe(seen[0]!.pid);
     expect(seen[2]!.pid).not.toBe(seen[1]!.pid);
     expect(seen[2]!.context).toBe(seen[0]!.context);
   }, 90_000);
 
   it("collects a kept renderer's garbage every RENDERER_GC_EVERY captures: the previous documents' memory goes back, in the same renderer", async () => {
-    const gcPool = new ContextPool(manager, { size: 1, maxQueue: 4, reuseLimit: 50, rendererReuseLimit: 1_000, rendererGcEvery: 2, logger });
+    const gcPool = new ContextPool(manager, {
+      size: 1,
+      maxQueue: 4,
+      reuseLimit: 50,
+      rendererReuseLimit: 1_000,
+      rendererGcEvery: 2,
+      logger,
+    });
     const fixtures = await new FixtureServer().start();
     // About 100 MB of JS objects held by the document: garbage once the next document replaces it.
     const allocate = '<script>window.kept = Array.from({ length: 3000000 }, (_, i) => ({ i, s: "x" + i }));</script><p>allocated</p>';
@@ -173,7 +185,10 @@ describe('one organization per renderer', () => {
     const turns = new ContextPool(manager, { size: 1, maxQueue: 4, reuseLimit: 50, spares: 0, warmContexts: 3, logger });
     const fixtures = await new FixtureServer().start();
     fixtures.route('/turn', (req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(`<p>${req.url}</p>`));
-    const renderers = () => descendantsOf(manager.pid()!).filter((p) => p.cmdline.includes('--type=renderer')).map((p) => p.pid);
+    const renderers = () =>
+      descendantsOf(manager.pid()!)
+        .filter((p) => p.cmdline.includes('--type=renderer'))
+        .map((p) => p.pid);
     const capture = async (organizationId: string) => {
       const slot = await turns.acquire(organizationId);
       await slot.page.goto(`${fixtures.url}/turn?${organizationId}`);
@@ -244,7 +259,12 @@ describe('one organization per renderer', () => {
     const slot = await pool.acquire('org-ui');
     try {
       const browser = await manager.get();
-      expect(browser.targets().filter((target) => target.url().startsWith('chrome://')).map((target) => target.url())).toEqual([]);
+      expect(
+        browser
+          .targets()
+          .filter((target) => target.url().startsWith('chrome://'))
+          .map((target) => target.url()),
+      ).toEqual([]);
     } finally {
       await pool.release(slot);
     }

@@ -53,7 +53,9 @@ describe('operations', () => {
   });
 
   it('returns one request id in the header, the JSON result and the logs; Server-Timing has the stages', async () => {
-    const response = await service.get(`/capture?html=${TINY}&returnFile=false&viewportWidth=200&viewportHeight=100&apiKey=${service.apiKey}`);
+    const response = await service.get(
+      `/capture?html=${TINY}&returnFile=false&viewportWidth=200&viewportHeight=100&apiKey=${service.apiKey}`,
+    );
     const body = (await response.json()) as { data: { requestId: string } };
     const requestId = response.headers.get('x-request-id');
     expect(body.data.requestId).toBe(requestId);
@@ -66,7 +68,9 @@ describe('operations', () => {
   });
 
   it('never writes the API key or other query secrets into a log line', async () => {
-    await service.get(`/capture?html=${TINY}&viewportWidth=200&viewportHeight=100&apiKey=${service.apiKey}&openaiApiKey=sk-leak-canary-123&openaiPrompt=x`);
+    await service.get(
+      `/capture?html=${TINY}&viewportWidth=200&viewportHeight=100&apiKey=${service.apiKey}&openaiApiKey=sk-leak-canary-123&openaiPrompt=x`,
+    );
     await service.get(`/usage?apiKey=${service.apiKey}`);
     await new Promise((r) => setTimeout(r, 50));
     const all = capturedLogLines.join('\n');
@@ -101,7 +105,9 @@ describe('graceful shutdown', () => {
     const service = await startTestService({ env: { SHUTDOWN_TIMEOUT_MS: '15000' } });
     const browserPid = service.runtime.browser.pid()!;
     expect(alive(browserPid)).toBe(true);
-    const inFlight = service.get(`/capture?url=${encodeURIComponent(`${fixtures.url}/slow`)}&apiKey=${service.apiKey}&viewportWidth=200&viewportHeight=100`);
+    const inFlight = service.get(
+      `/capture?url=${encodeURIComponent(`${fixtures.url}/slow`)}&apiKey=${service.apiKey}&viewportWidth=200&viewportHeight=100`,
+    );
     await new Promise((r) => setTimeout(r, 800));
     const stopped = service.stop();
     const response = await inFlight;
@@ -115,7 +121,10 @@ describe('graceful shutdown', () => {
     const service = await startTestService({ env: { SHUTDOWN_TIMEOUT_MS: '300' } });
     const inFlight = service
       .get(`/capture?url=${encodeURIComponent(`${fixtures.url}/slow`)}&apiKey=${service.apiKey}&viewportWidth=200&viewportHeight=100`)
-      .then((r) => r.status, () => 'connection closed');
+      .then(
+        (r) => r.status,
+        () => 'connection closed',
+      );
     await new Promise((r) => setTimeout(r, 800));
     const during = await service.runtime.credits.ledger(service.organizationId);
     expect(during.map((row) => row.status)).toEqual(['reserved']);

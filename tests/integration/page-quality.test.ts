@@ -131,7 +131,12 @@ describe('capture quality report', () => {
   });
 
   it('never fails a capture because the page broke the DOM APIs the readers use', async () => {
-    const result = await service.client.captureJson({ url: `${fixtures.url}/insight/hostile.html`, metadata: true, viewportWidth: 640, viewportHeight: 400 });
+    const result = await service.client.captureJson({
+      url: `${fixtures.url}/insight/hostile.html`,
+      metadata: true,
+      viewportWidth: 640,
+      viewportHeight: 400,
+    });
     expect(result.data.quality).toEqual({ ok: true, findings: [] });
     expect(result.data.metadata!.httpStatus).toBe(200);
     const markdown = await service.client.captureJson({ url: `${fixtures.url}/insight/hostile.html`, format: 'markdown' });

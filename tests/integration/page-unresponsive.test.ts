@@ -41,7 +41,12 @@ describe(`unresponsive pages (PAGE_UNRESPONSIVE_TIMEOUT_MS=${UNRESPONSIVE_MS}, M
       }, 2 * UNRESPONSIVE_MS);
     });
     service = await startTestService({
-      env: { CAPTURE_TIMEOUT_MS: String(CAPTURE_TIMEOUT_MS), PAGE_UNRESPONSIVE_TIMEOUT_MS: String(UNRESPONSIVE_MS), MAX_CONCURRENCY: '1', RATE_LIMIT_MAX: '1000' },
+      env: {
+        CAPTURE_TIMEOUT_MS: String(CAPTURE_TIMEOUT_MS),
+        PAGE_UNRESPONSIVE_TIMEOUT_MS: String(UNRESPONSIVE_MS),
+        MAX_CONCURRENCY: '1',
+        RATE_LIMIT_MAX: '1000',
+      },
     });
     const plan = await service.runtime.accounts.createPlan({ name: `other-${Date.now()}`, tier: 'test', creditsPerMonth: 100 });
     const other = await service.runtime.accounts.createOrganization('Other org', plan);
@@ -59,7 +64,8 @@ describe(`unresponsive pages (PAGE_UNRESPONSIVE_TIMEOUT_MS=${UNRESPONSIVE_MS}, M
     expect(response.status, await response.clone().text()).toBe(200);
     expect(near(decodePng(new Uint8Array(await response.arrayBuffer())).pixel(100, 75), [40, 160, 110])).toBe(true);
   };
-  const ledgerStatuses = async () => ((await service.runtime.credits.ledger(service.organizationId, 500)) as Array<{ status: string }>).map((r) => r.status);
+  const ledgerStatuses = async () =>
+    ((await service.runtime.credits.ledger(service.organizationId, 500)) as Array<{ status: string }>).map((r) => r.status);
 
   it('ends a page busy from its first script with 504 PAGE_UNRESPONSIVE naming the stage, charges nothing, and every organization captures next', async () => {
     const before = await service.client.usage();
@@ -82,7 +88,10 @@ describe(`unresponsive pages (PAGE_UNRESPONSIVE_TIMEOUT_MS=${UNRESPONSIVE_MS}, M
     const before = await service.client.usage();
     const response = await service.get(query({ html: BUSY_FROM_FIRST_SCRIPT }));
     expect(response.status).toBe(504);
-    expect(((await response.json()) as ErrorBody).error).toMatchObject({ code: 'PAGE_UNRESPONSIVE', message: expect.stringMatching(/while loading the page/) });
+    expect(((await response.json()) as ErrorBody).error).toMatchObject({
+      code: 'PAGE_UNRESPONSIVE',
+      message: expect.stringMatching(/while loading the page/),
+    });
     expect((await service.client.usage()).credits.remaining).toBe(before.credits.remaining);
     await expectCaptureWorks(service.apiKey);
   });
@@ -94,7 +103,9 @@ describe(`unresponsive pages (PAGE_UNRESPONSIVE_TIMEOUT_MS=${UNRESPONSIVE_MS}, M
     const body = (await response.json()) as ErrorBody;
     expect(body.error.code).toBe('PAGE_UNRESPONSIVE');
     // A stage after load: the page loaded, then hung.
-    expect(body.error.message).toMatch(/while (checking for navigations after load|inspecting|applying|waiting for the delay|cleaning|capturing)/);
+    expect(body.error.message).toMatch(
+      /while (checking for navigations after load|inspecting|applying|waiting for the delay|cleaning|capturing)/,
+    );
     expect((await service.client.usage()).credits.remaining).toBe(before.credits.remaining);
     await expectCaptureWorks(service.apiKey);
   });

@@ -24,7 +24,10 @@ describe.each(['sqlite', 'mysql'] as const)('per-plan limit of concurrent captur
   beforeAll(async () => {
     fixtures = await new FixtureServer().start();
     fixtures.route('/held', (_req, res) => void held.push(res));
-    service = await startTestService({ database, env: { MAX_CONCURRENCY: '3', MAX_QUEUE: '8', ORG_MAX_CONCURRENT_CAPTURES: '5', RATE_LIMIT_MAX: '1000' } });
+    service = await startTestService({
+      database,
+      env: { MAX_CONCURRENCY: '3', MAX_QUEUE: '8', ORG_MAX_CONCURRENT_CAPTURES: '5', RATE_LIMIT_MAX: '1000' },
+    });
     planName = `two-at-once-${Date.now()}`;
     const plan = await service.runtime.accounts.createPlan({ name: planName, tier: 'test', creditsPerMonth: 100 });
     const org = await service.runtime.accounts.createOrganization('Limited org', plan);
@@ -38,7 +41,10 @@ describe.each(['sqlite', 'mysql'] as const)('per-plan limit of concurrent captur
   });
 
   const cli = async (...args: string[]) => {
-    const { stdout } = await run('node', [CLI, ...args, '--json'], { env: { ...process.env, DATABASE_URL: service.database.url }, timeout: 30_000 });
+    const { stdout } = await run('node', [CLI, ...args, '--json'], {
+      env: { ...process.env, DATABASE_URL: service.database.url },
+      timeout: 30_000,
+    });
     return JSON.parse(stdout) as Record<string, unknown>;
   };
   const capture = (apiKey: string, params: Record<string, string>) =>
@@ -48,12 +54,15 @@ describe.each(['sqlite', 'mysql'] as const)('per-plan limit of concurrent captur
   it('sets the limit with `plan share --max-concurrent-captures` and shows it in /usage (the default from ORG_MAX_CONCURRENT_CAPTURES)', async () => {
     expect((await usage(limitedKey)).rateLimits.concurrency).toEqual({ maxConcurrentCaptures: 5 });
     expect(await cli('plan', 'share', '--plan', planName, '--max-concurrent-captures', '2')).toMatchObject({ maxConcurrentCaptures: 2 });
-    const refused = await run('node', [CLI, 'plan', 'share', '--plan', planName, '--max-concurrent-captures', '0'], { env: { ...process.env, DATABASE_URL: service.database.url } }).catch(
-      (error: { code: number; stderr: string }) => error,
-    );
+    const refused = await run('node', [CLI, 'plan', 'share', '--plan', planName, '--max-concurrent-captures', '0'], {
+      env: { ...process.env, DATABASE_URL: service.database.url },
+    }).catch((error: { code: number; stderr: string }) => error);
     expect((refused as { stderr: string }).stderr).toMatch(/--max-concurrent-captures must be a whole number from 1 to 10000 or "default"/);
     const report = await usage(limitedKey);
-    expect(report.rateLimits).toEqual({ capture: { windowMs: 60_000, maxRequestsPerWindow: 1000 }, concurrency: { maxConcurrentCaptures: 2 } });
+    expect(report.rateLimits).toEqual({
+      capture: { windowMs: 60_000, maxRequestsPerWindow: 1000 },
+      concurrency: { maxConcurrentCaptures: 2 },
+    });
     expect((await usage(service.apiKey)).rateLimits.concurrency).toEqual({ maxConcurrentCaptures: 5 });
   }, 60_000);
 
@@ -94,7 +103,9 @@ describe('per-plan limit of concurrent captures and async jobs (Redis, two job w
   beforeAll(async () => {
     fixtures = await new FixtureServer().start();
     fixtures.route('/held', (_req, res) => (holding ? void held.push(res) : res.end(OK_PAGE)));
-    service = await startTestService({ env: { REDIS_URL, JOB_QUEUE_PREFIX: prefix, CAPTURE_WORKERS: '2', MAX_CONCURRENCY: '3', RATE_LIMIT_MAX: '1000' } });
+    service = await startTestService({
+      env: { REDIS_URL, JOB_QUEUE_PREFIX: prefix, CAPTURE_WORKERS: '2', MAX_CONCURRENCY: '3', RATE_LIMIT_MAX: '1000' },
+    });
     const plan = await service.runtime.accounts.createPlan({ name: `one-at-once-${Date.now()}`, tier: 'test', creditsPerMonth: 100 });
     await service.runtime.accounts.setPlanShare(plan.id, { maxConcurrentCaptures: 1 });
     const org = await service.runtime.accounts.createOrganization('One at once', plan);
@@ -128,7 +139,9 @@ describe('per-plan limit of concurrent captures and async jobs (Redis, two job w
     }
     expect(await Promise.all(jobs.map(async (id) => (await client.getCapture(id)).status))).toEqual(['active', 'active']);
     expect(fixtures.requestsTo('/held')).toHaveLength(1);
-    const refused = await service.get(`/capture?${new URLSearchParams({ html: OK_PAGE, viewportWidth: '200', viewportHeight: '150', apiKey: limitedKey })}`);
+    const refused = await service.get(
+      `/capture?${new URLSearchParams({ html: OK_PAGE, viewportWidth: '200', viewportHeight: '150', apiKey: limitedKey })}`,
+    );
     expect(refused.status).toBe(429);
     expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('CONCURRENCY_LIMIT_EXCEEDED');
 

@@ -17,7 +17,10 @@ describe('fair share as a plan setting (MariaDB, MAX_CONCURRENCY=2)', () => {
   let floodKey: string;
   let honestKey: string;
   const cli = async (...args: string[]) => {
-    const { stdout } = await run('node', [CLI, ...args, '--json'], { env: { ...process.env, DATABASE_URL: service.database.url }, timeout: 30_000 });
+    const { stdout } = await run('node', [CLI, ...args, '--json'], {
+      env: { ...process.env, DATABASE_URL: service.database.url },
+      timeout: 30_000,
+    });
     return JSON.parse(stdout) as Record<string, unknown> & Array<Record<string, unknown>>;
   };
   const metrics = async () => (await service.get('/metrics')).text();
@@ -27,9 +30,12 @@ describe('fair share as a plan setting (MariaDB, MAX_CONCURRENCY=2)', () => {
   /** Two busy loops of the flooding organization, then an honest capture of another: which ends first? */
   async function floodThenHonest(): Promise<{ honestStatus: number; floodSettledBeforeHonest: number; honestWaited: boolean }> {
     let settled = 0;
-    const flood = [0, 1].map(() => capture(floodKey, { url: `${fixtures.url}/busy-loop` }).then((response) => ((settled += 1), response.status)));
+    const flood = [0, 1].map(() =>
+      capture(floodKey, { url: `${fixtures.url}/busy-loop` }).then((response) => ((settled += 1), response.status)),
+    );
     // Both slots are taken by the flood (alone, it may use them all).
-    for (let i = 0; i < 100 && !/daguerre_busy_slots 2\b/.test(await metrics()); i += 1) await new Promise((resolve) => setTimeout(resolve, 100));
+    for (let i = 0; i < 100 && !/daguerre_busy_slots 2\b/.test(await metrics()); i += 1)
+      await new Promise((resolve) => setTimeout(resolve, 100));
     expect(await metrics()).toMatch(/daguerre_busy_slots 2\b/);
     const honest = capture(honestKey, { html: OK_PAGE });
     await new Promise((resolve) => setTimeout(resolve, 300));
@@ -46,7 +52,12 @@ describe('fair share as a plan setting (MariaDB, MAX_CONCURRENCY=2)', () => {
     // Busy loops that hold their slots until the deadline (the unresponsiveness watchdog is off here): a test of shares alone.
     service = await startTestService({
       database: 'mysql',
-      env: { CAPTURE_TIMEOUT_MS: String(CAPTURE_TIMEOUT_MS), MAX_CONCURRENCY: '2', RATE_LIMIT_MAX: '1000', PAGE_UNRESPONSIVE_TIMEOUT_MS: '0' },
+      env: {
+        CAPTURE_TIMEOUT_MS: String(CAPTURE_TIMEOUT_MS),
+        MAX_CONCURRENCY: '2',
+        RATE_LIMIT_MAX: '1000',
+        PAGE_UNRESPONSIVE_TIMEOUT_MS: '0',
+      },
     });
     planName = `flood-${Date.now()}`;
     const plan = await service.runtime.accounts.createPlan({ name: planName, tier: 'test', creditsPerMonth: 100 });
@@ -61,13 +72,19 @@ describe('fair share as a plan setting (MariaDB, MAX_CONCURRENCY=2)', () => {
   });
 
   it('validates and stores the setting: percent or default, weight', async () => {
-    expect(await cli('plan', 'share', '--plan', planName, '--max-share-percent', '40', '--weight', '3')).toMatchObject({ maxSharePercent: 40, fairShareWeight: 3 });
-    expect(await cli('plan', 'share', '--plan', planName, '--max-share-percent', 'default')).toMatchObject({ maxSharePercent: null, fairShareWeight: 3 });
+    expect(await cli('plan', 'share', '--plan', planName, '--max-share-percent', '40', '--weight', '3')).toMatchObject({
+      maxSharePercent: 40,
+      fairShareWeight: 3,
+    });
+    expect(await cli('plan', 'share', '--plan', planName, '--max-share-percent', 'default')).toMatchObject({
+      maxSharePercent: null,
+      fairShareWeight: 3,
+    });
     const listed = (await cli('plan', 'list')).find((row) => row.name === planName);
     expect(listed).toMatchObject({ maxSharePercent: null, fairShareWeight: 3 });
-    const refused = await run('node', [CLI, 'plan', 'share', '--plan', planName, '--max-share-percent', '0'], { env: { ...process.env, DATABASE_URL: service.database.url } }).catch(
-      (error: { code: number; stderr: string }) => error,
-    );
+    const refused = await run('node', [CLI, 'plan', 'share', '--plan', planName, '--max-share-percent', '0'], {
+      env: { ...process.env, DATABASE_URL: service.database.url },
+    }).catch((error: { code: number; stderr: string }) => error);
     expect((refused as { code: number }).code).not.toBe(0);
     expect((refused as { stderr: string }).stderr).toMatch(/--max-share-percent must be a whole number from 1 to 100 or "default"/);
     await cli('plan', 'share', '--plan', planName, '--weight', '1');

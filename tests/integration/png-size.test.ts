@@ -25,7 +25,10 @@ describe('PNG output size', () => {
     fixtures = await new FixtureServer().start();
     service = await startTestService({ env: { RATE_LIMIT_MAX: '1000' } });
     profile = makeChromiumProfile('png-reference-');
-    reference = await puppeteer.launch({ ...sandboxedLaunchOptions('/usr/bin/chromium', profile), args: [...CHROMIUM_BASE_FLAGS, ...PIXEL_FLAGS] });
+    reference = await puppeteer.launch({
+      ...sandboxedLaunchOptions('/usr/bin/chromium', profile),
+      args: [...CHROMIUM_BASE_FLAGS, ...PIXEL_FLAGS],
+    });
   });
   afterAll(async () => {
     await reference?.close();
@@ -57,7 +60,10 @@ describe('PNG output size', () => {
    * 1.10×, README "PNG size"): that one is held to the same pixels and to 1.15×, well under the
    * 1.36× of the fast encoding that was served before.
    */
-  for (const [name, fullPage, bound] of [['the viewport', false, 1.05], ['a full page', true, 1.15]] as const) {
+  for (const [name, fullPage, bound] of [
+    ['the viewport', false, 1.05],
+    ['a full page', true, 1.15],
+  ] as const) {
     it(`encodes ${name} to Chromium's pixels in at most ${bound}× Chromium's default PNG size`, async () => {
       const url = `${fixtures.url}/png-content.html`;
       const shot = await service.client.capture({ url, viewportWidth: 1280, viewportHeight: 800, format: 'png', fullPage });

@@ -15,10 +15,14 @@ import { freePort } from '../../scripts/bench/free-port.js';
  */
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const DOCUMENT = JSON.parse(readFileSync(`${REPO_ROOT}/openapi.json`, 'utf8')) as {
-  paths: Record<string, Record<string, { responses: Record<string, { headers?: Record<string, unknown>; content?: Record<string, unknown> }> }>>;
+  paths: Record<
+    string,
+    Record<string, { responses: Record<string, { headers?: Record<string, unknown>; content?: Record<string, unknown> }> }>
+  >;
 };
 /** Headers HTTP itself, Express or Prism (CORS) add, which an API document does not declare. */
-const STANDARD = /^(content-type|content-length|date|connection|keep-alive|etag|transfer-encoding|vary|access-control-.*|sl-violations|cache-control)$/;
+const STANDARD =
+  /^(content-type|content-length|date|connection|keep-alive|etag|transfer-encoding|vary|access-control-.*|sl-violations|cache-control)$/;
 const HTML = '<body style="margin:0;background:#0a5"><h1>prism</h1></body>';
 
 interface Checked {
@@ -41,14 +45,20 @@ describe('Prism 5 as a validating proxy in front of the live service', () => {
     signing = { keyId: key.id, secret: key.signingSecret };
     const port = await freePort();
     proxyUrl = `http://127.0.0.1:${port}`;
-    prism = spawn(bin('prism'), ['proxy', `${REPO_ROOT}/openapi.json`, service.url, '--port', String(port), '--errors', 'false', '--verboseLevel', 'warn'], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    prism = spawn(
+      bin('prism'),
+      ['proxy', `${REPO_ROOT}/openapi.json`, service.url, '--port', String(port), '--errors', 'false', '--verboseLevel', 'warn'],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let output = '';
     prism.stdout!.on('data', (chunk: Buffer) => (output += String(chunk)));
     prism.stderr!.on('data', (chunk: Buffer) => (output += String(chunk)));
     // Ready when it answers; an exit before that fails with its output.
-    const exited = new Promise<never>((_resolve, reject) => prism.once('exit', (code) => reject(new Error(`prism exited (${code}):\n${output}`))));
+    const exited = new Promise<never>((_resolve, reject) =>
+      prism.once('exit', (code) => reject(new Error(`prism exited (${code}):\n${output}`))),
+    );
     const ready = (async () => {
       for (;;) {
         const answer = await fetch(`${proxyUrl}/openapi.json`).catch(() => undefined);
@@ -73,7 +83,12 @@ describe('Prism 5 as a validating proxy in front of the live service', () => {
   });
 
   /** One request through Prism; asserts the declared headers and returns the violations Prism found. */
-  async function through(method: 'GET' | 'POST', path: string, template: string, init: { headers?: Record<string, string>; body?: unknown } = {}): Promise<Checked> {
+  async function through(
+    method: 'GET' | 'POST',
+    path: string,
+    template: string,
+    init: { headers?: Record<string, string>; body?: unknown } = {},
+  ): Promise<Checked> {
     const response = await fetch(`${proxyUrl}${path}`, {
       method,
       headers: { ...(init.body !== undefined ? { 'content-type': 'application/json' } : {}), ...init.headers },
@@ -95,9 +110,18 @@ describe('Prism 5 as a validating proxy in front of the live service', () => {
   const key = () => ({ 'X-API-Key': service.apiKey });
 
   it('GET /capture as JSON, as a file (key in the query), as pdf, with 1/0 booleans: no violation', async () => {
-    const json = await through('GET', `/capture?html=${encodeURIComponent(HTML)}&returnFile=false&viewportWidth=200&viewportHeight=100`, '/capture', { headers: key() });
+    const json = await through(
+      'GET',
+      `/capture?html=${encodeURIComponent(HTML)}&returnFile=false&viewportWidth=200&viewportHeight=100`,
+      '/capture',
+      { headers: key() },
+    );
     expect([json.status, json.violations]).toEqual([200, []]);
-    const file = await through('GET', `/capture?html=${encodeURIComponent(HTML)}&viewportWidth=200&viewportHeight=100&fullPage=1&apiKey=${service.apiKey}`, '/capture');
+    const file = await through(
+      'GET',
+      `/capture?html=${encodeURIComponent(HTML)}&viewportWidth=200&viewportHeight=100&fullPage=1&apiKey=${service.apiKey}`,
+      '/capture',
+    );
     expect([file.status, file.violations]).toEqual([200, []]);
     expect(file.headers.get('content-type')).toBe('image/png');
     const pdf = await through('GET', `/capture?html=${encodeURIComponent(HTML)}&format=pdf`, '/capture', { headers: key() });
@@ -105,7 +129,11 @@ describe('Prism 5 as a validating proxy in front of the live service', () => {
     expect(pdf.headers.get('content-type')).toBe('application/pdf');
     // The bytes themselves, on a direct request (Prism's proxy mangles binary bodies).
     const direct = await service.get(`/capture?html=${encodeURIComponent(HTML)}&format=pdf`, { headers: key() });
-    expect(Buffer.from(await direct.arrayBuffer()).subarray(0, 5).toString()).toBe('%PDF-');
+    expect(
+      Buffer.from(await direct.arrayBuffer())
+        .subarray(0, 5)
+        .toString(),
+    ).toBe('%PDF-');
   });
 
   it('GET /capture as a signed link, without any key: accepted by the signedLink scheme, no violation', async () => {
@@ -119,9 +147,15 @@ describe('Prism 5 as a validating proxy in front of the live service', () => {
   });
 
   it('POST /capture, POST /captures (Location, rate-limit headers), the job and its file, /usage: no violation', async () => {
-    const posted = await through('POST', '/capture', '/capture', { headers: key(), body: { html: HTML, returnFile: false, viewportWidth: 200, viewportHeight: 100 } });
+    const posted = await through('POST', '/capture', '/capture', {
+      headers: key(),
+      body: { html: HTML, returnFile: false, viewportWidth: 200, viewportHeight: 100 },
+    });
     expect([posted.status, posted.violations]).toEqual([200, []]);
-    const queued = await through('POST', '/captures', '/captures', { headers: key(), body: { html: HTML, viewportWidth: 200, viewportHeight: 100 } });
+    const queued = await through('POST', '/captures', '/captures', {
+      headers: key(),
+      body: { html: HTML, viewportWidth: 200, viewportHeight: 100 },
+    });
     expect([queued.status, queued.violations]).toEqual([202, []]);
     expect(queued.headers.get('location')).toMatch(/^\/captures\/[0-9a-f-]{36}$/);
     expect(queued.headers.get('x-ratelimit-remaining')).toMatch(/^\d+$/);
@@ -149,7 +183,10 @@ describe('Prism 5 as a validating proxy in front of the live service', () => {
     expect([badKey.status, badKey.violations]).toEqual([401, []]);
     const missing = await through('GET', `/captures/${randomUUID()}`, '/captures/{jobId}', { headers: key() });
     expect([missing.status, missing.violations]).toEqual([404, []]);
-    const badBody = await through('POST', '/captures', '/captures', { headers: key(), body: { url: 'https://example.com', viewportWidth: 99999 } });
+    const badBody = await through('POST', '/captures', '/captures', {
+      headers: key(),
+      body: { url: 'https://example.com', viewportWidth: 99999 },
+    });
     expect(badBody.status).toBe(400);
     expect(badBody.headers.get('x-ratelimit-remaining')).toMatch(/^\d+$/);
   });

@@ -100,7 +100,10 @@ describe('redirect chains after load', () => {
     );
     // One capture place: every capture runs on the same pooled page, so what one leaves on it shows in the next.
     // A page whose first script breaks setTimeout: the look for scheduled navigations must not hang on it.
-    fixtures.page('/broken-timers', doc('<title>Broken timers</title><script>window.setTimeout = function () { return 0; };</script>', GREEN));
+    fixtures.page(
+      '/broken-timers',
+      doc('<title>Broken timers</title><script>window.setTimeout = function () { return 0; };</script>', GREEN),
+    );
     service = await startTestService({ env: { RATE_LIMIT_MAX: '1000', MAX_CONCURRENCY: '1' } });
   });
   afterAll(async () => {

@@ -84,7 +84,11 @@ describe('a memory limit per capture that covers all of a renderer memory (RENDE
       const sampler = sampleTree(() => service.runtime.browser.pids());
       const started = Date.now();
       const [bombed, other] = await Promise.all([
-        capture(service.apiKey, bomb).then(async (response) => ({ response, body: (await response.json()) as { error: { code: string; message: string } }, at: Date.now() })),
+        capture(service.apiKey, bomb).then(async (response) => ({
+          response,
+          body: (await response.json()) as { error: { code: string; message: string } },
+          at: Date.now(),
+        })),
         // Another organization's capture while the bomb grows.
         capture(otherKey, OK_PAGE),
       ]);
@@ -144,7 +148,9 @@ describe('the watchdog alone, without a memory cgroup', () => {
     // Without the kernel's hold the bomb grows until the next sample: one interval at ~1-2 GB/s, more under load.
     expect(kill.usedBytes).toBeLessThan((384 + 256) * MB);
     expect(peak).toBeLessThan((384 + 256) * MB);
-    console.log(`watchdog alone (limit 384 MB): sampled peak ${Math.round(peak / MB)} MB, ${Math.round(kill.usedBytes / MB)} MB when ended`);
+    console.log(
+      `watchdog alone (limit 384 MB): sampled peak ${Math.round(peak / MB)} MB, ${Math.round(kill.usedBytes / MB)} MB when ended`,
+    );
     await context.close();
   }, 60_000);
 });

@@ -19,7 +19,11 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const PROFILE = join(ROOT, 'deploy/kubernetes/seccomp/daguerre-chromium.json');
 const LOADER = join(ROOT, 'tests/helpers/seccomp-exec.py');
 /** moby's RuntimeDefault rule for clone without CAP_SYS_ADMIN: no CLONE_NEW* flags (0x7E020000). */
-const RUNTIME_DEFAULT_CLONE = { names: ['clone'], action: 'SCMP_ACT_ALLOW', args: [{ index: 0, value: 2_114_060_288, valueTwo: 0, op: 'SCMP_CMP_MASKED_EQ' }] };
+const RUNTIME_DEFAULT_CLONE = {
+  names: ['clone'],
+  action: 'SCMP_ACT_ALLOW',
+  args: [{ index: 0, value: 2_114_060_288, valueTwo: 0, op: 'SCMP_CMP_MASKED_EQ' }],
+};
 
 interface Profile {
   syscalls: { names: string[]; action: string; args?: unknown[] }[];
@@ -32,8 +36,20 @@ chownSync(work, Number(execFileSync('id', ['-u', CHROMIUM_USER], { encoding: 'ut
 /** Renders a tiny page with the headless shell, sandboxed (no --no-sandbox), under `profilePath`. */
 function render(profilePath: string, name: string): Promise<{ code: number | null; output: string; shot: string }> {
   const shot = join(work, `${name}.png`);
-  const args = [LOADER, profilePath, CHROMIUM_USER, HEADLESS_SHELL, '--headless', '--disable-gpu', '--no-first-run', '--disable-crash-reporter',
-    `--user-data-dir=${join(work, `profile-${name}`)}`, `--screenshot=${shot}`, '--window-size=320,200', 'data:text/html,<h1>sandboxed</h1>'];
+  const args = [
+    LOADER,
+    profilePath,
+    CHROMIUM_USER,
+    HEADLESS_SHELL,
+    '--headless',
+    '--disable-gpu',
+    '--no-first-run',
+    '--disable-crash-reporter',
+    `--user-data-dir=${join(work, `profile-${name}`)}`,
+    `--screenshot=${shot}`,
+    '--window-size=320,200',
+    'data:text/html,<h1>sandboxed</h1>',
+  ];
   return new Promise((resolve) => {
     execFile('/usr/bin/python3', args, { timeout: 60_000, env: { PATH: process.env.PATH, HOME: work } }, (error, stdout, stderr) => {
       resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, output: stdout + stderr, shot });

@@ -14,7 +14,18 @@ const CANARY = 'Kq9-canary-28-e71c';
 
 /** Spellings of a key's parameter nobody listed: generated from stems, separators, case and escapes. */
 function misspelledNames(): string[] {
-  const stems = [['api', 'key'], ['key'], ['access', 'key'], ['auth', 'token'], ['token'], ['signature'], ['sig'], ['client', 'secret'], ['pass', 'word'], ['x', 'api', 'key']];
+  const stems = [
+    ['api', 'key'],
+    ['key'],
+    ['access', 'key'],
+    ['auth', 'token'],
+    ['token'],
+    ['signature'],
+    ['sig'],
+    ['client', 'secret'],
+    ['pass', 'word'],
+    ['x', 'api', 'key'],
+  ];
   const separators = ['_', '-', '', '.', '%00', '%2D'];
   const spell = [
     (words: string[], sep: string) => words.join(sep),
@@ -63,7 +74,11 @@ describe('secrets by meaning, JSON bodies and errors through the real service (i
     expect(names.length).toBeGreaterThanOrEqual(45);
     for (const name of names) {
       // The right key in the header, so that validation runs and describes the stray parameter.
-      const query = await record(await service.get(`/capture?html=${encodeURIComponent(OK_PAGE)}&${name}=${encodeURIComponent(service.apiKey)}`, { headers: { 'x-api-key': service.apiKey } }));
+      const query = await record(
+        await service.get(`/capture?html=${encodeURIComponent(OK_PAGE)}&${name}=${encodeURIComponent(service.apiKey)}`, {
+          headers: { 'x-api-key': service.apiKey },
+        }),
+      );
       expect(query.status, name).toBe(400);
       expect(query.text, name).toContain('[REDACTED]');
       const body = await record(
@@ -81,7 +96,9 @@ describe('secrets by meaning, JSON bodies and errors through the real service (i
     for (const url of CREDENTIAL_URLS) {
       const answer = await record(await service.get(`/capture?${new URLSearchParams({ url, apiKey: service.apiKey })}`));
       expect(answer.status, url).toBeGreaterThanOrEqual(400);
-      const proxied = await record(await service.get(`/capture?${new URLSearchParams({ html: OK_PAGE, proxyUrl: url, apiKey: service.apiKey })}`));
+      const proxied = await record(
+        await service.get(`/capture?${new URLSearchParams({ html: OK_PAGE, proxyUrl: url, apiKey: service.apiKey })}`),
+      );
       expect(proxied.status, url).toBeGreaterThanOrEqual(400);
     }
   });
@@ -116,7 +133,13 @@ describe('secrets by meaning, JSON bodies and errors through the real service (i
       ['/captures', `{"url":"https://example.com","webhookUrl":${deep}}`],
       ['/capture', '{"html":"x","a":' + '{"b":'.repeat(40) + '1' + '}'.repeat(41)],
     ] as const) {
-      const answer = await record(await fetch(`${service.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': service.apiKey }, body }));
+      const answer = await record(
+        await fetch(`${service.url}${path}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-api-key': service.apiKey },
+          body,
+        }),
+      );
       expect(answer.status, path).toBe(400);
       expect(answer.type).toContain('application/json');
       const parsed = JSON.parse(answer.text) as { success: boolean; error: { code: string; message: string } };
@@ -126,7 +149,11 @@ describe('secrets by meaning, JSON bodies and errors through the real service (i
     }
     // A body nested within the limit still reaches validation.
     const shallow = await record(
-      await fetch(`${service.url}/capture`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': service.apiKey }, body: JSON.stringify({ html: OK_PAGE, viewportWidth: 100, viewportHeight: 100 }) }),
+      await fetch(`${service.url}/capture`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': service.apiKey },
+        body: JSON.stringify({ html: OK_PAGE, viewportWidth: 100, viewportHeight: 100 }),
+      }),
     );
     expect(shallow.status).toBe(200);
   });
@@ -137,9 +164,26 @@ describe('secrets by meaning, JSON bodies and errors through the real service (i
       ['/capture/%E0%A4%A'],
       ['/usage?%=%'],
       ['/nowhere'],
-      ['/capture', { method: 'POST', headers: { 'content-type': 'application/json; charset=latin1', 'x-api-key': service.apiKey }, body: '{}' }],
-      ['/capture', { method: 'POST', headers: { 'content-type': 'application/json', 'content-encoding': 'gzip', 'x-api-key': service.apiKey }, body: 'not gzip' }],
-      ['/capture', { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': service.apiKey }, body: `{"html":"${'x'.repeat(2 * 1024 * 1024)}"}` }],
+      [
+        '/capture',
+        { method: 'POST', headers: { 'content-type': 'application/json; charset=latin1', 'x-api-key': service.apiKey }, body: '{}' },
+      ],
+      [
+        '/capture',
+        {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'content-encoding': 'gzip', 'x-api-key': service.apiKey },
+          body: 'not gzip',
+        },
+      ],
+      [
+        '/capture',
+        {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-api-key': service.apiKey },
+          body: `{"html":"${'x'.repeat(2 * 1024 * 1024)}"}`,
+        },
+      ],
       ['/capture', { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': service.apiKey }, body: '{"html": "x",' }],
       ['/captures', { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': service.apiKey }, body: '[' }],
     ];
@@ -194,7 +238,13 @@ describe('start-up errors never print a secret (issue #28)', () => {
   it('names METRICS_TOKEN and a credential-carrying URL without their values', async () => {
     const bin = fileURLToPath(new URL('../../server/bin/daguerre.js', import.meta.url));
     const failure = await promisify(execFile)(process.execPath, [bin, 'serve'], {
-      env: { ...process.env, METRICS_TOKEN: `${CANARY}`.slice(0, 12), OPENAI_BASE_URL: `http:\\\\user:${CANARY}@vm`, DATABASE_URL: `mysql://root:${CANARY}@127.0.0.1:1/x`, PORT: '0' },
+      env: {
+        ...process.env,
+        METRICS_TOKEN: `${CANARY}`.slice(0, 12),
+        OPENAI_BASE_URL: `http:\\\\user:${CANARY}@vm`,
+        DATABASE_URL: `mysql://root:${CANARY}@127.0.0.1:1/x`,
+        PORT: '0',
+      },
       timeout: 60_000,
     }).then(
       () => undefined,

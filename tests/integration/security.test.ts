@@ -31,7 +31,9 @@ describe('network policy (protection on)', () => {
     canaryHits = [];
     canary = createServer((req, res) => {
       canaryHits.push(`${req.method} ${req.url}`);
-      res.writeHead(200, { 'content-type': 'text/html', 'access-control-allow-origin': '*' }).end('<body style="background:red">canary</body>');
+      res
+        .writeHead(200, { 'content-type': 'text/html', 'access-control-allow-origin': '*' })
+        .end('<body style="background:red">canary</body>');
     });
     canary.on('upgrade', (req, socket) => {
       canaryHits.push(`UPGRADE ${req.url}`);
@@ -52,7 +54,9 @@ describe('network policy (protection on)', () => {
 
     fixtures.page('/ok', '<body style="margin:0;background:rgb(0,128,0)">ok</body>');
     fixtures.route('/redirect-to-canary', (_req, res) => res.writeHead(302, { location: canaryUrl('/redirected') }).end());
-    fixtures.page('/subresources', `<body style="margin:0;background:rgb(0,128,0)">
+    fixtures.page(
+      '/subresources',
+      `<body style="margin:0;background:rgb(0,128,0)">
       <img src="${canaryUrl('/img.png')}"><iframe src="${canaryUrl('/frame')}"></iframe>
       <link rel="stylesheet" href="${canaryUrl('/style.css')}">
       <style>@font-face { font-family: x; src: url(${canaryUrl('/font.woff2')}); } p { font-family: x; }</style><p>text</p>
@@ -64,27 +68,43 @@ describe('network policy (protection on)', () => {
         navigator.sendBeacon && navigator.sendBeacon('${canaryUrl('/beacon')}', 'x');
         try { new Worker('/worker.js'); } catch {}
         navigator.serviceWorker && navigator.serviceWorker.register('/sw.js').catch(() => {});
-      </script></body>`);
-    fixtures.route('/worker.js', (_req, res) => res.writeHead(200, { 'content-type': 'application/javascript' }).end(`fetch('${canaryUrl('/from-worker')}').catch(() => {});`));
-    fixtures.route('/sw.js', (_req, res) =>
-      res.writeHead(200, { 'content-type': 'application/javascript' }).end(`self.addEventListener('install', () => fetch('${canaryUrl('/from-sw')}').catch(() => {}));`),
+      </script></body>`,
     );
-    fixtures.page('/meta-refresh', `<meta http-equiv="refresh" content="0;url=${canaryUrl('/meta')}"><body style="background:rgb(0,128,0)">refresh</body>`);
-    fixtures.page('/script-navigation', `<body style="background:rgb(0,128,0)"><script>setTimeout(() => { location.href = '${canaryUrl('/scripted')}'; }, 10)</script></body>`);
+    fixtures.route('/worker.js', (_req, res) =>
+      res.writeHead(200, { 'content-type': 'application/javascript' }).end(`fetch('${canaryUrl('/from-worker')}').catch(() => {});`),
+    );
+    fixtures.route('/sw.js', (_req, res) =>
+      res
+        .writeHead(200, { 'content-type': 'application/javascript' })
+        .end(`self.addEventListener('install', () => fetch('${canaryUrl('/from-sw')}').catch(() => {}));`),
+    );
+    fixtures.page(
+      '/meta-refresh',
+      `<meta http-equiv="refresh" content="0;url=${canaryUrl('/meta')}"><body style="background:rgb(0,128,0)">refresh</body>`,
+    );
+    fixtures.page(
+      '/script-navigation',
+      `<body style="background:rgb(0,128,0)"><script>setTimeout(() => { location.href = '${canaryUrl('/scripted')}'; }, 10)</script></body>`,
+    );
     // Closes its connection, so that the image and the fetch need new ones: Chromium keeps its
     // connections through the SOCKS proxy, and each new one is a new look at the name.
     fixtures.route('/rebind', (_req, res) =>
       res
         .writeHead(200, { 'content-type': 'text/html', connection: 'close' })
-        .end(`<body style="margin:0;background:rgb(0,128,0)"><img src="/rebind-image.png"><script>fetch('/rebind-data').catch(() => {})</script></body>`),
+        .end(
+          `<body style="margin:0;background:rgb(0,128,0)"><img src="/rebind-image.png"><script>fetch('/rebind-data').catch(() => {})</script></body>`,
+        ),
     );
-    fixtures.page('/webrtc', `<body style="background:rgb(0,128,0)"><script>
+    fixtures.page(
+      '/webrtc',
+      `<body style="background:rgb(0,128,0)"><script>
       try {
         const pc = new RTCPeerConnection({ iceServers: [{ urls: 'stun:127.0.0.1:${(udp.address() as AddressInfo).port}' }] });
         pc.createDataChannel('x');
         pc.createOffer().then((offer) => pc.setLocalDescription(offer));
       } catch {}
-    </script></body>`);
+    </script></body>`,
+    );
 
     service = await startTestService({
       env: { ALLOW_PRIVATE_NETWORK: 'false', EGRESS_ALLOW_LIST: `127.0.0.1:${fixturePort}` },
@@ -144,14 +164,18 @@ describe('network policy (protection on)', () => {
     expect((await service.client.usage()).credits).toEqual(before.credits);
   });
 
-  it.each(['file:///etc/passwd', 'view-source:http://example.com/', 'chrome://version', 'data:text/html,<h1>x</h1>', 'javascript:alert(1)', 'ftp://example.com/'])(
-    'refuses the non-http(s) target %s',
-    async (target) => {
-      const response = await get({ url: target });
-      expect(response.status).toBe(400);
-      expect(((await response.json()) as { error: { details: Array<{ field: string }> } }).error.details[0]!.field).toBe('url');
-    },
-  );
+  it.each([
+    'file:///etc/passwd',
+    'view-source:http://example.com/',
+    'chrome://version',
+    'data:text/html,<h1>x</h1>',
+    'javascript:alert(1)',
+    'ftp://example.com/',
+  ])('refuses the non-http(s) target %s', async (target) => {
+    const response = await get({ url: target });
+    expect(response.status).toBe(400);
+    expect(((await response.json()) as { error: { details: Array<{ field: string }> } }).error.details[0]!.field).toBe('url');
+  });
 
   it('fails a capture whose target redirects to a refused address, without a hit', async () => {
     const response = await get({ url: `${fixtures.url}/redirect-to-canary` });
@@ -161,7 +185,13 @@ describe('network policy (protection on)', () => {
   });
 
   it('blocks every subresource, fetch, XHR, WebSocket, EventSource, beacon, worker and service worker — and still captures the page', async () => {
-    const response = await get({ url: `${fixtures.url}/subresources`, waitUntil: 'networkidle0', delay: '500', viewportWidth: '400', viewportHeight: '300' });
+    const response = await get({
+      url: `${fixtures.url}/subresources`,
+      waitUntil: 'networkidle0',
+      delay: '500',
+      viewportWidth: '400',
+      viewportHeight: '300',
+    });
     expect(response.status).toBe(200);
     expect(near(decodePng(new Uint8Array(await response.arrayBuffer())).pixel(390, 290), [0, 128, 0])).toBe(true);
     expect(canaryHits).toEqual([]);
@@ -185,7 +215,12 @@ describe('network policy (protection on)', () => {
   it('a name that resolves differently on a second look (DNS rebinding) reaches only the checked address', async () => {
     const fixturePort = new URL(fixtures.url).port;
     resolverCalls = 0;
-    const response = await get({ url: `http://rebind.test:${fixturePort}/rebind`, delay: '300', viewportWidth: '200', viewportHeight: '100' });
+    const response = await get({
+      url: `http://rebind.test:${fixturePort}/rebind`,
+      delay: '300',
+      viewportWidth: '200',
+      viewportHeight: '100',
+    });
     expect(response.status).toBe(200);
     expect(canaryHits).toEqual([]);
     expect(resolverCalls).toBeGreaterThan(2);
@@ -240,7 +275,12 @@ describe('network policy (protection on)', () => {
   });
 
   it('no secret used by this suite reached a log line or an error body', async () => {
-    const secrets = { apiKey: service.apiKey, openaiApiKey: 'sk-security-canary-1', proxyPassword: 'proxy-pass-canary-2', requestStorageSecretAccessKey: 'storage-secret-canary-3' };
+    const secrets = {
+      apiKey: service.apiKey,
+      openaiApiKey: 'sk-security-canary-1',
+      proxyPassword: 'proxy-pass-canary-2',
+      requestStorageSecretAccessKey: 'storage-secret-canary-3',
+    };
     const response = await get({
       url: `${fixtures.url}/ok`,
       openaiPrompt: 'x',

@@ -41,12 +41,20 @@ describe('dashboard sign-in throttle across instances (MariaDB)', () => {
     return { cookie, token: /name="_csrf" value="([^"]+)"/.exec(await form.text())![1]! };
   }
 
-  async function signIn(base: string, password: string, options: { email?: string; address?: string; form?: { cookie: string; token: string } } = {}) {
+  async function signIn(
+    base: string,
+    password: string,
+    options: { email?: string; address?: string; form?: { cookie: string; token: string } } = {},
+  ) {
     const { cookie, token } = options.form ?? (await signInForm(base));
     return fetch(`${base}/dashboard/sign-in`, {
       method: 'POST',
       redirect: 'manual',
-      headers: { cookie, 'content-type': 'application/x-www-form-urlencoded', ...(options.address ? { 'x-forwarded-for': options.address } : {}) },
+      headers: {
+        cookie,
+        'content-type': 'application/x-www-form-urlencoded',
+        ...(options.address ? { 'x-forwarded-for': options.address } : {}),
+      },
       body: new URLSearchParams({ _csrf: token, email: options.email ?? 'shared@example.test', password }),
     });
   }
@@ -86,7 +94,11 @@ describe('dashboard sign-in throttle across instances (MariaDB)', () => {
     const [a, b] = instances;
     const forms = [await signInForm(a!.base), await signInForm(b!.base)];
     const statuses = await Promise.all(
-      Array.from({ length: 200 }, (_, i) => signIn(i % 2 === 0 ? a!.base : b!.base, `guess-${i}`, { email: TARGET, address: '198.51.100.23', form: forms[i % 2]! }).then((r) => r.status)),
+      Array.from({ length: 200 }, (_, i) =>
+        signIn(i % 2 === 0 ? a!.base : b!.base, `guess-${i}`, { email: TARGET, address: '198.51.100.23', form: forms[i % 2]! }).then(
+          (r) => r.status,
+        ),
+      ),
     );
     // 401: the password was checked (and wrong); 429: refused before any check.
     expect(statuses.filter((status) => status === 401)).toHaveLength(10);

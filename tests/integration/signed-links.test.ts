@@ -66,7 +66,11 @@ describe('signed capture links (sqlite)', () => {
     const query = q({ html: PAGE, viewportWidth: '320', keyId, expires });
     const signature = sign(secret, query);
     // A parameter's value changed.
-    await expectRefused(`/capture?${query.replace('viewportWidth=320', 'viewportWidth=321')}&signature=${signature}`, 401, 'INVALID_SIGNATURE');
+    await expectRefused(
+      `/capture?${query.replace('viewportWidth=320', 'viewportWidth=321')}&signature=${signature}`,
+      401,
+      'INVALID_SIGNATURE',
+    );
     // A parameter added.
     await expectRefused(`/capture?${query}&fullPage=true&signature=${signature}`, 401, 'INVALID_SIGNATURE');
     // The same parameters in another order.
@@ -74,7 +78,11 @@ describe('signed capture links (sqlite)', () => {
     await expectRefused(`/capture?${reordered}&signature=${signature}`, 401, 'INVALID_SIGNATURE');
     // expires dropped (or moved to a later time).
     await expectRefused(`/capture?${q({ html: PAGE, viewportWidth: '320', keyId })}&signature=${signature}`, 401, 'INVALID_SIGNATURE');
-    await expectRefused(`/capture?${query.replace(`expires=${expires}`, `expires=${Number(expires) + 1000}`)}&signature=${signature}`, 401, 'INVALID_SIGNATURE');
+    await expectRefused(
+      `/capture?${query.replace(`expires=${expires}`, `expires=${Number(expires) + 1000}`)}&signature=${signature}`,
+      401,
+      'INVALID_SIGNATURE',
+    );
     // Another secret, a missing or malformed signature, signature not last, no keyId, an unknown keyId.
     await expectRefused(signedPath(query, 'rss_not-the-secret'), 401, 'INVALID_SIGNATURE');
     await expectRefused(`/capture?${query}`, 401, 'INVALID_SIGNATURE');
@@ -96,7 +104,11 @@ describe('signed capture links (sqlite)', () => {
     await service.runtime.apiKeys.revoke(revoked.id);
     await expectRefused(link, 401, 'INVALID_API_KEY');
 
-    const expired = await service.runtime.apiKeys.create({ organizationId: service.organizationId, name: 'old', expiresAt: new Date(Date.now() - 1000) });
+    const expired = await service.runtime.apiKeys.create({
+      organizationId: service.organizationId,
+      name: 'old',
+      expiresAt: new Date(Date.now() - 1000),
+    });
     await expectRefused(signedPath(q({ html: PAGE, keyId: expired.id }), expired.signingSecret), 401, 'API_KEY_EXPIRED');
   });
 
@@ -106,7 +118,9 @@ describe('signed capture links (sqlite)', () => {
   });
 
   it('serves repeated views of a cacheEnabled link from the cache, free', async () => {
-    const link = signedPath(q({ html: PAGE, viewportWidth: '333', viewportHeight: '111', cacheEnabled: 'true', keyId, expires: String(nowSeconds() + 600) }));
+    const link = signedPath(
+      q({ html: PAGE, viewportWidth: '333', viewportHeight: '111', cacheEnabled: 'true', keyId, expires: String(nowSeconds() + 600) }),
+    );
     const before = await remaining();
     const first = await service.get(link);
     expect(first.status).toBe(200);
@@ -117,7 +131,9 @@ describe('signed capture links (sqlite)', () => {
     expect(Buffer.from(await second.arrayBuffer()).equals(Buffer.from(await first.arrayBuffer()))).toBe(true);
     expect(await remaining()).toBe(before - 1);
     // The same options sent with the key share the cache entry: keyId/expires/signature are not in the cache key.
-    const withKey = await service.get(`/capture?${q({ html: PAGE, viewportWidth: '333', viewportHeight: '111', cacheEnabled: 'true', apiKey: service.apiKey })}`);
+    const withKey = await service.get(
+      `/capture?${q({ html: PAGE, viewportWidth: '333', viewportHeight: '111', cacheEnabled: 'true', apiKey: service.apiKey })}`,
+    );
     expect(withKey.headers.get('x-cache')).toBe('HIT');
   });
 
@@ -125,7 +141,9 @@ describe('signed capture links (sqlite)', () => {
     await service.runtime.accounts.setRequireSignedLinks(service.organizationId, true);
     try {
       await expectRefused(`/capture?${q({ html: PAGE, apiKey: service.apiKey })}`, 401, 'SIGNATURE_REQUIRED');
-      const header = await service.get(`/capture?${q({ html: PAGE, viewportWidth: '200', viewportHeight: '100' })}`, { headers: { 'x-api-key': service.apiKey } });
+      const header = await service.get(`/capture?${q({ html: PAGE, viewportWidth: '200', viewportHeight: '100' })}`, {
+        headers: { 'x-api-key': service.apiKey },
+      });
       expect(header.status).toBe(200);
       const signed = await service.get(signedPath(q({ html: PAGE, viewportWidth: '200', viewportHeight: '100', keyId })));
       expect(signed.status).toBe(200);
@@ -151,7 +169,9 @@ describe('signed capture links (sqlite)', () => {
     await service.runtime.db.knex.raw('select 1');
     const files = [dbFile, `${dbFile}-wal`].filter((file) => existsSync(file));
     expect(files.length).toBeGreaterThan(0);
-    const stored = (await service.runtime.db.knex('api_keys').where('id', keyId).first('signing_secret_encrypted')) as { signing_secret_encrypted: string };
+    const stored = (await service.runtime.db.knex('api_keys').where('id', keyId).first('signing_secret_encrypted')) as {
+      signing_secret_encrypted: string;
+    };
     expect(stored.signing_secret_encrypted).toMatch(/^v1:/);
     for (const file of files) {
       const bytes = readFileSync(file);
@@ -173,11 +193,18 @@ describe('signed capture links (sqlite)', () => {
 
   it('CLI: key create --json prints signingSecret, rotate-secret and org require-signed-links work', async () => {
     const cli = async (...args: string[]) => {
-      const { stdout } = await run('node', [CLI, ...args, '--json'], { env: { ...process.env, DATABASE_URL: service.database.url }, timeout: 30_000 });
+      const { stdout } = await run('node', [CLI, ...args, '--json'], {
+        env: { ...process.env, DATABASE_URL: service.database.url },
+        timeout: 30_000,
+      });
       return JSON.parse(stdout) as Record<string, string | boolean>;
     };
     const created = await cli('key', 'create', '--org', service.organizationId, '--name', 'from-cli');
-    expect(created).toMatchObject({ id: expect.stringMatching(/^[0-9a-f-]{36}$/), key: expect.stringMatching(/^rs_/), signingSecret: expect.stringMatching(/^whsec_/) });
+    expect(created).toMatchObject({
+      id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      key: expect.stringMatching(/^rs_/),
+      signingSecret: expect.stringMatching(/^whsec_/),
+    });
     // The service (same data folder, same server key) accepts a link signed with the CLI's secret.
     const query = q({ html: PAGE, viewportWidth: '200', viewportHeight: '100', keyId: String(created.id) });
     expect((await service.get(signedPath(query, String(created.signingSecret)))).status).toBe(200);
@@ -186,15 +213,24 @@ describe('signed capture links (sqlite)', () => {
     expect(rotated.signingSecret).not.toBe(created.signingSecret);
     expect((await service.get(signedPath(query, String(rotated.signingSecret)))).status).toBe(200);
 
-    expect(await cli('org', 'require-signed-links', '--id', service.organizationId, '--on')).toEqual({ id: service.organizationId, requireSignedLinks: true });
+    expect(await cli('org', 'require-signed-links', '--id', service.organizationId, '--on')).toEqual({
+      id: service.organizationId,
+      requireSignedLinks: true,
+    });
     expect((await service.get(`/usage?apiKey=${service.apiKey}`)).status).toBe(401);
-    expect(await cli('org', 'require-signed-links', '--id', service.organizationId, '--off')).toEqual({ id: service.organizationId, requireSignedLinks: false });
+    expect(await cli('org', 'require-signed-links', '--id', service.organizationId, '--off')).toEqual({
+      id: service.organizationId,
+      requireSignedLinks: false,
+    });
     expect((await service.get(`/usage?apiKey=${service.apiKey}`)).status).toBe(200);
   });
 
   it('signedUrl() of the typed client makes links the service accepts', async () => {
     const client = createClient({ baseUrl: service.url, apiKey: service.apiKey, keyId, signingSecret: secret });
-    const link = await client.signedUrl({ html: PAGE, viewportWidth: 240, viewportHeight: 120, removeSelectors: ['.ad', '#x y'] }, { expiresIn: 300 });
+    const link = await client.signedUrl(
+      { html: PAGE, viewportWidth: 240, viewportHeight: 120, removeSelectors: ['.ad', '#x y'] },
+      { expiresIn: 300 },
+    );
     expect(link.startsWith(`${service.url}/capture?`)).toBe(true);
     expect(link).not.toContain(service.apiKey);
     expect(link).toMatch(/&expires=\d+&signature=[0-9a-f]{64}$/);
@@ -203,7 +239,9 @@ describe('signed capture links (sqlite)', () => {
     expect(decodePng(new Uint8Array(await response.arrayBuffer())).width).toBe(240);
     const expired = await client.signedUrl({ html: PAGE }, { expiresIn: 1, now: Date.now() - 10_000 });
     expect((await fetch(expired)).status).toBe(401);
-    await expect(createClient({ baseUrl: service.url, apiKey: service.apiKey }).signedUrl({ html: PAGE })).rejects.toThrow(/keyId and signingSecret/);
+    await expect(createClient({ baseUrl: service.url, apiKey: service.apiKey }).signedUrl({ html: PAGE })).rejects.toThrow(
+      /keyId and signingSecret/,
+    );
   });
 
   it('signedUrl() from the packed client tarball makes links the service accepts', async () => {
@@ -211,14 +249,19 @@ describe('signed capture links (sqlite)', () => {
     try {
       // prepack builds dist/ with tsup, as for a publish.
       await withPackLock(() => run('npm', ['pack', '--pack-destination', work], { cwd: join(REPO, 'client'), timeout: 120_000 }));
-      const tarball = join(work, readdirSync(work).find((name) => name.endsWith('.tgz'))!);
+      const tarball = join(
+        work,
+        readdirSync(work).find((name) => name.endsWith('.tgz'))!,
+      );
       // Unpacked under the repository so its dependencies (@ts-rest/core, zod) resolve from the root node_modules.
       const target = join(work, 'node_modules/@daguerre/client');
       await run('mkdir', ['-p', target]);
       await run('tar', ['xzf', tarball, '-C', target, '--strip-components=1']);
       const packed = (await import(join(target, 'dist/index.js'))) as typeof import('../../client/src/index.js');
       const client = packed.createClient({ baseUrl: service.url, apiKey: service.apiKey, keyId, signingSecret: secret });
-      const response = await fetch(await client.signedUrl({ html: PAGE, viewportWidth: 260, viewportHeight: 100, format: 'jpeg' }, { expiresIn: 120 }));
+      const response = await fetch(
+        await client.signedUrl({ html: PAGE, viewportWidth: 260, viewportHeight: 100, format: 'jpeg' }, { expiresIn: 120 }),
+      );
       expect(response.status).toBe(200);
       expect(response.headers.get('content-type')).toBe('image/jpeg');
     } finally {

@@ -38,7 +38,9 @@ describe('Swagger UI at /docs', () => {
     await page.goto(`${service.url}/docs/`, { waitUntil: 'load' });
     await page.waitForSelector('.btn.authorize');
     await page.click('.btn.authorize');
-    const headerScheme = await page.waitForSelector('xpath///div[contains(@class,"auth-container")][.//*[contains(text(),"apiKeyHeader")]]');
+    const headerScheme = await page.waitForSelector(
+      'xpath///div[contains(@class,"auth-container")][.//*[contains(text(),"apiKeyHeader")]]',
+    );
     const keyInput = await headerScheme!.waitForSelector('input');
     await keyInput!.type(service.apiKey);
     const authorize = await headerScheme!.waitForSelector('button[type="submit"], button.authorize');
@@ -106,7 +108,17 @@ describe('Swagger UI at /docs', () => {
     if (query.has('headers')) expect(() => JSON.parse(query.get('headers')!) as unknown).not.toThrow();
     expect([...query.keys()].some((key) => key.startsWith('additionalProp'))).toBe(false);
     // Nothing pre-filled from an example, and no default that depends on the device preset.
-    for (const name of ['headers', 'pdfPageRanges', 'pdfMargin', 'pdfMarginTop', 'viewportWidth', 'viewportHeight', 'scaleFactor', 'pdfFormat', 'pdfScale']) {
+    for (const name of [
+      'headers',
+      'pdfPageRanges',
+      'pdfMargin',
+      'pdfMarginTop',
+      'viewportWidth',
+      'viewportHeight',
+      'scaleFactor',
+      'pdfFormat',
+      'pdfScale',
+    ]) {
       expect(query.has(name), `${name} was sent: ${sent[0]}`).toBe(false);
     }
   }, 120_000);

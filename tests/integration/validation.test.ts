@@ -76,7 +76,10 @@ describe.each(DATABASE_KINDS)('validation of every rule (%s)', (database) => {
   it.each(CASES)('%s → 400 naming the field', async (_name, query, field, code = 'VALIDATION_ERROR') => {
     const response = await service.get(`/capture?${new URLSearchParams(query)}`, { headers: { 'X-API-Key': service.apiKey } });
     expect(response.status).toBe(400);
-    const body = (await response.json()) as { success: boolean; error: { code: string; message: string; details: Array<{ field: string; message: string; value: unknown }> } };
+    const body = (await response.json()) as {
+      success: boolean;
+      error: { code: string; message: string; details: Array<{ field: string; message: string; value: unknown }> };
+    };
     expect(body.success).toBe(false);
     expect(body.error.code).toBe(code);
     const issue = body.error.details.find((d) => d.field === field);
@@ -88,11 +91,19 @@ describe.each(DATABASE_KINDS)('validation of every rule (%s)', (database) => {
   it('reports the rejected value and lists valid values for enums', async () => {
     const response = await service.get(`/capture?html=x&format=bmp`, { headers: { 'X-API-Key': service.apiKey } });
     const body = (await response.json()) as { error: { details: Array<{ field: string; message: string; value: unknown }> } };
-    expect(body.error.details).toEqual([{ field: 'format', message: 'format must be one of: png, webp, jpeg, pdf, html, markdown, text, mhtml, mp4, webm, gif', value: 'bmp' }]);
+    expect(body.error.details).toEqual([
+      {
+        field: 'format',
+        message: 'format must be one of: png, webp, jpeg, pdf, html, markdown, text, mhtml, mp4, webm, gif',
+        value: 'bmp',
+      },
+    ]);
   });
 
   it('never echoes a rejected secret', async () => {
-    const response = await service.get(`/capture?html=x&openaiApiKey=${'k'.repeat(2000)}&openaiPrompt=hi`, { headers: { 'X-API-Key': service.apiKey } });
+    const response = await service.get(`/capture?html=x&openaiApiKey=${'k'.repeat(2000)}&openaiPrompt=hi`, {
+      headers: { 'X-API-Key': service.apiKey },
+    });
     const text = await response.text();
     expect(response.status).toBe(400);
     expect(text).not.toContain('kkkkkkkkkk');
@@ -116,7 +127,9 @@ describe.each(DATABASE_KINDS)('validation of every rule (%s)', (database) => {
   });
 
   it('answers an html just over the maximum (fits the request line) with VALIDATION_ERROR on html', async () => {
-    const response = await service.get(`/capture?html=${'a'.repeat(LIMITS.htmlMaxLength + 1)}`, { headers: { 'X-API-Key': service.apiKey } });
+    const response = await service.get(`/capture?html=${'a'.repeat(LIMITS.htmlMaxLength + 1)}`, {
+      headers: { 'X-API-Key': service.apiKey },
+    });
     expect(response.status).toBe(400);
     const body = (await response.json()) as { error: { details: Array<{ field: string }> } };
     expect(body.error.details[0]!.field).toBe('html');
@@ -143,7 +156,9 @@ describe.each(DATABASE_KINDS)('validation of every rule (%s)', (database) => {
   ])('answers %s given twice with 400 naming it and saying it was given more than once', async (field, query) => {
     const response = await service.get(`/capture?${query}`, { headers: { 'X-API-Key': service.apiKey } });
     expect(response.status).toBe(400);
-    const body = (await response.json()) as { error: { code: string; message: string; details: Array<{ field: string; message: string; value: unknown }> } };
+    const body = (await response.json()) as {
+      error: { code: string; message: string; details: Array<{ field: string; message: string; value: unknown }> };
+    };
     expect(body.error.code).toBe('VALIDATION_ERROR');
     expect(body.error.details.map((d) => d.field)).toEqual([field]);
     expect(body.error.message).toContain(`${field} was given more than once`);

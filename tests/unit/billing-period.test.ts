@@ -19,11 +19,17 @@ describe('monthly billing periods', () => {
 
   it('the next period starts exactly where the last ended', () => {
     const current = { start: at('2026-01-01T00:00:00Z'), end: at('2026-02-01T00:00:00Z') };
-    expect(periodContaining(current, at('2026-02-01T00:00:00Z'))).toEqual({ start: at('2026-02-01T00:00:00Z'), end: at('2026-03-01T00:00:00Z') });
+    expect(periodContaining(current, at('2026-02-01T00:00:00Z'))).toEqual({
+      start: at('2026-02-01T00:00:00Z'),
+      end: at('2026-03-01T00:00:00Z'),
+    });
   });
 
   it('skips months nobody used', () => {
     const current = { start: at('2026-01-01T00:00:00Z'), end: at('2026-02-01T00:00:00Z') };
-    expect(periodContaining(current, at('2026-05-10T00:00:00Z'))).toEqual({ start: at('2026-05-01T00:00:00Z'), end: at('2026-06-01T00:00:00Z') });
+    expect(periodContaining(current, at('2026-05-10T00:00:00Z'))).toEqual({
+      start: at('2026-05-01T00:00:00Z'),
+      end: at('2026-06-01T00:00:00Z'),
+    });
   });
 });

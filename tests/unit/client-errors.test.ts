@@ -226,7 +226,17 @@ describe('client retry', () => {
       processingTime: 12,
       fileSize: 3,
       imageData: 'data:image/png;base64,AAAA',
-      page: { status: 200, finalUrl: 'https://example.com/', title: 'Example', width: 1920, height: 1080, truncated: false, waitTimedOut: false, stillGrowing: false, inspectionTimedOut: false },
+      page: {
+        status: 200,
+        finalUrl: 'https://example.com/',
+        title: 'Example',
+        width: 1920,
+        height: 1080,
+        truncated: false,
+        waitTimedOut: false,
+        stillGrowing: false,
+        inspectionTimedOut: false,
+      },
       quality: { ok: true, findings: [] },
     },
   };

@@ -23,7 +23,9 @@ describe('per-plan limit of concurrent captures (issue #27)', () => {
     first();
     const third = await gate.enter({ organizationId: 'a', planLimit: 2, wait: false, ...far() });
     expect(gate.activeOf('a')).toBe(2);
-    expect(await gate.enter({ organizationId: 'a', planLimit: 2, wait: false, ...far() }).catch((error: unknown) => (error as ApiError).code)).toBe('CONCURRENCY_LIMIT_EXCEEDED');
+    expect(
+      await gate.enter({ organizationId: 'a', planLimit: 2, wait: false, ...far() }).catch((error: unknown) => (error as ApiError).code),
+    ).toBe('CONCURRENCY_LIMIT_EXCEEDED');
     for (const leave of [second, third, other]) leave();
     expect(gate.activeOf('a')).toBe(0);
   });
@@ -33,10 +35,14 @@ describe('per-plan limit of concurrent captures (issue #27)', () => {
     const holding = await gate.enter({ organizationId: 'a', wait: true, ...far() });
     const order: number[] = [];
     const waiters = [1, 2].map((n) => gate.enter({ organizationId: 'a', wait: true, ...far() }).then((leave) => (order.push(n), leave)));
-    const late = await gate.enter({ organizationId: 'a', wait: true, deadline: Date.now() + 30, signal: new AbortController().signal }).catch((e: unknown) => e);
+    const late = await gate
+      .enter({ organizationId: 'a', wait: true, deadline: Date.now() + 30, signal: new AbortController().signal })
+      .catch((e: unknown) => e);
     expect(late).toBeInstanceOf(CaptureTimeoutError);
     const controller = new AbortController();
-    const gone = gate.enter({ organizationId: 'a', wait: true, deadline: Date.now() + 60_000, signal: controller.signal }).catch((e: unknown) => e);
+    const gone = gate
+      .enter({ organizationId: 'a', wait: true, deadline: Date.now() + 60_000, signal: controller.signal })
+      .catch((e: unknown) => e);
     controller.abort();
     expect(await gone).toBeInstanceOf(ClientGoneError);
     holding();

@@ -27,10 +27,20 @@ describe('the default of MAX_CONCURRENCY: two slots a core, within half the memo
   });
 
   it("reads a cgroup v2 container's CPU quota and memory limit, and the machine's without them", () => {
-    const container = files({ '/proc/self/cgroup': '0::/\n', '/sys/fs/cgroup/cgroup.controllers': 'cpu memory', '/sys/fs/cgroup/cpu.max': '150000 100000\n', '/sys/fs/cgroup/memory.max': '4294967296\n' });
+    const container = files({
+      '/proc/self/cgroup': '0::/\n',
+      '/sys/fs/cgroup/cgroup.controllers': 'cpu memory',
+      '/sys/fs/cgroup/cpu.max': '150000 100000\n',
+      '/sys/fs/cgroup/memory.max': '4294967296\n',
+    });
     expect(cpuShare(container, 16)).toBe(1.5);
     expect(memoryMb(container, 64 * 1024 ** 3)).toBe(4 * GiB);
-    const unlimited = files({ '/proc/self/cgroup': '0::/\n', '/sys/fs/cgroup/cgroup.controllers': 'cpu memory', '/sys/fs/cgroup/cpu.max': 'max 100000\n', '/sys/fs/cgroup/memory.max': 'max\n' });
+    const unlimited = files({
+      '/proc/self/cgroup': '0::/\n',
+      '/sys/fs/cgroup/cgroup.controllers': 'cpu memory',
+      '/sys/fs/cgroup/cpu.max': 'max 100000\n',
+      '/sys/fs/cgroup/memory.max': 'max\n',
+    });
     expect(cpuShare(unlimited, 16)).toBe(16);
     expect(memoryMb(unlimited, 8 * 1024 ** 3)).toBe(8 * GiB);
     expect(cpuShare(files({}), 16)).toBe(16);

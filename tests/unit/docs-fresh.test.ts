@@ -9,14 +9,18 @@ const committed = (path: string) => readFileSync(new URL(`../../${path}`, import
 describe('generated docs', () => {
   const pages = generatedDocs();
 
-  it.each(pages.map((p) => [p.path, p] as const))('%s is what `npm run docs` generates (regenerate and commit when this fails)', (_path, page) => {
-    expect(committed(page.path)).toBe(page.text);
-  });
+  it.each(pages.map((p) => [p.path, p] as const))(
+    '%s is what `npm run docs` generates (regenerate and commit when this fails)',
+    (_path, page) => {
+      expect(committed(page.path)).toBe(page.text);
+    },
+  );
 
   it('the API reference lists every query parameter of GET /capture and every error code', () => {
     const api = pages.find((p) => p.path === 'docs/reference/api.md')!.text;
     const capture = api.slice(api.indexOf('## GET /capture'), api.indexOf('## POST /capture'));
-    for (const name of ['url', 'html', 'format', 'viewportWidth', 'fullPageScrollDuration', 'cacheTtl', 'signature']) expect(capture).toContain(`| \`${name}\``);
+    for (const name of ['url', 'html', 'format', 'viewportWidth', 'fullPageScrollDuration', 'cacheTtl', 'signature'])
+      expect(capture).toContain(`| \`${name}\``);
     expect(capture).toMatch(/\| `imageQuality` \| query \| number \| `90` \| 1 to 100 \|/);
     for (const code of ERROR_CODES) expect(api).toMatch(new RegExp(`\\| \`${code}\` \\| \\d{3} \\|`));
     // Every parameter and body field has an example (the column before the description).

@@ -48,7 +48,9 @@ describe('fair share of capture slots between organizations (issue #15)', () => 
     const scheduler = new FairScheduler({ concurrency: 3, maxQueue: 20, maxOrgShare: 0.5 });
     let starts = 0;
     const hostile = Array.from({ length: 5 }, () => abortable());
-    const hostileRuns = hostile.map((b) => scheduler.run('hostile', far(), (signal) => ((starts += 1), b.task(signal))).catch((e: unknown) => e));
+    const hostileRuns = hostile.map((b) =>
+      scheduler.run('hostile', far(), (signal) => ((starts += 1), b.task(signal))).catch((e: unknown) => e),
+    );
     await tick();
     // Alone, nothing is held back: all three slots run hostile captures.
     expect(scheduler.snapshot()).toMatchObject({ running: 3, waiting: 2, organizationsOverShare: 1 });
@@ -73,7 +75,13 @@ describe('fair share of capture slots between organizations (issue #15)', () => 
     const outcomes = await Promise.all(hostileRuns);
     // Preemption is invisible to the caller: every hostile capture ran to its end.
     expect(outcomes).toEqual(hostile.map(() => 'done'));
-    expect(scheduler.snapshot()).toMatchObject({ running: 0, waiting: 0, waitingOrganizations: 0, longestOrganizationQueue: 0, organizationsOverShare: 0 });
+    expect(scheduler.snapshot()).toMatchObject({
+      running: 0,
+      waiting: 0,
+      waitingOrganizations: 0,
+      longestOrganizationQueue: 0,
+      organizationsOverShare: 0,
+    });
   });
 
   it('never preempts a capture within its share, and a preempted one still ends by its deadline', async () => {
@@ -81,7 +89,9 @@ describe('fair share of capture slots between organizations (issue #15)', () => 
     const within = abortable();
     const above = abortable();
     const withinRun = scheduler.run('hostile', far(), within.task);
-    const aboveRun = scheduler.run('hostile', { deadline: Date.now() + 200, signal: new AbortController().signal }, above.task).catch((e: unknown) => e);
+    const aboveRun = scheduler
+      .run('hostile', { deadline: Date.now() + 200, signal: new AbortController().signal }, above.task)
+      .catch((e: unknown) => e);
     await tick();
     const honest = blocker();
     const honestRun = scheduler.run('honest', far(), honest.task);
@@ -186,7 +196,9 @@ describe('fair share of capture slots between organizations (issue #15)', () => 
     const scheduler = new FairScheduler({ concurrency: 1, maxQueue: 5, maxOrgShare: 1 });
     const b = blocker();
     const running = scheduler.run('a', far(), b.task);
-    const late = scheduler.run('b', { deadline: Date.now() + 50, signal: new AbortController().signal }, async () => 'x').catch((e: unknown) => e);
+    const late = scheduler
+      .run('b', { deadline: Date.now() + 50, signal: new AbortController().signal }, async () => 'x')
+      .catch((e: unknown) => e);
     const controller = new AbortController();
     const gone = scheduler.run('c', { deadline: Date.now() + 60_000, signal: controller.signal }, async () => 'x').catch((e: unknown) => e);
     controller.abort();
@@ -201,7 +213,12 @@ describe('fair share of capture slots between organizations (issue #15)', () => 
     const scheduler = new FairScheduler({ concurrency: 1, maxQueue: 20, maxOrgShare: 1 });
     const b = blocker();
     const runs = [scheduler.run('a', far(), b.task)];
-    for (const [org, count] of [['a', 6], ['b', 3], ['c', 1], ['d', 2]] as const) {
+    for (const [org, count] of [
+      ['a', 6],
+      ['b', 3],
+      ['c', 1],
+      ['d', 2],
+    ] as const) {
       for (let i = 0; i < count; i += 1) runs.push(scheduler.run(org, far(), b.task));
     }
     const snap = scheduler.snapshot();

@@ -10,7 +10,10 @@ async function listFolder(adRule: string): Promise<string> {
   await writeFile(join(dir, 'ads.txt'), `||ads.example^\n${adRule}\n`);
   await writeFile(join(dir, 'cookies.txt'), '##.cookie-notice\n');
   const entry = (file: string, engine: string) => ({ file, engine, title: file, license: 'test', version: '1', updated: '2026-11-28' });
-  await writeFile(join(dir, 'lists.json'), JSON.stringify({ package: { name: 'test', version: '1' }, lists: [entry('ads.txt', 'ads'), entry('cookies.txt', 'cookies')] }));
+  await writeFile(
+    join(dir, 'lists.json'),
+    JSON.stringify({ package: { name: 'test', version: '1' }, lists: [entry('ads.txt', 'ads'), entry('cookies.txt', 'cookies')] }),
+  );
   return dir;
 }
 

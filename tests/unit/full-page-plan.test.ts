@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { FRAME_LIMIT_PX, TILE_HEIGHT_PX, TILE_MAX_PIXELS, fitsOneFrame, planFullPage } from '../../server/src/capture/output/full-page-plan.js';
+import {
+  FRAME_LIMIT_PX,
+  TILE_HEIGHT_PX,
+  TILE_MAX_PIXELS,
+  fitsOneFrame,
+  planFullPage,
+} from '../../server/src/capture/output/full-page-plan.js';
 
 describe('full-page tile plan', () => {
   it('covers the whole document with contiguous tiles inside one frame each', () => {

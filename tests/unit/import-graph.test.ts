@@ -17,7 +17,9 @@ describe('the import graph', () => {
         ruleSet: { forbidden: rules.forbidden } as never,
       });
       const output = result.output as ICruiseResult;
-      const violations = output.summary.violations.map((v) => `${v.rule.name}: ${v.from} → ${v.to}${v.cycle ? ` (${v.cycle.map((c) => c.name).join(' → ')})` : ''}`);
+      const violations = output.summary.violations.map(
+        (v) => `${v.rule.name}: ${v.from} → ${v.to}${v.cycle ? ` (${v.cycle.map((c) => c.name).join(' → ')})` : ''}`,
+      );
       expect(violations).toEqual([]);
       // The graph really was read: the renderer and the capture service are in it.
       expect(output.modules.some((m) => m.source === 'server/src/capture/renderer.ts')).toBe(true);
@@ -31,7 +33,11 @@ describe('the import graph', () => {
     const previous = process.cwd();
     process.chdir(ROOT);
     try {
-      const result = await cruise(['server/src/runtime.ts'], { doNotFollow: { path: 'node_modules' }, tsPreCompilationDeps: true, tsConfig: { fileName: 'tsconfig.json' } });
+      const result = await cruise(['server/src/runtime.ts'], {
+        doNotFollow: { path: 'node_modules' },
+        tsPreCompilationDeps: true,
+        tsConfig: { fileName: 'tsconfig.json' },
+      });
       const modules = new Map((result.output as ICruiseResult).modules.map((m) => [m.source, m]));
       // What runtime.ts loads when it is loaded: static imports only (no import(), no types).
       const loaded = new Set(['server/src/runtime.ts']);
@@ -44,7 +50,8 @@ describe('the import graph', () => {
       expect(loaded.has('server/src/capture/output/page-content.ts')).toBe(true);
       // The packages, as resolved into node_modules or, for an export subpath the cruiser does not follow, by name.
       const packages = ['linkedom', 'defuddle', 'turndown', '@mozilla/readability', '@modelcontextprotocol/sdk'];
-      const packageOf = (source: string) => packages.find((name) => source.startsWith(`node_modules/${name}/`) || source.startsWith(`${name}/`) || source === name);
+      const packageOf = (source: string) =>
+        packages.find((name) => source.startsWith(`node_modules/${name}/`) || source.startsWith(`${name}/`) || source === name);
       expect([...loaded].filter((source) => packageOf(source))).toEqual([]);
       // All of them still load, at first use.
       expect(new Set([...modules.keys()].map(packageOf).filter(Boolean))).toEqual(new Set(packages));

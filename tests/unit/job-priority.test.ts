@@ -23,10 +23,24 @@ describe('fair queue priorities (start-time fair queuing on BullMQ priorities)',
 
   /** Ids sort in arrival order, as BullMQ breaks ties. */
   const add = (org: number, weight?: number) =>
-    jobs.create({ id: `00000000-0000-4000-8000-${String(++counter).padStart(12, '0')}`, organizationId: orgs[org]!, apiKeyId: null, payload: '{}', hasSecrets: false, baseUrl: 'http://x', ...(weight ? { weight } : {}) });
+    jobs.create({
+      id: `00000000-0000-4000-8000-${String(++counter).padStart(12, '0')}`,
+      organizationId: orgs[org]!,
+      apiKeyId: null,
+      payload: '{}',
+      hasSecrets: false,
+      baseUrl: 'http://x',
+      ...(weight ? { weight } : {}),
+    });
   /** The order a worker takes the queued jobs in, by organization. */
   const order = async () =>
-    ((await db.knex('capture_jobs').where('status', 'queued').orderBy([{ column: 'priority' }, { column: 'id' }]).select('organization_id')) as Array<{ organization_id: string }>)
+    (
+      (await db
+        .knex('capture_jobs')
+        .where('status', 'queued')
+        .orderBy([{ column: 'priority' }, { column: 'id' }])
+        .select('organization_id')) as Array<{ organization_id: string }>
+    )
       .map((row) => 'abc'[orgs.indexOf(row.organization_id)])
       .join('');
 
@@ -39,16 +53,27 @@ describe('fair queue priorities (start-time fair queuing on BullMQ priorities)',
     // c (nothing queued) goes first; a and b take turns until b's backlog is spent.
     expect(await order()).toBe('cbabababaaa');
     // Jobs taken by workers leave the queued set: a newcomer still goes just ahead of what is left.
-    const taken = ((await db.knex('capture_jobs').where('status', 'queued').orderBy([{ column: 'priority' }, { column: 'id' }]).limit(4).select('id')) as Array<{ id: string }>).map((row) => row.id);
+    const taken = (
+      (await db
+        .knex('capture_jobs')
+        .where('status', 'queued')
+        .orderBy([{ column: 'priority' }, { column: 'id' }])
+        .limit(4)
+        .select('id')) as Array<{ id: string }>
+    ).map((row) => row.id);
     await db.knex('capture_jobs').whereIn('id', taken).update({ status: 'active' });
     await add(2);
     expect(await order()).toBe('cababaaa');
     // Within an organization: arrival order.
-    const aIds = ((await db.knex('capture_jobs').where({ status: 'queued', organization_id: orgs[0] }).orderBy('priority').select('id')) as Array<{ id: string }>).map((row) => row.id);
+    const aIds = (
+      (await db.knex('capture_jobs').where({ status: 'queued', organization_id: orgs[0] }).orderBy('priority').select('id')) as Array<{
+        id: string;
+      }>
+    ).map((row) => row.id);
     expect(aIds).toEqual([...aIds].sort());
   });
 
-  it("weights by plan: an organization whose plan has weight 2 gets two turns per round", async () => {
+  it('weights by plan: an organization whose plan has weight 2 gets two turns per round', async () => {
     await db.knex('capture_jobs').delete();
     for (let i = 0; i < 4; i++) await add(0);
     for (let i = 0; i < 4; i++) await add(1, 2);

@@ -15,7 +15,9 @@ describe('old names of a deployment from before the rename', () => {
     expect(adoptLegacyDataFile(defaults, {}, () => true).config.DATABASE_URL).toBe(`sqlite:${NEW_DEFAULTS.dataFile}`);
     expect(adoptLegacyDataFile(defaults, {}, only('nothing')).notice).toBeUndefined();
     const explicit = loadConfig({ DATABASE_URL: `sqlite:${NEW_DEFAULTS.dataFile}` });
-    expect(adoptLegacyDataFile(explicit, { DATABASE_URL: `sqlite:${NEW_DEFAULTS.dataFile}` }, only(LEGACY.dataFile)).notice).toBeUndefined();
+    expect(
+      adoptLegacyDataFile(explicit, { DATABASE_URL: `sqlite:${NEW_DEFAULTS.dataFile}` }, only(LEGACY.dataFile)).notice,
+    ).toBeUndefined();
   });
 
   it('uses the old default queue prefix when Redis holds its queue and JOB_QUEUE_PREFIX is unset', async () => {
@@ -24,8 +26,12 @@ describe('old names of a deployment from before the rename', () => {
     expect(adopted.config.JOB_QUEUE_PREFIX).toBe(LEGACY.queuePrefix);
     expect(adopted.notice).toContain(`JOB_QUEUE_PREFIX=${LEGACY.queuePrefix}`);
     expect((await adoptLegacyQueuePrefix(withRedis, {}, async () => false)).config.JOB_QUEUE_PREFIX).toBe(NEW_DEFAULTS.queuePrefix);
-    expect((await adoptLegacyQueuePrefix(withRedis, { JOB_QUEUE_PREFIX: NEW_DEFAULTS.queuePrefix }, async () => true)).notice).toBeUndefined();
+    expect(
+      (await adoptLegacyQueuePrefix(withRedis, { JOB_QUEUE_PREFIX: NEW_DEFAULTS.queuePrefix }, async () => true)).notice,
+    ).toBeUndefined();
     // Redis unreachable: the new name, no crash.
-    expect((await adoptLegacyQueuePrefix(withRedis, {}, async () => Promise.reject(new Error('down')))).config.JOB_QUEUE_PREFIX).toBe(NEW_DEFAULTS.queuePrefix);
+    expect((await adoptLegacyQueuePrefix(withRedis, {}, async () => Promise.reject(new Error('down')))).config.JOB_QUEUE_PREFIX).toBe(
+      NEW_DEFAULTS.queuePrefix,
+    );
   });
 });

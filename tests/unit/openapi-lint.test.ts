@@ -10,12 +10,20 @@ const bin = (name: string) => fileURLToPath(new URL(`../../node_modules/.bin/${n
 /** Runs a linter; resolves with its exit code and output whether it passed or not. */
 async function lint(command: string, args: string[]): Promise<{ code: number; stdout: string; output: string }> {
   try {
-    const { stdout, stderr } = await run(bin(command), args, { cwd: root, timeout: 120_000, env: { ...process.env, NO_COLOR: '1', REDOCLY_TELEMETRY: 'off' } });
+    const { stdout, stderr } = await run(bin(command), args, {
+      cwd: root,
+      timeout: 120_000,
+      env: { ...process.env, NO_COLOR: '1', REDOCLY_TELEMETRY: 'off' },
+    });
     return { code: 0, stdout, output: `${stdout}${stderr}` };
   } catch (error) {
     const failed = error as { code?: number; stdout?: string; stderr?: string; message?: string };
     const stdout = failed.stdout ?? '';
-    return { code: typeof failed.code === 'number' ? failed.code : -1, stdout, output: `${failed.message ?? ''}${stdout}${failed.stderr ?? ''}` };
+    return {
+      code: typeof failed.code === 'number' ? failed.code : -1,
+      stdout,
+      output: `${failed.message ?? ''}${stdout}${failed.stderr ?? ''}`,
+    };
   }
 }
 
@@ -29,11 +37,27 @@ describe('openapi.json under third-party linters', () => {
   }, 120_000);
 
   it("passes Spectral's spectral:oas ruleset (.spectral.yaml) with zero errors and zero warnings", async () => {
-    const result = await lint('spectral', ['lint', 'openapi.json', '--ruleset', '.spectral.yaml', '--format', 'json', '--fail-severity', 'warn']);
+    const result = await lint('spectral', [
+      'lint',
+      'openapi.json',
+      '--ruleset',
+      '.spectral.yaml',
+      '--format',
+      'json',
+      '--fail-severity',
+      'warn',
+    ]);
     expect(result.code, result.output).toBe(0);
     // The JSON array is followed by a summary line.
-    const problems = JSON.parse(result.stdout.slice(result.stdout.indexOf('['), result.stdout.lastIndexOf(']') + 1)) as Array<{ severity: number; code: string; path: string[] }>;
+    const problems = JSON.parse(result.stdout.slice(result.stdout.indexOf('['), result.stdout.lastIndexOf(']') + 1)) as Array<{
+      severity: number;
+      code: string;
+      path: string[];
+    }>;
     // Severity 0 is an error, 1 a warning in Spectral's JSON output; hints and infos (2, 3) are allowed.
-    expect(problems.filter((p) => p.severity <= 1).map((p) => `${p.code} ${p.path.join('.')}`), result.output).toEqual([]);
+    expect(
+      problems.filter((p) => p.severity <= 1).map((p) => `${p.code} ${p.path.join('.')}`),
+      result.output,
+    ).toEqual([]);
   }, 120_000);
 });

@@ -14,13 +14,42 @@ const SPEC_PARAMETERS = `url html apiKey format pdfPageLayout returnFile imageQu
   requestStorageSecretAccessKey requestStorageBucket requestStorageRegion`.split(/\s+/);
 
 /** Parameters added since in the same style (page control: docs/page-control-and-pdf.md). */
-const EXTENSION_PARAMETERS = ['hideSelectors', 'styles', 'timezone', 'locale', 'mediaType', 'reducedMotion', 'failOnHttpError', 'failOnWaitTimeout', 'omitBackground',
-  'scripts', 'click', 'scrollIntoView', 'pdfFormat', 'pdfLandscape', 'pdfMargin', 'pdfMarginTop', 'pdfMarginRight', 'pdfMarginBottom',
-  'pdfMarginLeft', 'pdfPrintBackground', 'pdfScale', 'pdfPageRanges', 'pdfHeaderTemplate', 'pdfFooterTemplate', 'pdfPreferCssPageSize',
+const EXTENSION_PARAMETERS = [
+  'hideSelectors',
+  'styles',
+  'timezone',
+  'locale',
+  'mediaType',
+  'reducedMotion',
+  'failOnHttpError',
+  'failOnWaitTimeout',
+  'omitBackground',
+  'scripts',
+  'click',
+  'scrollIntoView',
+  'pdfFormat',
+  'pdfLandscape',
+  'pdfMargin',
+  'pdfMarginTop',
+  'pdfMarginRight',
+  'pdfMarginBottom',
+  'pdfMarginLeft',
+  'pdfPrintBackground',
+  'pdfScale',
+  'pdfPageRanges',
+  'pdfHeaderTemplate',
+  'pdfFooterTemplate',
+  'pdfPreferCssPageSize',
   // Page insight (docs/page-insight.md).
-  'metadata', 'failOnBlank', 'openaiSchema',
+  'metadata',
+  'failOnBlank',
+  'openaiSchema',
   // Scrolling video (docs/video.md).
-  'videoDuration', 'videoFps', 'scrollEasing', 'scrollToSelector'];
+  'videoDuration',
+  'videoFps',
+  'scrollEasing',
+  'scrollToSelector',
+];
 
 interface Operation {
   parameters: Array<{ name: string; in: string; description?: string; schema?: { type?: string }; example?: unknown }>;
@@ -60,7 +89,8 @@ describe('openapi.json', () => {
   });
 
   it('has security schemes for the key (query, header) and signed links, which GET /capture alone accepts', () => {
-    const schemes = (committed.components as { securitySchemes: Record<string, { type: string; in: string; name: string }> }).securitySchemes;
+    const schemes = (committed.components as { securitySchemes: Record<string, { type: string; in: string; name: string }> })
+      .securitySchemes;
     expect(Object.fromEntries(Object.entries(schemes).map(([name, s]) => [name, [s.type, s.in, s.name]]))).toEqual({
       apiKeyQuery: ['apiKey', 'query', 'apiKey'],
       apiKeyHeader: ['apiKey', 'header', 'X-API-Key'],
@@ -68,7 +98,13 @@ describe('openapi.json', () => {
     });
     const security = (path: string, method: string) => (operation(path, method) as unknown as { security: unknown[] }).security;
     expect(security('/capture', 'get')).toEqual([{ apiKeyQuery: [] }, { apiKeyHeader: [] }, { signedLink: [] }]);
-    for (const [path, method] of [['/capture', 'post'], ['/usage', 'get'], ['/captures', 'post'], ['/captures/{jobId}', 'get'], ['/captures/{jobId}/file', 'get']] as const) {
+    for (const [path, method] of [
+      ['/capture', 'post'],
+      ['/usage', 'get'],
+      ['/captures', 'post'],
+      ['/captures/{jobId}', 'get'],
+      ['/captures/{jobId}/file', 'get'],
+    ] as const) {
       expect(security(path, method), `${method} ${path}`).toEqual([{ apiKeyQuery: [] }, { apiKeyHeader: [] }]);
     }
   });
@@ -85,9 +121,15 @@ describe('openapi.json', () => {
       for (const [method, op] of Object.entries(methods)) {
         for (const parameter of op.parameters ?? []) {
           const schema = (parameter.schema ?? {}) as { example?: unknown; default?: unknown };
-          if (parameter.example !== undefined || schema.example !== undefined) offenders.push(`${method} ${path} ${parameter.name}: example`);
+          if (parameter.example !== undefined || schema.example !== undefined)
+            offenders.push(`${method} ${path} ${parameter.name}: example`);
           // Defaults that depend on the device preset or are refused with pdfPageLayout=single.
-          if (['viewportWidth', 'viewportHeight', 'scaleFactor', 'pdfFormat', 'pdfScale', 'pdfLandscape', 'pdfPreferCssPageSize'].includes(parameter.name) && schema.default !== undefined) {
+          if (
+            ['viewportWidth', 'viewportHeight', 'scaleFactor', 'pdfFormat', 'pdfScale', 'pdfLandscape', 'pdfPreferCssPageSize'].includes(
+              parameter.name,
+            ) &&
+            schema.default !== undefined
+          ) {
             offenders.push(`${method} ${path} ${parameter.name}: default`);
           }
         }
@@ -102,8 +144,16 @@ describe('openapi.json', () => {
   });
 
   it('inlines request bodies (openapi-typescript would make every defaulted field required in a component) with a minimal example', () => {
-    for (const [path, id] of [['/capture', 'captureWithBody'], ['/captures', 'createCaptureJob']] as const) {
-      const body = (committed.paths as Record<string, Record<string, { requestBody: { content: Record<string, { schema: { $ref?: string; required?: string[] }; example: unknown }> } }>>)[path]!.post!.requestBody.content['application/json']!;
+    for (const [path, id] of [
+      ['/capture', 'captureWithBody'],
+      ['/captures', 'createCaptureJob'],
+    ] as const) {
+      const body = (
+        committed.paths as Record<
+          string,
+          Record<string, { requestBody: { content: Record<string, { schema: { $ref?: string; required?: string[] }; example: unknown }> } }>
+        >
+      )[path]!.post!.requestBody.content['application/json']!;
       expect(body.schema.$ref, id).toBeUndefined();
       expect(body.schema.required ?? [], id).toEqual([]);
       expect(body.example, id).toMatchObject({ url: 'https://example.com' });
@@ -113,7 +163,8 @@ describe('openapi.json', () => {
 
   it('gives each error status an example with its own code', () => {
     const example = (path: string, method: string, status: string) =>
-      (operation(path, method).responses[status]!.content!['application/json'] as unknown as { example: { error: { code: string } } }).example.error.code;
+      (operation(path, method).responses[status]!.content!['application/json'] as unknown as { example: { error: { code: string } } })
+        .example.error.code;
     expect(example('/capture', 'get', '400')).toBe('VALIDATION_ERROR');
     expect(example('/capture', 'get', '401')).toBe('API_KEY_REQUIRED');
     expect(example('/capture', 'get', '402')).toBe('INSUFFICIENT_CREDITS');
@@ -125,21 +176,38 @@ describe('openapi.json', () => {
   });
 
   it('declares the response headers the server sends on each response that carries them', () => {
-    for (const [path, method] of [['/capture', 'get'], ['/capture', 'post']] as const) {
+    for (const [path, method] of [
+      ['/capture', 'get'],
+      ['/capture', 'post'],
+    ] as const) {
       const { responses } = operation(path, method);
-      expect(Object.keys(responses['200']!.headers!)).toEqual(expect.arrayContaining([
-        'X-Request-Id', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'Content-Length', 'Content-Disposition',
-        'Server-Timing', 'X-Cache', 'X-Storage-Url', 'X-Service-AI-Result', 'X-Service-AI-Result-Truncated',
-      ]));
+      expect(Object.keys(responses['200']!.headers!)).toEqual(
+        expect.arrayContaining([
+          'X-Request-Id',
+          'X-RateLimit-Limit',
+          'X-RateLimit-Remaining',
+          'X-RateLimit-Reset',
+          'Content-Length',
+          'Content-Disposition',
+          'Server-Timing',
+          'X-Cache',
+          'X-Storage-Url',
+          'X-Service-AI-Result',
+          'X-Service-AI-Result-Truncated',
+        ]),
+      );
       for (const status of ['429', '503']) expect(Object.keys(responses[status]!.headers!)).toContain('Retry-After');
-      for (const status of ['400', '402', '429', '504']) expect(Object.keys(responses[status]!.headers!)).toContain('X-RateLimit-Remaining');
+      for (const status of ['400', '402', '429', '504'])
+        expect(Object.keys(responses[status]!.headers!)).toContain('X-RateLimit-Remaining');
       // Authentication fails before the throttle counts the request.
       expect(Object.keys(responses['401']!.headers!)).not.toContain('X-RateLimit-Remaining');
       for (const response of Object.values(responses)) expect(Object.keys(response.headers!)).toContain('X-Request-Id');
     }
     expect(Object.keys(operation('/usage', 'get').responses['200']!.headers!)).not.toContain('X-RateLimit-Limit');
     const job = operation('/captures', 'post').responses;
-    expect(Object.keys(job['202']!.headers!)).toEqual(expect.arrayContaining(['Location', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset']));
+    expect(Object.keys(job['202']!.headers!)).toEqual(
+      expect.arrayContaining(['Location', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset']),
+    );
     for (const status of ['400', '402', '429']) expect(Object.keys(job[status]!.headers!), status).toContain('X-RateLimit-Remaining');
     expect(Object.keys(operation('/captures/{jobId}/file', 'get').responses['200']!.headers!)).toEqual(
       expect.arrayContaining(['Content-Disposition', 'X-Capture-Request-Id', 'Content-Length']),

@@ -4,9 +4,16 @@ import { isPageRangeList, paginatedPdfSettings } from '@daguerre/contract';
 describe('pdf options', () => {
   it('resolves to the layout pdfs always had when none is given', () => {
     expect(paginatedPdfSettings({})).toEqual({
-      format: 'A4', landscape: false, margin: { top: '12mm', right: '10mm', bottom: '12mm', left: '10mm' },
-      printBackground: true, scale: 1, pageRanges: '', preferCssPageSize: false,
-      displayHeaderFooter: false, headerTemplate: undefined, footerTemplate: undefined,
+      format: 'A4',
+      landscape: false,
+      margin: { top: '12mm', right: '10mm', bottom: '12mm', left: '10mm' },
+      printBackground: true,
+      scale: 1,
+      pageRanges: '',
+      preferCssPageSize: false,
+      displayHeaderFooter: false,
+      headerTemplate: undefined,
+      footerTemplate: undefined,
     });
   });
 
@@ -17,8 +24,18 @@ describe('pdf options', () => {
   });
 
   it.each([
-    ['1', true], ['1-3,5', true], [' 2 - 4 , 7 ', true], ['4-', true], ['-2', true],
-    ['0', false], ['3-1', false], ['1,,2', false], ['a', false], ['-', false], ['1-2-3', false], ['', false],
+    ['1', true],
+    ['1-3,5', true],
+    [' 2 - 4 , 7 ', true],
+    ['4-', true],
+    ['-2', true],
+    ['0', false],
+    ['3-1', false],
+    ['1,,2', false],
+    ['a', false],
+    ['-', false],
+    ['1-2-3', false],
+    ['', false],
   ])('reads %j as a page-range list: %s', (value, valid) => {
     expect(isPageRangeList(value)).toBe(valid);
   });

@@ -154,15 +154,31 @@ describe('secrets redacted by meaning, not spelling (issue #28)', async () => {
   });
 
   it('masks them in a JSON body echoed back, at any depth', () => {
-    const echoed = JSON.stringify(echoableValue('options', { viewport: { api_key: CANARY, deeper: [{ 'Access-Token': CANARY }] }, 'client.secret': CANARY }));
+    const echoed = JSON.stringify(
+      echoableValue('options', { viewport: { api_key: CANARY, deeper: [{ 'Access-Token': CANARY }] }, 'client.secret': CANARY }),
+    );
     expect(echoed).not.toContain(CANARY);
   });
 
   it('keeps ordinary parameter names readable', () => {
-    for (const name of ['url', 'html', 'format', 'viewportWidth', 'waitUntil', 'blockUrls', 'device', 'expires', 'theme', 'fullPage', 'userAgent']) {
+    for (const name of [
+      'url',
+      'html',
+      'format',
+      'viewportWidth',
+      'waitUntil',
+      'blockUrls',
+      'device',
+      'expires',
+      'theme',
+      'fullPage',
+      'userAgent',
+    ]) {
       expect(isSecretName(name), name).toBe(false);
     }
-    expect(redactUrl('/capture?url=https%3A%2F%2Fexample.com%2Fa%40b&format=png')).toBe('/capture?url=https%3A%2F%2Fexample.com%2Fa%40b&format=png');
+    expect(redactUrl('/capture?url=https%3A%2F%2Fexample.com%2Fa%40b&format=png')).toBe(
+      '/capture?url=https%3A%2F%2Fexample.com%2Fa%40b&format=png',
+    );
   });
 
   const notations = [

@@ -22,7 +22,7 @@ describe('video: frames, easing and credits (issue #34)', () => {
     expect(scrollPosition('linear', 15, 31, 1_000)).toBe(500);
   });
 
-  it('a video costs one capture\'s credits per started 10 s; anything else one', () => {
+  it("a video costs one capture's credits per started 10 s; anything else one", () => {
     expect(captureCredits({ format: 'png' }, 1)).toBe(1);
     expect(captureCredits({ format: 'mp4', videoDuration: 1 }, 1)).toBe(1);
     expect(captureCredits({ format: 'mp4', videoDuration: 10 }, 1)).toBe(1);
@@ -31,7 +31,13 @@ describe('video: frames, easing and credits (issue #34)', () => {
   });
 
   it('query strings parse: videoDuration and videoFps as numbers, scrollEasing by name', () => {
-    const parsed = CaptureQuerySchema.parse({ html: '<p>x</p>', format: 'mp4', videoDuration: '3', videoFps: '12', scrollEasing: 'linear' });
+    const parsed = CaptureQuerySchema.parse({
+      html: '<p>x</p>',
+      format: 'mp4',
+      videoDuration: '3',
+      videoFps: '12',
+      scrollEasing: 'linear',
+    });
     expect(parsed).toMatchObject({ format: 'mp4', videoDuration: 3, videoFps: 12, scrollEasing: 'linear' });
     expect(CaptureQuerySchema.parse({ html: '<p>x</p>' })).toMatchObject({ videoDuration: 5, videoFps: 24, scrollEasing: 'ease-in-out' });
   });
@@ -39,8 +45,15 @@ describe('video: frames, easing and credits (issue #34)', () => {
 
 describe('bulk: every item checked over the defaults (issue #34)', () => {
   it('lays each item over the defaults and keeps the batch webhook apart', () => {
-    const parsed = BulkCaptureBodySchema.parse({ defaults: { format: 'webp', viewportWidth: 800 }, requests: [{ html: 'a' }, { html: 'b', format: 'png', webhookUrl: 'https://h.example/i' }], webhookUrl: 'https://h.example/b' });
-    expect(parsed.items.map((item) => [item.format, item.viewportWidth, item.webhookUrl])).toEqual([['webp', 800, undefined], ['png', 800, 'https://h.example/i']]);
+    const parsed = BulkCaptureBodySchema.parse({
+      defaults: { format: 'webp', viewportWidth: 800 },
+      requests: [{ html: 'a' }, { html: 'b', format: 'png', webhookUrl: 'https://h.example/i' }],
+      webhookUrl: 'https://h.example/b',
+    });
+    expect(parsed.items.map((item) => [item.format, item.viewportWidth, item.webhookUrl])).toEqual([
+      ['webp', 800, undefined],
+      ['png', 800, 'https://h.example/i'],
+    ]);
     expect(parsed.webhookUrl).toBe('https://h.example/b');
   });
 

@@ -4,7 +4,14 @@ import { waitBudgetMs } from '../../server/src/capture/page/navigation.js';
 
 const request = (leftMs: number) => ({ deadline: Date.now() + leftMs, signal: new AbortController().signal });
 const options = (extra: Partial<CaptureOptions> = {}) =>
-  ({ delay: 0, fullPage: false, fullPageScroll: false, fullPageScrollDuration: 1000, failOnWaitTimeout: false, ...extra }) as CaptureOptions;
+  ({
+    delay: 0,
+    fullPage: false,
+    fullPageScroll: false,
+    fullPageScrollDuration: 1000,
+    failOnWaitTimeout: false,
+    ...extra,
+  }) as CaptureOptions;
 
 /** docs/capture-fidelity.md: how long waitUntil may take before the page is captured as it is. */
 describe('waitBudgetMs', () => {
@@ -17,7 +24,10 @@ describe('waitBudgetMs', () => {
   });
 
   it('also keeps the delay and the full-page scroll the request asks for', () => {
-    const budget = waitBudgetMs(request(30_000), options({ delay: 2_000, fullPage: true, fullPageScroll: true, fullPageScrollDuration: 3_000 }));
+    const budget = waitBudgetMs(
+      request(30_000),
+      options({ delay: 2_000, fullPage: true, fullPageScroll: true, fullPageScrollDuration: 3_000 }),
+    );
     expect(budget).toBeLessThanOrEqual(20_000);
     expect(budget).toBeGreaterThan(19_900);
   });

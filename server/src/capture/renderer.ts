@@ -25,7 +25,14 @@ import { depart, type Departure } from './pool/parked-page.js';
 import type { RenderResult } from './output/render-result.js';
 import { detectProtection } from './page/protection-detector.js';
 import { guard, isPageGone, watchPageCrash } from './page/stage-guard.js';
-import { CaptureError, CaptureTimeoutError, ClientGoneError, isCaptureError, isInputFault, type CaptureErrorKind } from './capture-error.js';
+import {
+  CaptureError,
+  CaptureTimeoutError,
+  ClientGoneError,
+  isCaptureError,
+  isInputFault,
+  type CaptureErrorKind,
+} from './capture-error.js';
 import { watchResponsiveness } from './browser/responsiveness-watchdog.js';
 import { remainingMs, waitAndClean } from './page/wait-and-clean.js';
 import type { UpstreamProxy } from '../security/egress-proxy.js';
@@ -67,7 +74,6 @@ export type RenderedCapture = RenderResult & { page: PageReport } & PageInsight;
 type SlotCapture = RenderedCapture & { compacted: Promise<RenderResult> };
 
 export type { RenderResult } from './output/render-result.js';
-
 
 /** Times the steps after loading start again when the page navigated under them (a late script redirect). */
 const MAX_RESTARTS = 2;
@@ -155,10 +161,16 @@ export class Renderer {
     let departure: Departure | undefined;
     let events: PageEventRecorder | undefined;
     const crash = watchPageCrash(slot.page, this.options.explainCrash);
-    const hang = this.options.unresponsiveTimeoutMs ? watchResponsiveness(slot.page, slot.session, { timeoutMs: this.options.unresponsiveTimeoutMs }) : undefined;
+    const hang = this.options.unresponsiveTimeoutMs
+      ? watchResponsiveness(slot.page, slot.session, { timeoutMs: this.options.unresponsiveTimeoutMs })
+      : undefined;
     // Heard from before navigation: a full page waits for the pictures still arriving (full-page-settle.ts).
     const images = options.fullPage || options.clipSelector ? watchImageRequests(slot.page) : undefined;
-    request = { ...request, pageCrash: hang ? Promise.race([hang.unresponsive, crash.crashed]) : crash.crashed, ...(images ? { images } : {}) };
+    request = {
+      ...request,
+      pageCrash: hang ? Promise.race([hang.unresponsive, crash.crashed]) : crash.crashed,
+      ...(images ? { images } : {}),
+    };
     request.pageCrash!.catch(ignoreBecause('awaited by each stage it guards; between stages nobody is'));
     try {
       const page = slot.page;
@@ -224,7 +236,10 @@ export class Renderer {
    * puppeteer never saw finish, and wait for them forever.
    */
   private async navigate(page: Page, options: CaptureOptions, request: RenderRequest, watch: NavigationWatch): Promise<Landing> {
-    const target = options.html !== undefined ? `data:text/html;charset=utf-8;base64,${Buffer.from(options.html, 'utf8').toString('base64')}` : options.url!;
+    const target =
+      options.html !== undefined
+        ? `data:text/html;charset=utf-8;base64,${Buffer.from(options.html, 'utf8').toString('base64')}`
+        : options.url!;
     try {
       return await navigate(page, target, options, request, watch);
     } catch (error) {
@@ -280,7 +295,10 @@ export class Renderer {
     const page = slot.page;
     const verdict = await guard(detectProtection(page, landing.response), request, 'inspecting the page');
     if (verdict.protected) {
-      throw new CaptureError('target-protected', `The target is behind anti-bot verification (${verdict.vendor}); no screenshot was taken and no credits were used.`);
+      throw new CaptureError(
+        'target-protected',
+        `The target is behind anti-bot verification (${verdict.vendor}); no screenshot was taken and no credits were used.`,
+      );
     }
 
     let started = Date.now();
@@ -307,7 +325,15 @@ export class Renderer {
     const output = video
       ? guard(captureVideo(slot, options, request, this.options.video), recordingWindow(request), RECORDING_STAGE)
       : guard(captureFile(slot, options, limits), request, 'capturing');
-    const reads = { slot, options, request, landing, probe, stillGrowing: scrolled.stillGrowing, ...(events ? { events: events.log } : {}) };
+    const reads = {
+      slot,
+      options,
+      request,
+      landing,
+      probe,
+      stillGrowing: scrolled.stillGrowing,
+      ...(events ? { events: events.log } : {}),
+    };
     const readingBeside = beside ? readCapturedPage(reads, output) : undefined;
     readingBeside?.catch(ignoreBecause('awaited once the file is made, which a failed screenshot cuts short'));
     const file = await output;

@@ -19,11 +19,18 @@ export function registerAccountCommands(program: Command): void {
         const plan = opts.plan
           ? await requirePlan(data, opts.plan)
           : opts.credits
-            ? await data.accounts.createPlan({ name: `${opts.name} (${opts.credits}/month)`, tier: 'custom', creditsPerMonth: wholeNumberFlag('--credits', opts.credits) })
+            ? await data.accounts.createPlan({
+                name: `${opts.name} (${opts.credits}/month)`,
+                tier: 'custom',
+                creditsPerMonth: wholeNumberFlag('--credits', opts.credits),
+              })
             : await defaultPlan(data, config.DEMO_CREDITS);
         const created = await data.accounts.createOrganization(opts.name, plan);
-        print(Boolean(opts.json), { id: created.id, name: created.name, planId: plan.id, planName: plan.name, createdAt: iso(created.created_at) },
-          `Created organization ${created.name} (${created.id}) on plan ${plan.name}.`);
+        print(
+          Boolean(opts.json),
+          { id: created.id, name: created.name, planId: plan.id, planName: plan.name, createdAt: iso(created.created_at) },
+          `Created organization ${created.name} (${created.id}) on plan ${plan.name}.`,
+        );
       });
     });
   org
@@ -45,8 +52,16 @@ export function registerAccountCommands(program: Command): void {
     .addOption(jsonOption())
     .action(async (opts: { email: string; name?: string; password?: string; json?: boolean }) => {
       await withData(async (data) => {
-        const created = await data.accounts.createUser(opts.email, opts.name ?? opts.email, opts.password ? await hashPassword(opts.password) : null);
-        print(Boolean(opts.json), { id: created.id, email: created.email, name: created.name }, `Created user ${created.email} (${created.id}).`);
+        const created = await data.accounts.createUser(
+          opts.email,
+          opts.name ?? opts.email,
+          opts.password ? await hashPassword(opts.password) : null,
+        );
+        print(
+          Boolean(opts.json),
+          { id: created.id, email: created.email, name: created.name },
+          `Created user ${created.email} (${created.id}).`,
+        );
       });
     });
 
@@ -62,7 +77,11 @@ export function registerAccountCommands(program: Command): void {
         const o = await requireOrganization(data, opts.org);
         const u = await requireUser(data, opts.user);
         const row = await data.accounts.addMember(o.id, u.id, opts.role);
-        print(Boolean(opts.json), { id: row.id, organizationId: o.id, userId: u.id, role: row.role, active: true }, `Added ${u.email} to ${o.name}.`);
+        print(
+          Boolean(opts.json),
+          { id: row.id, organizationId: o.id, userId: u.id, role: row.role, active: true },
+          `Added ${u.email} to ${o.name}.`,
+        );
       });
     });
   member
@@ -95,8 +114,11 @@ export function registerAccountCommands(program: Command): void {
         const expiresAt = opts.expires ? new Date(opts.expires) : null;
         if (expiresAt && Number.isNaN(expiresAt.getTime())) throw new Error(`--expires must be an ISO 8601 date, got "${opts.expires}"`);
         const created = await data.apiKeys.create({ organizationId: o.id, userId: u?.id ?? null, name: opts.name, expiresAt });
-        print(Boolean(opts.json), { ...created },
-          `Created key ${created.name} (${created.id}). Copy both now, they are not shown again:\nkey: ${created.key}\nsigningSecret: ${created.signingSecret}`);
+        print(
+          Boolean(opts.json),
+          { ...created },
+          `Created key ${created.name} (${created.id}). Copy both now, they are not shown again:\nkey: ${created.key}\nsigningSecret: ${created.signingSecret}`,
+        );
       });
     });
   key
@@ -137,7 +159,11 @@ export function registerAccountCommands(program: Command): void {
     .action(async (opts: { id: string; json?: boolean }) => {
       await withData(async (data) => {
         const rotated = await data.apiKeys.rotateSigningSecret(opts.id);
-        print(Boolean(opts.json), { ...rotated }, `New signing secret of key ${rotated.id} (copy it now, it is not shown again):\n${rotated.signingSecret}`);
+        print(
+          Boolean(opts.json),
+          { ...rotated },
+          `New signing secret of key ${rotated.id} (copy it now, it is not shown again):\n${rotated.signingSecret}`,
+        );
       });
     });
 
@@ -154,8 +180,11 @@ export function registerAccountCommands(program: Command): void {
         const o = await requireOrganization(data, opts.id);
         const required = Boolean(opts.on);
         await data.accounts.setRequireSignedLinks(o.id, required);
-        print(Boolean(opts.json), { id: o.id, requireSignedLinks: required },
-          `Organization ${o.name} ${required ? 'now requires signed links (apiKey in the query string is refused)' : 'accepts apiKey in the query string again'}.`);
+        print(
+          Boolean(opts.json),
+          { id: o.id, requireSignedLinks: required },
+          `Organization ${o.name} ${required ? 'now requires signed links (apiKey in the query string is refused)' : 'accepts apiKey in the query string again'}.`,
+        );
       });
     });
 
@@ -170,7 +199,11 @@ export function registerAccountCommands(program: Command): void {
         const o = await requireOrganization(data, opts.org);
         const amount = wholeNumberFlag('--amount', opts.amount, 1);
         const balance = await data.credits.grant(o.id, amount);
-        print(Boolean(opts.json), { organizationId: o.id, remaining: balance?.remaining ?? null }, `Granted ${amount} credits to ${o.name}; ${balance?.remaining} remaining.`);
+        print(
+          Boolean(opts.json),
+          { organizationId: o.id, remaining: balance?.remaining ?? null },
+          `Granted ${amount} credits to ${o.name}; ${balance?.remaining} remaining.`,
+        );
       });
     });
 }

@@ -30,12 +30,16 @@ export function parsePlanShare(opts: { maxSharePercent?: string; weight?: string
   maxConcurrentCaptures?: number | null;
 } {
   const whole = (flag: string, value: string) => {
-    if (!/^\d+$/.test(value) || Number(value) < 1 || Number(value) > 100) throw new Error(`${flag} must be a whole number from 1 to 100${flag === '--max-share-percent' ? ' or "default"' : ''}; got "${value}"`);
+    if (!/^\d+$/.test(value) || Number(value) < 1 || Number(value) > 100)
+      throw new Error(
+        `${flag} must be a whole number from 1 to 100${flag === '--max-share-percent' ? ' or "default"' : ''}; got "${value}"`,
+      );
     return Number(value);
   };
   const concurrent = (value: string) => {
     if (value === 'default') return null;
-    if (!/^\d+$/.test(value) || Number(value) < 1 || Number(value) > 10_000) throw new Error(`--max-concurrent-captures must be a whole number from 1 to 10000 or "default"; got "${value}"`);
+    if (!/^\d+$/.test(value) || Number(value) < 1 || Number(value) > 10_000)
+      throw new Error(`--max-concurrent-captures must be a whole number from 1 to 10000 or "default"; got "${value}"`);
     return Number(value);
   };
   if (opts.maxSharePercent === undefined && opts.weight === undefined && opts.maxConcurrentCaptures === undefined) {
@@ -43,7 +47,9 @@ export function parsePlanShare(opts: { maxSharePercent?: string; weight?: string
   }
   return {
     ...(opts.maxConcurrentCaptures !== undefined ? { maxConcurrentCaptures: concurrent(opts.maxConcurrentCaptures) } : {}),
-    ...(opts.maxSharePercent !== undefined ? { maxSharePercent: opts.maxSharePercent === 'default' ? null : whole('--max-share-percent', opts.maxSharePercent) } : {}),
+    ...(opts.maxSharePercent !== undefined
+      ? { maxSharePercent: opts.maxSharePercent === 'default' ? null : whole('--max-share-percent', opts.maxSharePercent) }
+      : {}),
     ...(opts.weight !== undefined ? { weight: whole('--weight', opts.weight) } : {}),
   };
 }

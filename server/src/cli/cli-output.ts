@@ -28,11 +28,11 @@ export async function withData<T>(fn: (data: DataLayer) => Promise<T>): Promise<
 
 /** A flag's whole number, written in decimal digits only (Number() would read "0x10" and "1e3" too). */
 export function wholeNumberFlag(flag: string, value: string, min = 0): number {
-  if (!/^\d+$/.test(value.trim()) || Number(value) < min) throw new Error(`${flag} must be a whole number of at least ${min}; got "${value}"`);
+  if (!/^\d+$/.test(value.trim()) || Number(value) < min)
+    throw new Error(`${flag} must be a whole number of at least ${min}; got "${value}"`);
   return Number(value);
 }
 
 export const iso = (ms: number | null | undefined) => (ms === null || ms === undefined ? null : new Date(Number(ms)).toISOString());
-
 
 export const jsonOption = () => new Option('--json', 'machine-readable output');

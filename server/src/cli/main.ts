@@ -20,6 +20,8 @@ registerStorageCommands(program);
 
 program.parseAsync(process.argv).catch((error: unknown) => {
   // A driver's message may quote a connection URL: its credentials are masked (docs/containment.md).
-  console.error(error instanceof ConfigError ? error.message : `daguerre: ${maskUserinfo(error instanceof Error ? error.message : String(error))}`);
+  console.error(
+    error instanceof ConfigError ? error.message : `daguerre: ${maskUserinfo(error instanceof Error ? error.message : String(error))}`,
+  );
   process.exit(1);
 });

@@ -18,7 +18,15 @@ import { jsonOption, print, withData } from './cli-output.js';
 async function withMonitors<T>(data: DataLayer, fn: (service: MonitorService, monitors: MonitorRepository) => Promise<T>): Promise<T> {
   // Loaded here, not at the top: every other command of the CLI starts without the job queue and the
   // capture modules these pull in (the admin CLI loads the data layer only, services/data-layer.ts).
-  const [{ jobConnection }, { resultFiles }, { MonitorSchedule }, { MonitorService }, { MonitorRepository }, { MonitorRunRepository }, { assertUrlAllowed }] = await Promise.all([
+  const [
+    { jobConnection },
+    { resultFiles },
+    { MonitorSchedule },
+    { MonitorService },
+    { MonitorRepository },
+    { MonitorRunRepository },
+    { assertUrlAllowed },
+  ] = await Promise.all([
     import('../jobs/redis-connection.js'),
     import('../jobs/start-jobs.js'),
     import('../monitors/monitor-schedule.js'),

@@ -77,7 +77,9 @@ export function registerServiceCommands(program: Command): void {
         console.log(`Demo API key written to ${keyFile} (readable by its owner only; the key is never printed).`);
         console.log(`Try: curl -o shot.png -H "X-API-Key: $(cat ${keyFile})" "${runtime.url}/capture?url=https://example.com"`);
         const secretFile = await writeDemoKeyFile(demoSecretFilePath(config.DEMO_KEY_FILE), demo.key.signingSecret);
-        console.log(`Its key id: ${demo.key.id}; its signing secret (signed links, webhook signatures: new Webhook(secret)) is in ${secretFile} (owner only).`);
+        console.log(
+          `Its key id: ${demo.key.id}; its signing secret (signed links, webhook signatures: new Webhook(secret)) is in ${secretFile} (owner only).`,
+        );
       }
     });
 
@@ -87,7 +89,9 @@ export function registerServiceCommands(program: Command): void {
     .action(async () => {
       const config = loadConfig();
       const runtime = await startService(config, 'worker');
-      console.log(`Daguerre worker rendering up to ${Math.max(1, config.CAPTURE_WORKERS)} jobs at once, listening on ${listeningOn(config.HOST, runtime.url)} (health: ${runtime.url}/health)`);
+      console.log(
+        `Daguerre worker rendering up to ${Math.max(1, config.CAPTURE_WORKERS)} jobs at once, listening on ${listeningOn(config.HOST, runtime.url)} (health: ${runtime.url}/health)`,
+      );
     });
 
   program
@@ -101,7 +105,9 @@ export function registerServiceCommands(program: Command): void {
       const apiKey = opts.apiKey ?? config.DAGUERRE_API_KEY;
       // stdout is the protocol channel: problems go to stderr.
       if (!url || !apiKey) {
-        console.error(`daguerre mcp needs ${!url ? 'the service address (--url or DAGUERRE_URL)' : ''}${!url && !apiKey ? ' and ' : ''}${!apiKey ? 'an API key (--api-key or DAGUERRE_API_KEY)' : ''}`);
+        console.error(
+          `daguerre mcp needs ${!url ? 'the service address (--url or DAGUERRE_URL)' : ''}${!url && !apiKey ? ' and ' : ''}${!apiKey ? 'an API key (--api-key or DAGUERRE_API_KEY)' : ''}`,
+        );
         process.exit(2);
       }
       const { serveMcpOverStdio } = await import('../mcp/stdio.js');
@@ -121,11 +127,17 @@ export function registerServiceCommands(program: Command): void {
   const filters = program.command('filters').description('the ad and cookie-banner filter lists (docs/content-filters.md)');
   filters
     .command('prepare')
-    .description('write the filter engines in their serialized form beside the lists, so that a new process loads them instead of parsing the lists (done when the package is packed and the image is built)')
+    .description(
+      'write the filter engines in their serialized form beside the lists, so that a new process loads them instead of parsing the lists (done when the package is packed and the image is built)',
+    )
     .addOption(jsonOption())
     .action(async (opts: { json?: boolean }) => {
       const { prepareEngines } = await import('../capture/page/content-filters/engines.js');
       const written = await prepareEngines();
-      print(Boolean(opts.json), { engines: written }, written.map((engine) => `${engine.name}: ${engine.file} (${engine.bytes} bytes)`).join('\n'));
+      print(
+        Boolean(opts.json),
+        { engines: written },
+        written.map((engine) => `${engine.name}: ${engine.file} (${engine.bytes} bytes)`).join('\n'),
+      );
     });
 }

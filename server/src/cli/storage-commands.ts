@@ -17,7 +17,17 @@ export function registerStorageCommands(program: Command): void {
     .option('--default', 'make it the organization default')
     .addOption(jsonOption())
     .action(
-      async (opts: { org: string; name: string; endpoint: string; bucket: string; region: string; accessKeyId: string; secretAccessKey: string; default?: boolean; json?: boolean }) => {
+      async (opts: {
+        org: string;
+        name: string;
+        endpoint: string;
+        bucket: string;
+        region: string;
+        accessKeyId: string;
+        secretAccessKey: string;
+        default?: boolean;
+        json?: boolean;
+      }) => {
         await withData(async (data) => {
           const o = await requireOrganization(data, opts.org);
           const created = await data.storageConfigs.create(o.id, {
@@ -29,7 +39,11 @@ export function registerStorageCommands(program: Command): void {
             secretAccessKey: opts.secretAccessKey,
             ...(opts.default ? { isDefault: true } : {}),
           });
-          print(Boolean(opts.json), { ...created, createdAt: created.createdAt.toISOString() }, `Created storage configuration ${created.name} (${created.id})${created.isDefault ? ', the default' : ''}.`);
+          print(
+            Boolean(opts.json),
+            { ...created, createdAt: created.createdAt.toISOString() },
+            `Created storage configuration ${created.name} (${created.id})${created.isDefault ? ', the default' : ''}.`,
+          );
         });
       },
     );

@@ -101,10 +101,15 @@ export function mountKeyRoutes(router: Router, services: DashboardServices): voi
       const organizationId = organizationOf(res).organizationId;
       const required = field(req, 'requireSignedLinks') === 'on';
       await data.accounts.setRequireSignedLinks(organizationId, required);
-      services.logger.info({ organizationId, required, userId: dashboardContext(res).session.userId }, 'dashboard: signed-links setting changed');
+      services.logger.info(
+        { organizationId, required, userId: dashboardContext(res).session.userId },
+        'dashboard: signed-links setting changed',
+      );
       await setFlash(sessions, res, {
         kind: 'success',
-        message: required ? 'Signed links are now required: apiKey in the query string is refused.' : 'apiKey in the query string is accepted again.',
+        message: required
+          ? 'Signed links are now required: apiKey in the query string is refused.'
+          : 'apiKey in the query string is accepted again.',
         page: '/keys',
       });
       res.redirect(303, `${DASHBOARD_PATH}/keys`);

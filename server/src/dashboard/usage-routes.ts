@@ -30,7 +30,10 @@ export function mountUsageRoutes(router: Router, services: DashboardServices): v
         data.apiKeys.list(organizationId),
       ]);
       const billingTotal = (billingUsage ?? usage).total;
-      sendPage(res, usagePage({ ctx, assets, report, period, usage, billingTotal, latest, keys, now, retentionDays: services.requestLogRetentionDays }));
+      sendPage(
+        res,
+        usagePage({ ctx, assets, report, period, usage, billingTotal, latest, keys, now, retentionDays: services.requestLogRetentionDays }),
+      );
     }),
   );
 

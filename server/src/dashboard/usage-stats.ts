@@ -17,7 +17,6 @@ export interface LedgerRow {
   createdAt: number;
 }
 
-
 /** The ledger's newest rows, typed for the usage page. */
 export async function latestCaptures(credits: CreditRepository, organizationId: string, limit = 20): Promise<LedgerRow[]> {
   const rows = await credits.ledger(organizationId, limit);

@@ -46,7 +46,9 @@ export interface AppDependencies {
   trustProxy: boolean;
   requireHttps: boolean;
   /** Async captures (POST /captures); `jobs` is undefined without REDIS_URL. */
-  jobRoutes: Omit<JobRouteDependencies, 'captures' | 'creditsPerCapture'> & Pick<BulkRouteDependencies, 'batches'> & WebhookRouteDependencies;
+  jobRoutes: Omit<JobRouteDependencies, 'captures' | 'creditsPerCapture'> &
+    Pick<BulkRouteDependencies, 'batches'> &
+    WebhookRouteDependencies;
   /** Monitors (docs/monitors.md); undefined without REDIS_URL like `jobs`. */
   monitorRoutes?: MonitorRouteDependencies;
   /** POST /diff and the images of its diffs (docs/monitors.md). */
@@ -104,14 +106,27 @@ export function createApp(deps: AppDependencies): Express {
   // before authentication and the rate limit, so a probe costs nothing at all.
   app.head('/capture', (_req, res) => {
     res.setHeader('Allow', 'GET, POST');
-    sendError(res, new ApiError('INVALID_INPUT', 'HEAD is not supported on /capture: a capture is rendered and charged only for GET or POST', { status: 405 }));
+    sendError(
+      res,
+      new ApiError('INVALID_INPUT', 'HEAD is not supported on /capture: a capture is rendered and charged only for GET or POST', {
+        status: 405,
+      }),
+    );
   });
   // Every sync capture request is counted, refusals included (ops metrics, not access policy).
   app.use('/capture', captureMetrics(deps.metrics, deps.creditsPerCapture));
   // Order of the request pipeline (docs/architecture.md): authenticate, throttle, then the contract's
   // validation. Each route's authentication, rate limit and refusal logging come from its
   // declaration in the contract (route-policy.ts).
-  app.use(routePolicy({ apiKeys: deps.apiKeys, requireHttps: deps.requireHttps, rateLimiter: deps.rateLimiter, requestLog: deps.requestLog, logger: deps.logger }));
+  app.use(
+    routePolicy({
+      apiKeys: deps.apiKeys,
+      requireHttps: deps.requireHttps,
+      rateLimiter: deps.rateLimiter,
+      requestLog: deps.requestLog,
+      logger: deps.logger,
+    }),
+  );
   const jobs = jobHandlers(deps.jobRoutes);
   const bulk = bulkHandlers(deps.jobRoutes);
   const webhooks = webhookHandlers(deps.jobRoutes);

@@ -10,7 +10,8 @@ type KeySource = 'query' | 'body' | 'header';
 function presentedKey(req: Request): { key: string | undefined; source?: KeySource } {
   const fromQuery = typeof req.query.apiKey === 'string' ? req.query.apiKey : undefined;
   if (fromQuery !== undefined) return { key: fromQuery, source: 'query' };
-  const fromBody = req.body && typeof req.body === 'object' && typeof req.body.apiKey === 'string' ? (req.body.apiKey as string) : undefined;
+  const fromBody =
+    req.body && typeof req.body === 'object' && typeof req.body.apiKey === 'string' ? (req.body.apiKey as string) : undefined;
   if (fromBody !== undefined) return { key: fromBody, source: 'body' };
   const fromHeader = req.get('x-api-key');
   return fromHeader !== undefined ? { key: fromHeader, source: 'header' } : { key: undefined };
@@ -24,7 +25,10 @@ function isSignedLink(req: Request): boolean {
 async function authenticateRequest(keys: ApiKeyService, req: Request, signedLinks: boolean): Promise<AuthenticatedKey> {
   if (signedLinks && isSignedLink(req)) {
     if (req.query.apiKey !== undefined || req.get('x-api-key') !== undefined) {
-      throw new ApiError('INVALID_INPUT', 'Give either a signed link (keyId, expires, signature) or an API key (apiKey or X-API-Key), not both');
+      throw new ApiError(
+        'INVALID_INPUT',
+        'Give either a signed link (keyId, expires, signature) or an API key (apiKey or X-API-Key), not both',
+      );
     }
     return verifySignedLink(keys, req.originalUrl);
   }
@@ -43,7 +47,9 @@ export function authenticate(keys: ApiKeyService, options: { requireHttps: boole
   return (req: Request, _res: Response, next: NextFunction) => {
     // The /mcp face's own calls come over loopback, after its request passed this check (mcp/loopback.ts).
     if (options.requireHttps && !req.secure && !isMcpLoopback(req)) {
-      next(new ApiError('HTTPS_REQUIRED', 'API keys must be sent over HTTPS; this request arrived over plain HTTP. Use the https:// address.'));
+      next(
+        new ApiError('HTTPS_REQUIRED', 'API keys must be sent over HTTPS; this request arrived over plain HTTP. Use the https:// address.'),
+      );
       return;
     }
     authenticateRequest(keys, req, Boolean(options.signedLinks))

@@ -23,7 +23,10 @@ export function bodyParserError(error: unknown): ApiError | undefined {
     case 'entity.too.large':
       return new ApiError('VALIDATION_ERROR', 'The request body is too large; the JSON body of POST /capture may be at most 1 MiB');
     case 'entity.too.deep':
-      return new ApiError('VALIDATION_ERROR', `The request body is nested too deeply; arrays and objects may be nested at most ${MAX_JSON_DEPTH} levels`);
+      return new ApiError(
+        'VALIDATION_ERROR',
+        `The request body is nested too deeply; arrays and objects may be nested at most ${MAX_JSON_DEPTH} levels`,
+      );
     case 'charset.unsupported':
       return new ApiError('INVALID_INPUT', 'Content-Type: the charset of a JSON body must be utf-8 (or be left out)', { status: 415 });
     case 'encoding.unsupported':
@@ -35,6 +38,9 @@ export function bodyParserError(error: unknown): ApiError | undefined {
       return new ApiError('INVALID_INPUT', 'The request body ended before its declared Content-Length');
     default:
       // A body that does not decode with its Content-Encoding (zlib errors come without a type).
-      return new ApiError('INVALID_INPUT', 'The request body could not be decoded with its Content-Encoding (identity, gzip, deflate or br) as JSON');
+      return new ApiError(
+        'INVALID_INPUT',
+        'The request body could not be decoded with its Content-Encoding (identity, gzip, deflate or br) as JSON',
+      );
   }
 }

@@ -21,7 +21,17 @@ const organizationOf = (res: Response) => keyOrganization(contextOf(res).auth!);
 /** `POST /captures/bulk`, `GET /captures/bulk/{batchId}` and `DELETE /captures/bulk/{batchId}`. */
 export function bulkHandlers(deps: BulkRouteDependencies) {
   return {
-    async create({ body, providerKeyHeader, req, res }: { body: BulkCaptureRequestParsed; providerKeyHeader?: string; req: Request; res: Response }) {
+    async create({
+      body,
+      providerKeyHeader,
+      req,
+      res,
+    }: {
+      body: BulkCaptureRequestParsed;
+      providerKeyHeader?: string;
+      req: Request;
+      res: Response;
+    }) {
       const data = await deps.submissions.submitBatch({
         key: contextOf(res).auth!,
         items: body.items,
@@ -35,12 +45,18 @@ export function bulkHandlers(deps: BulkRouteDependencies) {
 
     async get({ batchId, res }: { batchId: string; res: Response }) {
       const { organizationId } = organizationOf(res);
-      return { status: 200 as const, body: { success: true as const, data: await requireBatches(deps.batches).view(batchId, organizationId) } };
+      return {
+        status: 200 as const,
+        body: { success: true as const, data: await requireBatches(deps.batches).view(batchId, organizationId) },
+      };
     },
 
     async cancel({ batchId, res }: { batchId: string; res: Response }) {
       const { organizationId } = organizationOf(res);
-      return { status: 200 as const, body: { success: true as const, data: await requireBatches(deps.batches).cancel(batchId, organizationId) } };
+      return {
+        status: 200 as const,
+        body: { success: true as const, data: await requireBatches(deps.batches).cancel(batchId, organizationId) },
+      };
     },
   };
 }

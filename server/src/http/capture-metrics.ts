@@ -18,7 +18,9 @@ export function captureMetrics(metrics: Metrics, creditsPerCapture: number): Req
     const started = process.hrtime.bigint();
     res.on('finish', () => {
       const observation = res.locals.captureObservation as CaptureObservation | undefined;
-      const format = observation?.format ?? String((req.query.format as string | undefined) ?? (req.body as { format?: string } | undefined)?.format ?? 'png');
+      const format =
+        observation?.format ??
+        String((req.query.format as string | undefined) ?? (req.body as { format?: string } | undefined)?.format ?? 'png');
       const cache = String(res.getHeader('x-cache') ?? 'none').toLowerCase();
       metrics.captures.inc({ status: String(res.statusCode), format, cache });
       if (res.statusCode === 429) metrics.rateLimited.inc();
@@ -26,7 +28,9 @@ export function captureMetrics(metrics: Metrics, creditsPerCapture: number): Req
       if (code && res.statusCode !== 429) metrics.renderErrors.inc({ code });
       if (res.statusCode === 200 && observation) {
         // A video costs per started block of seconds (docs/video.md).
-        const videoDuration = Number((req.query.videoDuration as string | undefined) ?? (req.body as { videoDuration?: unknown } | undefined)?.videoDuration ?? 5);
+        const videoDuration = Number(
+          (req.query.videoDuration as string | undefined) ?? (req.body as { videoDuration?: unknown } | undefined)?.videoDuration ?? 5,
+        );
         if (cache !== 'hit') metrics.creditsCharged.inc(captureCredits({ format, videoDuration }, creditsPerCapture));
         metrics.captureSeconds.observe({ format }, Number(process.hrtime.bigint() - started) / 1e9);
         for (const [stage, ms] of Object.entries(observation.timings)) metrics.stageSeconds.observe({ stage }, ms / 1000);

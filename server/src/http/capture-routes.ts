@@ -66,7 +66,11 @@ export function toJsonResult(file: CaptureFile, format: CaptureOptions['format']
       processingTime: file.processingTime,
       fileSize: file.buffer.length,
       ...(file.storageUrl ? { url: file.storageUrl } : {}),
-      ...(isContentFormat(format) ? { content: file.buffer.toString('utf8') } : format !== 'pdf' ? { imageData: `data:${file.mime};base64,${file.buffer.toString('base64')}` } : {}),
+      ...(isContentFormat(format)
+        ? { content: file.buffer.toString('utf8') }
+        : format !== 'pdf'
+          ? { imageData: `data:${file.mime};base64,${file.buffer.toString('base64')}` }
+          : {}),
       ...(file.aiResult ? { aiResult: aiResultBody(file.aiResult) } : {}),
       page: file.page,
       quality: file.quality,
@@ -117,7 +121,17 @@ export class InFlight {
 }
 
 export function captureHandler(service: CaptureService, shutdown?: AbortSignal, inFlight = new InFlight()) {
-  return async ({ options: query, providerKeyHeader, req, res }: { options: CaptureOptions; providerKeyHeader?: string; req: Pick<Request, 'get'>; res: Response }) => {
+  return async ({
+    options: query,
+    providerKeyHeader,
+    req,
+    res,
+  }: {
+    options: CaptureOptions;
+    providerKeyHeader?: string;
+    req: Pick<Request, 'get'>;
+    res: Response;
+  }) => {
     const context = contextOf(res);
     // A signed link's parameters did their job in authentication: they are not capture options.
     const { keyId: _keyId, expires: _expires, signature: _signature, ...captureOptions } = query;

@@ -13,7 +13,11 @@ export function sendError(res: Response, error: ApiError): void {
   const retryAfter = error.options.retryAfterSeconds ?? (error.status === 503 ? DEFAULT_UNAVAILABLE_RETRY_SECONDS : undefined);
   if (retryAfter !== undefined) res.setHeader('Retry-After', String(retryAfter));
   // Header-safe: printable ASCII only (a URL's other characters percent-encoded).
-  for (const [name, value] of Object.entries(error.options.headers ?? {})) res.setHeader(name, value.replace(/[^\x20-\x7e]/g, (c) => encodeURIComponent(c)));
+  for (const [name, value] of Object.entries(error.options.headers ?? {}))
+    res.setHeader(
+      name,
+      value.replace(/[^\x20-\x7e]/g, (c) => encodeURIComponent(c)),
+    );
   res.status(error.status).json(error.toBody());
 }
 
@@ -39,7 +43,10 @@ export function errorResponder(logger: Logger): ErrorRequestHandler {
         res.destroy();
         return;
       }
-      res.status(500).type('application/json').send(JSON.stringify(new ApiError('INTERNAL_ERROR', 'Internal error; the request id identifies it in the server log').toBody()));
+      res
+        .status(500)
+        .type('application/json')
+        .send(JSON.stringify(new ApiError('INTERNAL_ERROR', 'Internal error; the request id identifies it in the server log').toBody()));
     }
   };
 }
@@ -51,19 +58,31 @@ function answer(logger: Logger): ErrorRequestHandler {
       return;
     }
     if (error instanceof RequestValidationError) {
-      sendError(res, zodIssuesToApiError(error.query ?? error.body ?? error.headers, error.query ? req.query : error.body ? req.body : req.headers));
+      sendError(
+        res,
+        zodIssuesToApiError(error.query ?? error.body ?? error.headers, error.query ? req.query : error.body ? req.body : req.headers),
+      );
       return;
     }
     // express.json() failures (too large, bad charset or encoding, not JSON): the client's error, logged as such.
     const bodyError = bodyParserError(error);
     if (bodyError) {
       // The parser's type, not its message: JSON.parse quotes the body it failed on, and a body may hold a key.
-      logger.info({ requestId: res.locals.daguerre?.requestId, code: bodyError.code, status: bodyError.status, reason: (error as { type?: string }).type ?? 'decoding' }, 'rejected request body');
+      logger.info(
+        {
+          requestId: res.locals.daguerre?.requestId,
+          code: bodyError.code,
+          status: bodyError.status,
+          reason: (error as { type?: string }).type ?? 'decoding',
+        },
+        'rejected request body',
+      );
       sendError(res, bodyError);
       return;
     }
     if (error instanceof ApiError) {
-      if (error.status >= 500) logger.error({ err: error.options.logDetail ?? error, code: error.code, requestId: res.locals.daguerre?.requestId }, error.message);
+      if (error.status >= 500)
+        logger.error({ err: error.options.logDetail ?? error, code: error.code, requestId: res.locals.daguerre?.requestId }, error.message);
       sendError(res, error);
       return;
     }

@@ -35,7 +35,9 @@ export function createHttpServer(app: Express): Server {
       );
       return;
     }
-    socket.end(rawJsonResponse(400, 'Bad Request', { success: false, error: { code: 'INVALID_INPUT', message: 'Malformed HTTP request' } }));
+    socket.end(
+      rawJsonResponse(400, 'Bad Request', { success: false, error: { code: 'INVALID_INPUT', message: 'Malformed HTTP request' } }),
+    );
   });
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 66_000;

@@ -37,7 +37,17 @@ export function baseUrlOf(req: Request): string {
 /** `POST /captures`, `GET /captures/{jobId}`, `GET /captures/{jobId}/file` and `DELETE /captures/{jobId}`. */
 export function jobHandlers(deps: JobRouteDependencies) {
   return {
-    async create({ body, providerKeyHeader, req, res }: { body: AsyncCaptureOptions; providerKeyHeader?: string; req: Request; res: Response }) {
+    async create({
+      body,
+      providerKeyHeader,
+      req,
+      res,
+    }: {
+      body: AsyncCaptureOptions;
+      providerKeyHeader?: string;
+      req: Request;
+      res: Response;
+    }) {
       const baseUrl = baseUrlOf(req);
       const jobId = await deps.submissions.submitJob({
         key: contextOf(res).auth!,
@@ -47,7 +57,10 @@ export function jobHandlers(deps: JobRouteDependencies) {
         kind: captureKindOf(req, 'async') === 'mcp' ? 'mcp' : 'async',
       });
       res.setHeader('Location', statusPath(jobId));
-      return { status: 202 as const, body: { success: true as const, data: { jobId, status: 'queued' as const, statusUrl: `${baseUrl}${statusPath(jobId)}` } } };
+      return {
+        status: 202 as const,
+        body: { success: true as const, data: { jobId, status: 'queued' as const, statusUrl: `${baseUrl}${statusPath(jobId)}` } },
+      };
     },
 
     async get({ jobId, res }: { jobId: string; res: Response }) {

@@ -16,7 +16,8 @@ export function jsonBody(): RequestHandler {
   return express.json({
     limit: JSON_BODY_LIMIT,
     verify: (_req, _res, buffer) => {
-      if (jsonDepth(buffer, MAX_JSON_DEPTH) > MAX_JSON_DEPTH) throw new JsonTooDeepError(`JSON nested deeper than ${MAX_JSON_DEPTH} levels`);
+      if (jsonDepth(buffer, MAX_JSON_DEPTH) > MAX_JSON_DEPTH)
+        throw new JsonTooDeepError(`JSON nested deeper than ${MAX_JSON_DEPTH} levels`);
     },
   });
 }

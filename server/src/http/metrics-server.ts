@@ -7,7 +7,11 @@ import { metricsHandler, type OpsDependencies } from './ops-routes.js';
  * `/metrics` on a port of its own (METRICS_PORT, bound to METRICS_HOST), so that it can stay off
  * the public API port (docs/reference/configuration.md). Only that one route is served there.
  */
-export async function startMetricsServer(port: number, host: string, deps: OpsDependencies): Promise<{ server: Server; url: string; close: () => Promise<void> }> {
+export async function startMetricsServer(
+  port: number,
+  host: string,
+  deps: OpsDependencies,
+): Promise<{ server: Server; url: string; close: () => Promise<void> }> {
   const app = express();
   app.disable('x-powered-by');
   app.get('/metrics', metricsHandler(deps));

@@ -29,7 +29,6 @@ function keyOf(res: Response): AuthenticatedKey & { organizationId: string } {
   return auth as AuthenticatedKey & { organizationId: string };
 }
 
-
 const ok = <T>(data: T) => ({ success: true as const, data });
 
 /** The routes of /monitors (contract/src/monitor-routes.ts): contract → MonitorService → `{ status, body }`. */

@@ -10,7 +10,8 @@ import { contextOf } from './request-context.js';
 import { sendError } from './error-responder.js';
 
 /** The MySQL/MariaDB store needs only the database's knex instance (store/database.ts's Database has it). */
-export type RateLimitStore = { kind: 'memory' } | { kind: 'mysql'; db: { knex: Knex }; databaseName: string } | { kind: 'redis'; client: Redis };
+export type RateLimitStore =
+  { kind: 'memory' } | { kind: 'mysql'; db: { knex: Knex }; databaseName: string } | { kind: 'redis'; client: Redis };
 
 /**
  * One limiter per policy (plans may set their own), all on the same store: memory for the embedded
@@ -103,9 +104,13 @@ export function rateLimit(limiter: CaptureRateLimiter, logger: Logger): RequestH
         const retryAfter = Math.max(1, Math.ceil(state.resetMs / 1000));
         sendError(
           res,
-          new ApiError('RATE_LIMIT_EXCEEDED', `Rate limit exceeded: at most ${state.limit} capture requests per window; retry in ${retryAfter} s`, {
-            retryAfterSeconds: retryAfter,
-          }),
+          new ApiError(
+            'RATE_LIMIT_EXCEEDED',
+            `Rate limit exceeded: at most ${state.limit} capture requests per window; retry in ${retryAfter} s`,
+            {
+              retryAfterSeconds: retryAfter,
+            },
+          ),
         );
       })
       .catch((error: unknown) => {

@@ -12,8 +12,11 @@ import { redactUrl } from '../logger.js';
 export function requestLogger(logger: Logger): RequestHandler {
   return pinoHttp({
     logger,
-    genReqId: (_req: IncomingMessage, res: ServerResponse) => (res as ServerResponse & { locals: { daguerre: { requestId: string } } }).locals.daguerre.requestId,
-    customProps: (_req, res) => ({ requestId: (res as ServerResponse & { locals: { daguerre: { requestId: string } } }).locals.daguerre.requestId }),
+    genReqId: (_req: IncomingMessage, res: ServerResponse) =>
+      (res as ServerResponse & { locals: { daguerre: { requestId: string } } }).locals.daguerre.requestId,
+    customProps: (_req, res) => ({
+      requestId: (res as ServerResponse & { locals: { daguerre: { requestId: string } } }).locals.daguerre.requestId,
+    }),
     serializers: {
       req: (req: { method: string; url: string }) => ({ method: req.method, url: redactUrl(req.url) }),
       res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),

@@ -11,7 +11,12 @@ export function createWorkerApp(mountOps: (app: Express) => void, logger?: Logge
   const app = express();
   app.disable('x-powered-by');
   mountOps(app);
-  app.use((req, res) => sendError(res, new ApiError('NOT_FOUND', `No route for ${req.method} ${req.path}: this is a render worker (health, ready and metrics only)`)));
+  app.use((req, res) =>
+    sendError(
+      res,
+      new ApiError('NOT_FOUND', `No route for ${req.method} ${req.path}: this is a render worker (health, ready and metrics only)`),
+    ),
+  );
   // Failures answer the JSON error body here too, never Express's HTML page, which shows a stack and paths.
   if (logger) app.use(errorResponder(logger));
   return app;

@@ -33,7 +33,13 @@ function itemView(batch: BatchRecord, item: BatchItemRecord): BatchItem {
 export function batchView(batch: BatchRecord, records: BatchItemRecord[]): BatchData {
   const items = records.map((record) => itemView(batch, record));
   const count = (status: BatchItem['status']) => items.filter((item) => item.status === status).length;
-  const counts = { succeeded: count('succeeded'), failed: count('failed'), queued: count('queued'), running: count('active'), cancelled: count('cancelled') };
+  const counts = {
+    succeeded: count('succeeded'),
+    failed: count('failed'),
+    queued: count('queued'),
+    running: count('active'),
+    cancelled: count('cancelled'),
+  };
   const status = batch.state !== 'open' ? batch.state : counts.queued === batch.itemCount ? 'queued' : 'running';
   const finishedAt = iso(batch.finishedAt);
   return {
@@ -80,8 +86,16 @@ export class CaptureBatches implements BatchQueue {
   async create(batch: NewBatch): Promise<BatchData> {
     const { jobs, batches, logger } = this.deps;
     const batchId = randomUUID();
-    await this.db(batches.create({ id: batchId, organizationId: batch.organizationId, apiKeyId: batch.keyId, itemCount: batch.items.length, baseUrl: batch.baseUrl,
-      ...(batch.webhookUrl !== undefined ? { webhookUrl: batch.webhookUrl } : {}) }));
+    await this.db(
+      batches.create({
+        id: batchId,
+        organizationId: batch.organizationId,
+        apiKeyId: batch.keyId,
+        itemCount: batch.items.length,
+        baseUrl: batch.baseUrl,
+        ...(batch.webhookUrl !== undefined ? { webhookUrl: batch.webhookUrl } : {}),
+      }),
+    );
     const queued: string[] = [];
     try {
       for (const [index, item] of batch.items.entries()) {
@@ -173,8 +187,17 @@ export class CaptureBatches implements BatchQueue {
     try {
       const batch = await batches.get(batchId);
       if (!batch || batch.webhookState !== 'pending' || !batch.webhookUrl || batch.state === 'open') return;
-      const event: BatchWebhookEvent = { type: batch.state === 'completed' ? 'batch.completed' : 'batch.cancelled', data: batchView(batch, await batches.items(batchId)) };
-      await webhooks.enqueue({ url: batch.webhookUrl, keyId: batch.apiKeyId ?? '', organizationId: batch.organizationId, messageId: `msg_batch_${batchId}`, body: JSON.stringify(event) });
+      const event: BatchWebhookEvent = {
+        type: batch.state === 'completed' ? 'batch.completed' : 'batch.cancelled',
+        data: batchView(batch, await batches.items(batchId)),
+      };
+      await webhooks.enqueue({
+        url: batch.webhookUrl,
+        keyId: batch.apiKeyId ?? '',
+        organizationId: batch.organizationId,
+        messageId: `msg_batch_${batchId}`,
+        body: JSON.stringify(event),
+      });
       await batches.markWebhookQueued(batchId);
     } catch (error) {
       logger.warn({ batchId, err: error }, 'could not queue the webhook of a batch; the periodic check retries');

@@ -100,7 +100,10 @@ export class CaptureJobs implements JobQueue {
       throw errors.storeUnavailable('database', error);
     }
     if (!job || job.organizationId !== organizationId) {
-      throw new ApiError('NOT_FOUND', `No capture job ${jobId} for this organization (finished jobs are kept for ${this.options.resultTtlSeconds} s)`);
+      throw new ApiError(
+        'NOT_FOUND',
+        `No capture job ${jobId} for this organization (finished jobs are kept for ${this.options.resultTtlSeconds} s)`,
+      );
     }
     return job;
   }
@@ -113,20 +116,32 @@ export class CaptureJobs implements JobQueue {
   async file(jobId: string, organizationId: string): Promise<JobFile> {
     const job = await this.own(jobId, organizationId);
     if (job.status !== 'succeeded' || !job.result) {
-      const detail = job.status === 'failed' ? `failed (${failureMessage(job.error?.message ?? 'the capture failed')})` : `${job.status}; poll GET /captures/{jobId} until it is succeeded`;
+      const detail =
+        job.status === 'failed'
+          ? `failed (${failureMessage(job.error?.message ?? 'the capture failed')})`
+          : `${job.status}; poll GET /captures/{jobId} until it is succeeded`;
       throw new ApiError('JOB_NOT_FINISHED', `Capture job ${jobId} has no file: its status is ${detail}`);
     }
     const result = job.result;
     // A record that says succeeded but no file: swept, or (operator's error) a results directory not
     // shared between the worker that wrote it and this instance; the log names the store.
     const expired = () =>
-      new ApiError('NOT_FOUND', `The file of capture job ${jobId} is no longer in the result store (files are kept for ${this.options.resultTtlSeconds} s)`, {
-        logDetail: { jobId, store: this.deps.files.description, hint: 'API instances and workers on different hosts need a shared RESULTS_DIR or RESULTS_S3_BUCKET' },
-      });
+      new ApiError(
+        'NOT_FOUND',
+        `The file of capture job ${jobId} is no longer in the result store (files are kept for ${this.options.resultTtlSeconds} s)`,
+        {
+          logDetail: {
+            jobId,
+            store: this.deps.files.description,
+            hint: 'API instances and workers on different hosts need a shared RESULTS_DIR or RESULTS_S3_BUCKET',
+          },
+        },
+      );
     let opened: { stream: Readable; size: number } | undefined;
     if (result.file.where === 'organization-storage') {
       const target = await this.deps.configs.getDecrypted(organizationId, result.file.configName);
-      if (!target) throw new ApiError('NOT_FOUND', `The file of capture job ${jobId} was stored in a storage configuration that no longer exists`);
+      if (!target)
+        throw new ApiError('NOT_FOUND', `The file of capture job ${jobId} was stored in a storage configuration that no longer exists`);
       const buffer = await this.deps.uploader.download(target, result.file.key);
       opened = { stream: Readable.from([buffer]), size: buffer.length };
     } else {
@@ -135,7 +150,13 @@ export class CaptureJobs implements JobQueue {
       });
     }
     if (!opened) throw expired();
-    return { ...opened, mime: result.mime, fileName: result.fileName, requestId: result.requestId, ...(result.page ? { page: result.page as PageReport } : {}) };
+    return {
+      ...opened,
+      mime: result.mime,
+      fileName: result.fileName,
+      requestId: result.requestId,
+      ...(result.page ? { page: result.page as PageReport } : {}),
+    };
   }
 
   async close(): Promise<void> {

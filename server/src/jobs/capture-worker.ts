@@ -102,21 +102,30 @@ export class CaptureWorker {
 
     const controller = new AbortController();
     this.running.add(controller);
-    const renewer = setInterval(() => {
-      repository.renew(jobId, token, this.options.lockMs).then(
-        (held) => {
-          if (!held) controller.abort(LEASE_LOST);
-        },
-        (error: unknown) => logger.warn({ jobId, err: error }, 'could not renew the lease of a capture job (database)'),
-      );
-    }, Math.max(500, Math.round(this.options.lockMs / 3)));
+    const renewer = setInterval(
+      () => {
+        repository.renew(jobId, token, this.options.lockMs).then(
+          (held) => {
+            if (!held) controller.abort(LEASE_LOST);
+          },
+          (error: unknown) => logger.warn({ jobId, err: error }, 'could not renew the lease of a capture job (database)'),
+        );
+      },
+      Math.max(500, Math.round(this.options.lockMs / 3)),
+    );
     const data = job.data;
     const started = Date.now();
     try {
       await captures.capture({
         requestId,
         jobId,
-        key: { keyId: data.keyId, organizationId: data.organizationId, userId: null, membershipActive: true, ...(data.fairShare ? { fairShare: data.fairShare } : {}) },
+        key: {
+          keyId: data.keyId,
+          organizationId: data.organizationId,
+          userId: null,
+          membershipActive: true,
+          ...(data.fairShare ? { fairShare: data.fairShare } : {}),
+        },
         options: data.options,
         ...(data.providerKeyHeader ? { providerKeyHeader: data.providerKeyHeader } : {}),
         signal: controller.signal,
@@ -140,7 +149,11 @@ export class CaptureWorker {
       const failure = error instanceof ApiError ? error : new ApiError('INTERNAL_ERROR', 'The capture failed', { logDetail: error });
       logger.warn({ jobId, requestId, code: failure.code, err: failure.options.logDetail }, 'capture job failed');
       await this.deps.requestLog?.refused(refusalOf(data, { requestId, jobId, status: failure.status, code: failure.code, started }));
-      await repository.fail(jobId, { code: failure.code, message: failureMessage(failure.message) }, Date.now() + this.options.resultTtlSeconds * 1000);
+      await repository.fail(
+        jobId,
+        { code: failure.code, message: failureMessage(failure.message) },
+        Date.now() + this.options.resultTtlSeconds * 1000,
+      );
       await announcer.announce(jobId);
     } finally {
       clearInterval(renewer);
@@ -193,16 +206,25 @@ export class CaptureWorker {
    */
   async close(graceMs: number): Promise<void> {
     const closing = this.worker.close();
-    const graceful = await Promise.race([closing.then(() => true), new Promise<boolean>((resolve) => setTimeout(() => resolve(false), graceMs).unref())]);
+    const graceful = await Promise.race([
+      closing.then(() => true),
+      new Promise<boolean>((resolve) => setTimeout(() => resolve(false), graceMs).unref()),
+    ]);
     if (graceful) return;
     for (const controller of this.running) controller.abort(HAND_BACK);
-    const handedBack = await Promise.race([closing.then(() => true), new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 5_000).unref())]);
+    const handedBack = await Promise.race([
+      closing.then(() => true),
+      new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 5_000).unref()),
+    ]);
     if (!handedBack) await this.worker.close(true);
   }
 }
 
 /** A job attempt that failed before it reserved anything, as the request log records it (ignored when it did reserve). */
-function refusalOf(data: CaptureJobPayload, ended: { requestId: string; jobId: string; status: number; code: string; started: number }): RefusedCapture {
+function refusalOf(
+  data: CaptureJobPayload,
+  ended: { requestId: string; jobId: string; status: number; code: string; started: number },
+): RefusedCapture {
   const { options } = data;
   return {
     requestId: ended.requestId,

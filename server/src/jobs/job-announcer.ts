@@ -36,7 +36,10 @@ export class JobAnnouncer {
 
   async announceRecord(job: JobRecord): Promise<void> {
     if (job.webhookState !== 'pending' || !job.webhookUrl || (job.status !== 'succeeded' && job.status !== 'failed')) return;
-    const event: CaptureWebhookEvent = { type: job.status === 'succeeded' ? 'capture.succeeded' : 'capture.failed', data: jobView(job, `${job.baseUrl}${filePath(job.id)}`) };
+    const event: CaptureWebhookEvent = {
+      type: job.status === 'succeeded' ? 'capture.succeeded' : 'capture.failed',
+      data: jobView(job, `${job.baseUrl}${filePath(job.id)}`),
+    };
     await this.webhooks.enqueue({
       url: job.webhookUrl,
       keyId: job.apiKeyId ?? '',

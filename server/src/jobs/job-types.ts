@@ -27,7 +27,15 @@ export function webhookSubjectOf(messageId: string): { jobId: string } | { batch
 }
 
 /** Fields of CaptureOptions that hold secrets: never written to the database, gone from Redis when the job ends. */
-export const SECRET_OPTION_FIELDS = ['openaiApiKey', 'proxyPassword', 'proxyUsername', 'requestStorageSecretAccessKey', 'requestStorageAccessKeyId', 'headers', 'apiKey'] as const;
+export const SECRET_OPTION_FIELDS = [
+  'openaiApiKey',
+  'proxyPassword',
+  'proxyUsername',
+  'requestStorageSecretAccessKey',
+  'requestStorageAccessKeyId',
+  'headers',
+  'apiKey',
+] as const;
 
 /** The payload as the database keeps it: without secrets, and whether it had any (then it cannot be re-queued from there). */
 export function storablePayload(payload: CaptureJobPayload): { json: string; hasSecrets: boolean } {

@@ -66,7 +66,9 @@ export class JobUpkeep {
 
   reconcile(): Promise<void> {
     this.reconciling ??= this.reconcileOnce()
-      .catch((error: unknown) => this.deps.logger.warn({ err: error }, 'job upkeep: reconciling the queue failed; retrying at the next interval'))
+      .catch((error: unknown) =>
+        this.deps.logger.warn({ err: error }, 'job upkeep: reconciling the queue failed; retrying at the next interval'),
+      )
       .finally(() => (this.reconciling = undefined));
     return this.reconciling;
   }
@@ -104,10 +106,15 @@ export class JobUpkeep {
       await existing.remove().catch(ignoreBecause('the record stays unfinished: the next upkeep tries again'));
     }
     if (job.hasSecrets) {
-      await repository.fail(job.id, {
-        code: 'SERVICE_UNAVAILABLE',
-        message: 'The job queue lost this job (Redis restarted) and its secret options (headers, proxy or provider credentials) are kept nowhere else; nothing was charged. Send the job again',
-      }, Date.now() + this.options.resultTtlSeconds * 1000);
+      await repository.fail(
+        job.id,
+        {
+          code: 'SERVICE_UNAVAILABLE',
+          message:
+            'The job queue lost this job (Redis restarted) and its secret options (headers, proxy or provider credentials) are kept nowhere else; nothing was charged. Send the job again',
+        },
+        Date.now() + this.options.resultTtlSeconds * 1000,
+      );
       await this.deps.announcer?.announce(job.id);
       return false;
     }
@@ -117,7 +124,9 @@ export class JobUpkeep {
 
   sweep(): Promise<void> {
     this.sweeping ??= this.sweepOnce()
-      .catch((error: unknown) => this.deps.logger.warn({ err: error }, 'job upkeep: sweeping expired results failed; retrying at the next interval'))
+      .catch((error: unknown) =>
+        this.deps.logger.warn({ err: error }, 'job upkeep: sweeping expired results failed; retrying at the next interval'),
+      )
       .finally(() => (this.sweeping = undefined));
     return this.sweeping;
   }

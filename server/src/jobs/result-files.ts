@@ -134,9 +134,18 @@ export class S3ResultFiles implements ResultFiles {
 
   async put(key: string, body: Buffer, mime: string): Promise<void> {
     const { client, s3 } = await this.connect();
-    await client.send(new s3.PutObjectCommand({ Bucket: this.settings.bucket, Key: this.key(key), Body: body, ContentType: mime, ContentLength: body.length }), {
-      abortSignal: AbortSignal.timeout(this.settings.requestTimeoutMs),
-    });
+    await client.send(
+      new s3.PutObjectCommand({
+        Bucket: this.settings.bucket,
+        Key: this.key(key),
+        Body: body,
+        ContentType: mime,
+        ContentLength: body.length,
+      }),
+      {
+        abortSignal: AbortSignal.timeout(this.settings.requestTimeoutMs),
+      },
+    );
   }
 
   async open(key: string): Promise<OpenedFile | undefined> {

@@ -81,7 +81,13 @@ export function resultFiles(config: Config): ResultFiles {
 export function startJobs(
   config: Config,
   role: ProcessRole,
-  deps: { data: DataLayer; captures: CaptureService; secretFor: SigningSecretLookup; requestLog?: Pick<RequestLog, 'refused'>; logger: Logger },
+  deps: {
+    data: DataLayer;
+    captures: CaptureService;
+    secretFor: SigningSecretLookup;
+    requestLog?: Pick<RequestLog, 'refused'>;
+    logger: Logger;
+  },
 ): JobsRuntime {
   const redisUrl = config.REDIS_URL;
   if (!redisUrl) {
@@ -105,7 +111,11 @@ export function startJobs(
   const commands = commandConnection(redisUrl);
   const connections = [queueConnection, commands];
 
-  const jobs = new CaptureJobs(queueConnection, { repository, files, uploader: data.storage, configs: data.storageConfigs }, { prefix, resultTtlSeconds: ttl });
+  const jobs = new CaptureJobs(
+    queueConnection,
+    { repository, files, uploader: data.storage, configs: data.storageConfigs },
+    { prefix, resultTtlSeconds: ttl },
+  );
   const webhookEvents = new WebhookEventRepository(data.db);
   const recorder = new WebhookRecorder(webhookEvents, logger);
   const webhooks = new WebhookQueue(queueConnection, webhookOptions, recorder);
@@ -138,13 +148,25 @@ export function startJobs(
     const workerConnection = jobConnection(redisUrl);
     const webhookConnection = jobConnection(redisUrl);
     connections.push(workerConnection, webhookConnection);
-    worker = new CaptureWorker(workerConnection, { captures, credits: data.credits, repository, files, announcer, logger, ...(deps.requestLog ? { requestLog: deps.requestLog } : {}) }, {
-      prefix,
-      concurrency,
-      lockMs: config.JOB_LOCK_MS,
-      maxAttempts: config.JOB_MAX_ATTEMPTS,
-      resultTtlSeconds: ttl,
-    });
+    worker = new CaptureWorker(
+      workerConnection,
+      {
+        captures,
+        credits: data.credits,
+        repository,
+        files,
+        announcer,
+        logger,
+        ...(deps.requestLog ? { requestLog: deps.requestLog } : {}),
+      },
+      {
+        prefix,
+        concurrency,
+        lockMs: config.JOB_LOCK_MS,
+        maxAttempts: config.JOB_MAX_ATTEMPTS,
+        resultTtlSeconds: ttl,
+      },
+    );
     // The message id says whose webhook it is.
     const ended = (outcome: WebhookOutcome) => async (messageId: string) => {
       const subject = webhookSubjectOf(messageId);

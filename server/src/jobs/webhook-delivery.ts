@@ -101,7 +101,13 @@ function failureText(error: unknown, status: number | null): string {
  * deadline is total, not idle: a receiver that answers and then drips its body a byte at a time is
  * cut off at `timeoutMs` like one that never answers.
  */
-function post(url: URL, body: string, headers: Record<string, string>, timeoutMs: number, lookup: RequestOptions['lookup']): Promise<number> {
+function post(
+  url: URL,
+  body: string,
+  headers: Record<string, string>,
+  timeoutMs: number,
+  lookup: RequestOptions['lookup'],
+): Promise<number> {
   const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
   return new Promise((resolve, reject) => {
     let response: IncomingMessage | undefined;
@@ -111,15 +117,22 @@ function post(url: URL, body: string, headers: Record<string, string>, timeoutMs
       response?.destroy(error);
       req.destroy(error);
     }, timeoutMs);
-    const settle = <T>(done: (value: T) => void) => (value: T) => {
-      clearTimeout(deadline);
-      done(value);
-    };
+    const settle =
+      <T>(done: (value: T) => void) =>
+      (value: T) => {
+        clearTimeout(deadline);
+        done(value);
+      };
     const req = send(
       url,
       {
         method: 'POST',
-        headers: { ...headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), 'user-agent': 'Daguerre-Webhooks/1' },
+        headers: {
+          ...headers,
+          'content-type': 'application/json',
+          'content-length': String(Buffer.byteLength(body)),
+          'user-agent': 'Daguerre-Webhooks/1',
+        },
         ...(lookup ? { lookup } : {}),
       },
       (res) => {
@@ -214,7 +227,9 @@ export class WebhookWorker {
       if (!secret) throw new UnrecoverableError('the API key that queued the job has no signing secret any more (revoked or deleted)');
       const target = new URL(url);
       const port = target.port ? Number(target.port) : target.protocol === 'https:' ? 443 : 80;
-      const lookup = this.deps.policy.allowPrivateNetwork ? undefined : (guardedLookup(this.deps.policy, this.deps.resolve, port) as RequestOptions['lookup']);
+      const lookup = this.deps.policy.allowPrivateNetwork
+        ? undefined
+        : (guardedLookup(this.deps.policy, this.deps.resolve, port) as RequestOptions['lookup']);
       // A fresh timestamp per attempt: receivers reject old ones (replay protection).
       status = await post(target, body, webhookHeaders(secret, messageId, body), this.options.timeoutMs, lookup);
       if (status < 200 || status >= 300) throw new Error(`the receiver answered ${status}`);
@@ -224,7 +239,9 @@ export class WebhookWorker {
     }
     await this.recordAttempt(job, startedAt, status);
     this.deps.logger.info({ messageId, status, attempt: job.attemptsMade + 1 }, 'webhook delivered');
-    await this.deps.onDelivered?.(messageId).catch((error: unknown) => this.deps.logger.warn({ messageId, err: error }, 'could not record a delivered webhook'));
+    await this.deps
+      .onDelivered?.(messageId)
+      .catch((error: unknown) => this.deps.logger.warn({ messageId, err: error }, 'could not record a delivered webhook'));
   }
 
   /** The attempt on record, with when the next one is due (BullMQ's own schedule); never fails the delivery. */
@@ -244,7 +261,9 @@ export class WebhookWorker {
         durationMs: endedAt - startedAt,
         nextRetryAt: retries ? endedAt + webhookRetryDelayMs(this.options.retryBaseMs, attempt) : null,
       })
-      .catch((failure: unknown) => this.deps.logger.warn({ messageId: job.data.messageId, err: failure }, 'could not record a webhook attempt'));
+      .catch((failure: unknown) =>
+        this.deps.logger.warn({ messageId: job.data.messageId, err: failure }, 'could not record a webhook attempt'),
+      );
   }
 
   async close(): Promise<void> {

@@ -92,7 +92,8 @@ export function mcpEndpoint(deps: McpEndpointDependencies): Router {
       const client = createClient({
         baseUrl: loopbackBaseUrl(req),
         apiKey,
-        fetch: (input, init) => fetch(input, { ...init, headers: { ...(init?.headers as Record<string, string>), ...loopbackHeaders(publicBaseUrl) } }),
+        fetch: (input, init) =>
+          fetch(input, { ...init, headers: { ...(init?.headers as Record<string, string>), ...loopbackHeaders(publicBaseUrl) } }),
       });
       const server = createDaguerreMcpServer({ client, publicBaseUrl, budget: deps.budget });
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });

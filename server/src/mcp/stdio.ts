@@ -21,7 +21,8 @@ export async function serveMcpOverStdio(options: StdioOptions): Promise<void> {
   const client = createClient({
     baseUrl: publicBaseUrl,
     apiKey: options.apiKey,
-    fetch: (input, init) => fetch(input, { ...init, headers: { ...(init?.headers as Record<string, string>), 'x-daguerre-client': 'mcp' } }),
+    fetch: (input, init) =>
+      fetch(input, { ...init, headers: { ...(init?.headers as Record<string, string>), 'x-daguerre-client': 'mcp' } }),
   });
   const server = createDaguerreMcpServer({ client, publicBaseUrl, budget: options.budget });
   const transport = new StdioServerTransport();

@@ -195,7 +195,9 @@ export function registerDaguerreTools(server: McpServer, deps: ToolDependencies)
           `- ${c.createdAt} ${c.status}${c.errorCode ? ` ${c.errorCode}` : ''} ${c.format} ${c.target ?? 'inline HTML'} (${c.kind}, key ${c.keyName ?? c.keyId ?? 'deleted'}, ${c.credits} credits${c.durationMs === null ? '' : `, ${c.durationMs} ms`}) request ${c.requestId}`,
       );
       const more = page.nextCursor ? `\nOlder captures: call list_captures with cursor "${page.nextCursor}".` : '';
-      const text = lines.length ? `${lines.join('\n')}${more}` : 'No captures match (the log keeps the last ' + page.retentionDays + ' days).';
+      const text = lines.length
+        ? `${lines.join('\n')}${more}`
+        : 'No captures match (the log keeps the last ' + page.retentionDays + ' days).';
       return { content: [{ type: 'text', text }], structuredContent: page as unknown as Record<string, unknown> };
     }),
   );

@@ -124,7 +124,10 @@ export class MonitorRunner {
       held.capture = undefined;
       return { ...ending, credits: 0 };
     }
-    const committed = await this.deps.ledger.commit(capture.requestId, { processingMs: capture.processingTime, fileSize: capture.buffer.length });
+    const committed = await this.deps.ledger.commit(capture.requestId, {
+      processingMs: capture.processingTime,
+      fileSize: capture.buffer.length,
+    });
     held.capture = undefined;
     return { ...ending, credits: committed ? capture.credits : 0 };
   }
@@ -134,14 +137,30 @@ export class MonitorRunner {
    * removed, and the run is recorded as failed (which alerts). When even that record fails, the
    * next run finds it `running` and ends it as abandoned.
    */
-  private async failAfterCapture(monitor: MonitorRecord, runId: string, held: { capture?: FinishedCapture }, error: unknown): Promise<RunEnding> {
+  private async failAfterCapture(
+    monitor: MonitorRecord,
+    runId: string,
+    held: { capture?: FinishedCapture },
+    error: unknown,
+  ): Promise<RunEnding> {
     const { ledger, files, runs, logger } = this.deps;
-    const failure = error instanceof ApiError ? error : new ApiError('INTERNAL_ERROR', 'The run could not be completed; nothing was charged', { logDetail: error });
-    logger.warn({ monitorId: monitor.id, runId, code: failure.code, err: failure.options.logDetail ?? error }, 'monitor run failed after its capture');
+    const failure =
+      error instanceof ApiError
+        ? error
+        : new ApiError('INTERNAL_ERROR', 'The run could not be completed; nothing was charged', { logDetail: error });
+    logger.warn(
+      { monitorId: monitor.id, runId, code: failure.code, err: failure.options.logDetail ?? error },
+      'monitor run failed after its capture',
+    );
     if (held.capture) {
-      await ledger.release(held.capture.requestId, failure.code).catch((releaseError: unknown) =>
-        logger.error({ err: releaseError, requestId: held.capture?.requestId }, 'could not release a monitor run\'s charge; the stale-reservation sweeper will'),
-      );
+      await ledger
+        .release(held.capture.requestId, failure.code)
+        .catch((releaseError: unknown) =>
+          logger.error(
+            { err: releaseError, requestId: held.capture?.requestId },
+            "could not release a monitor run's charge; the stale-reservation sweeper will",
+          ),
+        );
     }
     for (const key of [runImageKey(monitor.id, runId), runDiffKey(monitor.id, runId)])
       await files.remove(key).catch(cannotDelete(logger, monitor.id, key));
@@ -149,13 +168,21 @@ export class MonitorRunner {
       status: 'failed',
       requestId: held.capture?.requestId ?? null,
       credits: 0,
-      error: { code: failure.code, message: failure.message.endsWith('nothing was charged') ? failure.message : `${failure.message}; nothing was charged` },
+      error: {
+        code: failure.code,
+        message: failure.message.endsWith('nothing was charged') ? failure.message : `${failure.message}; nothing was charged`,
+      },
     };
     await runs.finish(runId, ending);
     return ending;
   }
 
-  private async captureAndCompare(monitor: MonitorRecord, runId: string, signal: AbortSignal, held: { capture?: FinishedCapture }): Promise<RunEnding> {
+  private async captureAndCompare(
+    monitor: MonitorRecord,
+    runId: string,
+    signal: AbortSignal,
+    held: { capture?: FinishedCapture },
+  ): Promise<RunEnding> {
     const { captures, files, logger } = this.deps;
     const requestId = randomUUID();
     const text = pageTextStep(monitor.ignoreSelectors);

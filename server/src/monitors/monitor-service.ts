@@ -277,7 +277,11 @@ export class MonitorService {
       const parsed = new URL(value);
       if (parsed.username || parsed.password) {
         throw validationError([
-          { field, message: `${field} of a monitor must not carry a user name or password: a monitor keeps its options and shows them back (use an allow-listed proxy without credentials)`, value: '[REDACTED]' },
+          {
+            field,
+            message: `${field} of a monitor must not carry a user name or password: a monitor keeps its options and shows them back (use an allow-listed proxy without credentials)`,
+            value: '[REDACTED]',
+          },
         ]);
       }
     }

@@ -49,14 +49,38 @@ export class Metrics {
     registers: [this.registry],
   });
 
-  readonly queueDepth = new Gauge({ name: 'daguerre_queue_depth', help: 'Captures waiting for a browser slot', registers: [this.registry] });
+  readonly queueDepth = new Gauge({
+    name: 'daguerre_queue_depth',
+    help: 'Captures waiting for a browser slot',
+    registers: [this.registry],
+  });
   readonly busySlots = new Gauge({ name: 'daguerre_busy_slots', help: 'Browser slots rendering now', registers: [this.registry] });
-  readonly browserRestarts = new Gauge({ name: 'daguerre_browser_restarts_total', help: 'Browser recycles since start', registers: [this.registry] });
-  readonly browserCrashes = new Gauge({ name: 'daguerre_browser_crashes_total', help: 'Browser crashes/disconnects since start', registers: [this.registry] });
-  readonly memoryKills = new Gauge({ name: 'daguerre_renderer_memory_kills_total', help: 'Chromium processes ended past RENDERER_MEMORY_LIMIT_MB since start', registers: [this.registry] });
+  readonly browserRestarts = new Gauge({
+    name: 'daguerre_browser_restarts_total',
+    help: 'Browser recycles since start',
+    registers: [this.registry],
+  });
+  readonly browserCrashes = new Gauge({
+    name: 'daguerre_browser_crashes_total',
+    help: 'Browser crashes/disconnects since start',
+    registers: [this.registry],
+  });
+  readonly memoryKills = new Gauge({
+    name: 'daguerre_renderer_memory_kills_total',
+    help: 'Chromium processes ended past RENDERER_MEMORY_LIMIT_MB since start',
+    registers: [this.registry],
+  });
 
-  readonly creditsCharged = new Counter({ name: 'daguerre_credits_charged_total', help: 'Credits charged for successful captures', registers: [this.registry] });
-  readonly rateLimited = new Counter({ name: 'daguerre_rate_limit_rejections_total', help: 'Capture requests refused with 429', registers: [this.registry] });
+  readonly creditsCharged = new Counter({
+    name: 'daguerre_credits_charged_total',
+    help: 'Credits charged for successful captures',
+    registers: [this.registry],
+  });
+  readonly rateLimited = new Counter({
+    name: 'daguerre_rate_limit_rejections_total',
+    help: 'Capture requests refused with 429',
+    registers: [this.registry],
+  });
   readonly renderErrors = new Counter({
     name: 'daguerre_render_errors_total',
     help: 'Failed captures by error code',

@@ -69,7 +69,10 @@ export interface AddressPolicy {
 }
 
 /** The network policy for everything the service connects to on a caller's behalf (targets, storage endpoints). */
-export function egressPolicy(config: { ALLOW_PRIVATE_NETWORK: boolean; EGRESS_ALLOW_LIST: ConstructorParameters<typeof EgressAllowList>[0] }): AddressPolicy {
+export function egressPolicy(config: {
+  ALLOW_PRIVATE_NETWORK: boolean;
+  EGRESS_ALLOW_LIST: ConstructorParameters<typeof EgressAllowList>[0];
+}): AddressPolicy {
   return { allowPrivateNetwork: config.ALLOW_PRIVATE_NETWORK, allowList: new EgressAllowList(config.EGRESS_ALLOW_LIST) };
 }
 

@@ -186,7 +186,11 @@ export class EgressProxy {
         port: upstream.port,
         method: req.method,
         path: target.href,
-        headers: { ...headers, host: target.host, ...(upstream.username !== undefined ? { 'proxy-authorization': basic(upstream.username, upstream.password) } : {}) },
+        headers: {
+          ...headers,
+          host: target.host,
+          ...(upstream.username !== undefined ? { 'proxy-authorization': basic(upstream.username, upstream.password) } : {}),
+        },
       };
       const outgoing = httpRequest({ ...options, timeout: CONNECT_TIMEOUT_MS }, (incoming) => {
         res.writeHead(incoming.statusCode ?? 502, incoming.headers);

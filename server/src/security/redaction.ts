@@ -15,7 +15,23 @@ const MASK = '[REDACTED]';
 const SECRET_NAMES = new Set(['headers', 'proxyusername', 'authorization']);
 
 /** Words that make a normalized name a secret's name, wherever they occur in it. */
-const SECRET_WORDS = ['key', 'token', 'secret', 'passw', 'passphrase', 'pwd', 'signature', 'credential', 'auth', 'cookie', 'session', 'bearer', 'hmac', 'private', 'jwt'];
+const SECRET_WORDS = [
+  'key',
+  'token',
+  'secret',
+  'passw',
+  'passphrase',
+  'pwd',
+  'signature',
+  'credential',
+  'auth',
+  'cookie',
+  'session',
+  'bearer',
+  'hmac',
+  'private',
+  'jwt',
+];
 
 /** Short forms that are a secret's name at the end of one (`pass`, `userPass`, `sig`, `urlSig`, `pw`). */
 const SECRET_ENDINGS = ['pass', 'sig', 'pw'];

@@ -57,7 +57,11 @@ export function guardedLookup(policy: AddressPolicy, resolve: Resolver, port: nu
         }
         const first = addresses[0]!;
         const family = first.includes(':') ? 6 : 4;
-        if (options.all) callback(null, addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 })));
+        if (options.all)
+          callback(
+            null,
+            addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 })),
+          );
         else callback(null, first, family);
       },
       (error: NodeJS.ErrnoException) => callback(error, '', 0),

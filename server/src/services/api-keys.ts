@@ -46,21 +46,29 @@ export class ApiKeyService {
     readonly signingSecrets: SigningSecrets,
   ) {}
 
-  async create(options: { organizationId: string | null; userId?: string | null; name: string; expiresAt?: Date | null }): Promise<CreatedKey> {
+  async create(options: {
+    organizationId: string | null;
+    userId?: string | null;
+    name: string;
+    expiresAt?: Date | null;
+  }): Promise<CreatedKey> {
     const generated = generateApiKey();
     let signingSecret = '';
-    const row = await this.keys.insert({
-      organization_id: options.organizationId,
-      user_id: options.userId ?? null,
-      name: options.name,
-      key_hash: generated.hash,
-      prefix: generated.prefix,
-      expires_at: options.expiresAt ? options.expiresAt.getTime() : null,
-    }, (id) => {
-      const issued = this.signingSecrets.issue(id);
-      signingSecret = issued.secret;
-      return issued.sealed;
-    });
+    const row = await this.keys.insert(
+      {
+        organization_id: options.organizationId,
+        user_id: options.userId ?? null,
+        name: options.name,
+        key_hash: generated.hash,
+        prefix: generated.prefix,
+        expires_at: options.expiresAt ? options.expiresAt.getTime() : null,
+      },
+      (id) => {
+        const issued = this.signingSecrets.issue(id);
+        signingSecret = issued.secret;
+        return issued.sealed;
+      },
+    );
     return {
       id: row.id,
       key: generated.key,
@@ -102,9 +110,13 @@ export class ApiKeyService {
       membershipActive: row.user_id === null ? true : Boolean(row.membership_active),
       requireSignedLinks: Boolean(row.require_signed_links),
       fairShare: {
-        maxSharePercent: row.plan_max_share_percent === null || row.plan_max_share_percent === undefined ? null : Number(row.plan_max_share_percent),
+        maxSharePercent:
+          row.plan_max_share_percent === null || row.plan_max_share_percent === undefined ? null : Number(row.plan_max_share_percent),
         weight: Number(row.plan_fair_share_weight ?? 1),
-        maxConcurrentCaptures: row.plan_max_concurrent_captures === null || row.plan_max_concurrent_captures === undefined ? null : Number(row.plan_max_concurrent_captures),
+        maxConcurrentCaptures:
+          row.plan_max_concurrent_captures === null || row.plan_max_concurrent_captures === undefined
+            ? null
+            : Number(row.plan_max_concurrent_captures),
       },
     };
   }

@@ -5,7 +5,8 @@ import { targetHeadersOf } from '../capture/page/target-facts.js';
 
 /** Chromium's network errors carry a stable, safe code (net::ERR_…): the caller may see it. */
 const NET_ERROR = /net::ERR_[A-Z_]+/;
-const BROWSER_GONE = /Target closed|Session closed|Connection closed|Protocol error|detached|browser has disconnected|Navigating frame was detached/i;
+const BROWSER_GONE =
+  /Target closed|Session closed|Connection closed|Protocol error|detached|browser has disconnected|Navigating frame was detached/i;
 
 /**
  * The contract's code for each kind of CaptureError: the one place where the capture layer's words
@@ -79,7 +80,9 @@ function mapped(error: unknown, budgetMs: number): ApiError {
   const net = NET_ERROR.exec(message);
   if (net) return new ApiError('OPERATION_FAILED', `The page could not be loaded (${net[0]}); nothing was charged`, { logDetail: error });
   if (BROWSER_GONE.test(message)) {
-    return new ApiError('OPERATION_FAILED', 'The browser stopped during the capture; nothing was charged. Retry the request.', { logDetail: error });
+    return new ApiError('OPERATION_FAILED', 'The browser stopped during the capture; nothing was charged. Retry the request.', {
+      logDetail: error,
+    });
   }
   return new ApiError('OPERATION_FAILED', 'The capture failed; nothing was charged', { logDetail: error });
 }

@@ -159,7 +159,13 @@ export class CaptureService {
         ...(command.jobId ? { jobId: command.jobId } : {}),
       },
       ...(options.openaiPrompt !== undefined
-        ? { analysis: { prompt: options.openaiPrompt, providerKey: providerKey!, ...(options.openaiSchema ? { schema: options.openaiSchema } : {}) } }
+        ? {
+            analysis: {
+              prompt: options.openaiPrompt,
+              providerKey: providerKey!,
+              ...(options.openaiSchema ? { schema: options.openaiSchema } : {}),
+            },
+          }
         : {}),
     };
     const storage = await this.storageTarget(organizationId, options);
@@ -247,7 +253,11 @@ export class CaptureService {
     const render = () => this.inLane(job, renderNow);
     if (!this.concurrency) return render();
     const { budgetMs, page } = this.deadlinesOf(job);
-    const limitOf = { organizationId: job.entry.organizationId, planLimit: command.key.fairShare?.maxConcurrentCaptures, wait: command.mode === 'async' };
+    const limitOf = {
+      organizationId: job.entry.organizationId,
+      planLimit: command.key.fairShare?.maxConcurrentCaptures,
+      wait: command.mode === 'async',
+    };
     // The render's own errors are ApiErrors already (mapped as they are); waiting can end in a timeout or a departed client.
     return this.concurrency.run({ ...limitOf, deadline: page, signal: command.signal }, render).catch((error: unknown) => {
       throw this.mapFailure(error, budgetMs);
@@ -298,36 +308,47 @@ export class CaptureService {
     try {
       // A pdf is analysed from a PNG of the same page; with caching on it is kept for later hits too.
       let analysisPng: Buffer | undefined;
-      const wantsPng = (options.format === 'pdf' || isContentFormat(options.format)) && (job.analysis !== undefined || options.cacheEnabled);
+      const wantsPng =
+        (options.format === 'pdf' || isContentFormat(options.format)) && (job.analysis !== undefined || options.cacheEnabled);
       const deadline = deadlines.page;
       // Ads and cookie banners go before the analysis PNG is taken, so that it shows the cleaned page too.
       const filters = await this.contentFilters.hooksFor(options, { deadline, timings });
-      const afterLoadSteps = [filters?.afterLoad, command.readPage, wantsPng ? async (page: Page) => void (analysisPng = await Renderer.analysisPng(page)) : undefined].filter(
-        (step): step is (page: Page) => Promise<void> => step !== undefined,
-      );
+      const afterLoadSteps = [
+        filters?.afterLoad,
+        command.readPage,
+        wantsPng ? async (page: Page) => void (analysisPng = await Renderer.analysisPng(page)) : undefined,
+      ].filter((step): step is (page: Page) => Promise<void> => step !== undefined);
       // Fair share (docs/render-slots.md): the organization's turn comes before a pool slot is asked for.
       const renderFairly = (request: Parameters<Renderer['render']>[0]) =>
         this.scheduler
-          ? this.scheduler.run(job.entry.organizationId, { ...request, ...(command.key.fairShare ? { share: command.key.fairShare } : {}) }, (signal) =>
-              this.renderer.render({ ...request, signal }),
+          ? this.scheduler.run(
+              job.entry.organizationId,
+              { ...request, ...(command.key.fairShare ? { share: command.key.fairShare } : {}) },
+              (signal) => this.renderer.render({ ...request, signal }),
             )
           : this.renderer.render(request);
       const result = await renderFairly({
-          options,
-          organizationId: requireOrganization(command.key),
-          deadline,
-          recordingDeadline: deadlines.limit,
-          signal: command.signal,
-          timings,
-          ...(filters?.requestFilters.length ? { requestFilters: filters.requestFilters } : {}),
-          ...(filters ? { beforeNavigate: filters.beforeNavigate, cleanup: filters.cleanup } : {}),
-          ...(afterLoadSteps.length > 0 ? { afterLoad: async (page: Page) => { for (const step of afterLoadSteps) await step(page); } } : {}),
-        }).catch((error: unknown) => {
-          // A refusal of the page itself (capture-error.ts, fault 'input') is kept as its answer, which identical requests share.
-          const answer = isInputFault(error) ? this.mapFailure(error) : error;
-          if (answer instanceof ApiError && answer.status >= 400 && answer.status < 500) this.pageRefusals.add(answer);
-          throw answer;
-        });
+        options,
+        organizationId: requireOrganization(command.key),
+        deadline,
+        recordingDeadline: deadlines.limit,
+        signal: command.signal,
+        timings,
+        ...(filters?.requestFilters.length ? { requestFilters: filters.requestFilters } : {}),
+        ...(filters ? { beforeNavigate: filters.beforeNavigate, cleanup: filters.cleanup } : {}),
+        ...(afterLoadSteps.length > 0
+          ? {
+              afterLoad: async (page: Page) => {
+                for (const step of afterLoadSteps) await step(page);
+              },
+            }
+          : {}),
+      }).catch((error: unknown) => {
+        // A refusal of the page itself (capture-error.ts, fault 'input') is kept as its answer, which identical requests share.
+        const answer = isInputFault(error) ? this.mapFailure(error) : error;
+        if (answer instanceof ApiError && answer.status >= 400 && answer.status < 500) this.pageRefusals.add(answer);
+        throw answer;
+      });
       if (command.signal.aborted) throw new ClientGoneError();
       const png = result.analysisPng ?? analysisPng;
       const render: CachedRender = {
@@ -347,15 +368,30 @@ export class CaptureService {
       const committed = command.finish
         ? await command.finish({ requestId, charged: true, credits: cost, ...render, processingTime, ...delivery })
         : await this.credits.commit(requestId, { processingMs: processingTime, fileSize: render.buffer.length });
-      if (!committed) throw new ApiError('CAPTURE_TIMEOUT', 'The capture outlived its credit reservation (released as stale); nothing was charged', { logDetail: { requestId } });
+      if (!committed)
+        throw new ApiError('CAPTURE_TIMEOUT', 'The capture outlived its credit reservation (released as stale); nothing was charged', {
+          logDetail: { requestId },
+        });
       onCharged?.(render);
-      return { requestId, fileName: render.fileName, mime: render.mime, buffer: render.buffer, page: render.page, ...insightOf(render), processingTime, timings, ...delivery };
+      return {
+        requestId,
+        fileName: render.fileName,
+        mime: render.mime,
+        buffer: render.buffer,
+        page: render.page,
+        ...insightOf(render),
+        processingTime,
+        timings,
+        ...delivery,
+      };
     } catch (error) {
       const mapped = this.mapFailure(error, (isRecordingTimeout(error) ? deadlines.limit : deadlines.page) - job.started);
       const ended = { processingMs: Date.now() - job.started, httpStatus: mapped.status };
-      await this.credits.release(requestId, mapped.code, ended).catch((releaseError: unknown) =>
-        this.logger.error({ err: releaseError, requestId }, 'could not release a reservation; the stale-reservation sweeper will'),
-      );
+      await this.credits
+        .release(requestId, mapped.code, ended)
+        .catch((releaseError: unknown) =>
+          this.logger.error({ err: releaseError, requestId }, 'could not release a reservation; the stale-reservation sweeper will'),
+        );
       throw mapped;
     }
   }

@@ -17,7 +17,11 @@ import type { PlaceOutcome, SharedCapturePlaces } from './shared-capture-places.
  */
 
 /** The limit of organizations whose plan sets none (ORG_MAX_CONCURRENT_CAPTURES; 0: what one instance can hold). */
-export function defaultConcurrentCaptures(config: { ORG_MAX_CONCURRENT_CAPTURES: number; MAX_CONCURRENCY: number; MAX_QUEUE: number }): number {
+export function defaultConcurrentCaptures(config: {
+  ORG_MAX_CONCURRENT_CAPTURES: number;
+  MAX_CONCURRENCY: number;
+  MAX_QUEUE: number;
+}): number {
   return config.ORG_MAX_CONCURRENT_CAPTURES > 0 ? config.ORG_MAX_CONCURRENT_CAPTURES : config.MAX_CONCURRENCY + config.MAX_QUEUE;
 }
 
@@ -78,7 +82,11 @@ export class ConcurrencyGate {
     if (!this.shared || !Number.isFinite(limit)) return leaveHere;
     let place: PlaceOutcome;
     try {
-      place = await this.shared.take(organizationId, limit, request.wait ? { deadline: request.deadline, signal: request.signal } : undefined);
+      place = await this.shared.take(
+        organizationId,
+        limit,
+        request.wait ? { deadline: request.deadline, signal: request.signal } : undefined,
+      );
     } catch (error) {
       leaveHere();
       throw error;
@@ -136,11 +144,16 @@ export class ConcurrencyGate {
         leaveQueue();
         reject(new ClientGoneError());
       };
-      const timer = setTimeout(() => {
-        done();
-        leaveQueue();
-        reject(new CaptureTimeoutError("waiting for one of the organization's other captures to finish (its plan's concurrent-capture limit)"));
-      }, Math.max(0, request.deadline - Date.now()));
+      const timer = setTimeout(
+        () => {
+          done();
+          leaveQueue();
+          reject(
+            new CaptureTimeoutError("waiting for one of the organization's other captures to finish (its plan's concurrent-capture limit)"),
+          );
+        },
+        Math.max(0, request.deadline - Date.now()),
+      );
       signal.addEventListener('abort', onAbort, { once: true });
       queue.push(wake);
     });

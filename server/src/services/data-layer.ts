@@ -38,7 +38,11 @@ export interface DataLayer {
 }
 
 /** `policy`: the one the egress proxy enforces, when the browser side started first (browser-start.ts). */
-export async function openDataLayer(config: Config, resolve: Resolver = systemResolver, policy: AddressPolicy = egressPolicy(config)): Promise<DataLayer> {
+export async function openDataLayer(
+  config: Config,
+  resolve: Resolver = systemResolver,
+  policy: AddressPolicy = egressPolicy(config),
+): Promise<DataLayer> {
   const db = openDatabase(config.DATABASE_URL);
   await migrate(db);
   const credits = new CreditRepository(db);

@@ -14,7 +14,11 @@ export function checkProviderKeyRule(options: CaptureOptions, providerKeyHeader:
   }
   if (providerKey && options.openaiPrompt === undefined) {
     throw validationError([
-      { field: 'openaiPrompt', message: 'openaiPrompt is required when a provider key is given (header X-OpenAI-Api-Key or openaiApiKey)', value: null },
+      {
+        field: 'openaiPrompt',
+        message: 'openaiPrompt is required when a provider key is given (header X-OpenAI-Api-Key or openaiApiKey)',
+        value: null,
+      },
     ]);
   }
   return providerKey;

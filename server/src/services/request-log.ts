@@ -164,7 +164,9 @@ export async function captureLogPage(
 function decodeCursor(cursor: string): { createdAt: number; requestId: string } {
   const row = decodePageCursor(cursor, /[0-9a-zA-Z-]{1,64}/);
   if (!row) {
-    throw validationError([{ field: 'cursor', message: 'cursor must be the nextCursor of a previous page of GET /captures', value: cursor.slice(0, 200) }]);
+    throw validationError([
+      { field: 'cursor', message: 'cursor must be the nextCursor of a previous page of GET /captures', value: cursor.slice(0, 200) },
+    ]);
   }
   return { createdAt: row.at, requestId: row.id };
 }

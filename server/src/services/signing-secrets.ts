@@ -41,7 +41,9 @@ export class SigningSecrets {
       return this.box.decrypt(sealed, associatedData(keyId));
     } catch {
       throw new ApiError('INTERNAL_ERROR', 'Internal error: the signed link could not be checked; nothing was charged', {
-        logDetail: new Error(`the signing secret of key ${keyId} cannot be decrypted: SIGNING_SECRETS_KEY (or the data folder's signing-secrets.key) differs from the key that sealed it`),
+        logDetail: new Error(
+          `the signing secret of key ${keyId} cannot be decrypted: SIGNING_SECRETS_KEY (or the data folder's signing-secrets.key) differs from the key that sealed it`,
+        ),
       });
     }
   }

@@ -12,7 +12,6 @@ import type { StorageTarget } from '../store/storage-target.js';
 
 export type { StorageTarget };
 
-
 export interface StorageOptions {
   /** Bound on opening the TCP/TLS connection (STORAGE_CONNECT_TIMEOUT_MS). */
   connectTimeoutMs: number;
@@ -82,7 +81,8 @@ const FAILURE_MESSAGES: Record<FailurePurpose, (reason: string, storage: string)
   upload: (reason, storage) => `Upload to storage failed: ${reason} (${storage}); nothing was charged`,
   download: (reason, storage) => `Reading the file from storage failed: ${reason} (${storage})`,
   probe: (reason, storage) => `Connection test failed: ${reason} (${storage})`,
-  'probe-delete': (reason, storage) => `Connection test failed: the test object was written but could not be deleted: ${reason} (${storage})`,
+  'probe-delete': (reason, storage) =>
+    `Connection test failed: the test object was written but could not be deleted: ${reason} (${storage})`,
 };
 
 const describeTarget = (target: StorageTarget) =>
@@ -128,7 +128,10 @@ export class StorageUploader {
       const address = await checkedAddress(this.options.policy, this.options.resolve, bareHost(url.hostname), endpointPort(url));
       // Object data must not cross the internet in clear: plain http only for a private-network endpoint.
       if (url.protocol !== 'https:' && isPublicAddress(address)) {
-        throw new ApiError('INVALID_INPUT', 'The storage endpoint must use https:// (plain http is accepted only for endpoints on a private network)');
+        throw new ApiError(
+          'INVALID_INPUT',
+          'The storage endpoint must use https:// (plain http is accepted only for endpoints on a private network)',
+        );
       }
     } catch (error) {
       if (error instanceof ApiError) throw error;
@@ -143,7 +146,13 @@ export class StorageUploader {
     const key = StorageUploader.objectKey(file.requestId, file.extension, file.date);
     await this.send(target, file.signal, (client, abortSignal, s3) =>
       client.send(
-        new s3.PutObjectCommand({ Bucket: target.bucket, Key: key, Body: file.body, ContentType: file.mime, ContentLength: file.body.length }),
+        new s3.PutObjectCommand({
+          Bucket: target.bucket,
+          Key: key,
+          Body: file.body,
+          ContentType: file.mime,
+          ContentLength: file.body.length,
+        }),
         { abortSignal },
       ),
     );
@@ -252,7 +261,13 @@ export class StorageUploader {
   }
 
   /** The client message names the stage and the S3 error code; the log gets the same facts, never credentials. */
-  private failure(target: StorageTarget, error: unknown, overallTimedOut: boolean, purpose: FailurePurpose, fromService?: S3ServiceException): ApiError {
+  private failure(
+    target: StorageTarget,
+    error: unknown,
+    overallTimedOut: boolean,
+    purpose: FailurePurpose,
+    fromService?: S3ServiceException,
+  ): ApiError {
     const err = error as {
       name?: string;
       code?: string;

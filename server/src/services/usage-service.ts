@@ -72,7 +72,8 @@ export class UsageService {
     try {
       const balance = await this.credits.rollOverIfDue(organizationId);
       const sub = await this.plans.subscription(organizationId);
-      if (!balance || !sub) throw new ApiError('INTERNAL_ERROR', 'The organization has no credit balance', { logDetail: { organizationId } });
+      if (!balance || !sub)
+        throw new ApiError('INTERNAL_ERROR', 'The organization has no credit balance', { logDetail: { organizationId } });
       const limit = await this.plans.rateLimit(organizationId);
       return {
         credits: {

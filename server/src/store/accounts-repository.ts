@@ -80,7 +80,10 @@ export class AccountsRepository {
   }
 
   /** The plan's fair share of the browser (docs/render-slots.md): percent (null for the default) and weight. */
-  async setPlanShare(planId: string, share: { maxSharePercent?: number | null; weight?: number; maxConcurrentCaptures?: number | null }): Promise<void> {
+  async setPlanShare(
+    planId: string,
+    share: { maxSharePercent?: number | null; weight?: number; maxConcurrentCaptures?: number | null },
+  ): Promise<void> {
     const update: Record<string, number | null> = {};
     if (share.maxConcurrentCaptures !== undefined) update.max_concurrent_captures = share.maxConcurrentCaptures;
     if (share.maxSharePercent !== undefined) update.max_share_percent = share.maxSharePercent;

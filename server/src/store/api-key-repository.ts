@@ -45,7 +45,14 @@ export class ApiKeyRepository {
     encryptSecret: (id: string) => string | null = () => null,
   ): Promise<ApiKeyRow> {
     const id = randomUUID();
-    const full: ApiKeyRow = { ...row, id, created_at: Date.now(), last_used_at: null, revoked_at: null, signing_secret_encrypted: encryptSecret(id) };
+    const full: ApiKeyRow = {
+      ...row,
+      id,
+      created_at: Date.now(),
+      last_used_at: null,
+      revoked_at: null,
+      signing_secret_encrypted: encryptSecret(id),
+    };
     await this.db.knex('api_keys').insert(full);
     return full;
   }

@@ -29,7 +29,6 @@ export interface BatchItemRecord {
   creditsCharged: number;
 }
 
-
 function toRecord(row: Record<string, unknown>): BatchRecord {
   return {
     id: row.id as string,
@@ -58,7 +57,10 @@ export class BatchRepository {
     return this.db.knex;
   }
 
-  async create(batch: { id: string; organizationId: string; apiKeyId: string | null; itemCount: number; webhookUrl?: string; baseUrl: string }, now = Date.now()): Promise<void> {
+  async create(
+    batch: { id: string; organizationId: string; apiKeyId: string | null; itemCount: number; webhookUrl?: string; baseUrl: string },
+    now = Date.now(),
+  ): Promise<void> {
     await this.knex('capture_batches').insert({
       id: batch.id,
       organization_id: batch.organizationId,
@@ -177,7 +179,11 @@ export class BatchRepository {
 
   /** Finished batches older than the retention of their jobs' records: deleted with their items. */
   async removeFinishedBefore(cutoff: number, limit = 200): Promise<number> {
-    const rows = await this.knex('capture_batches').whereNot('state', 'open').andWhere('finished_at', '<', cutoff).limit(limit).select('id');
+    const rows = await this.knex('capture_batches')
+      .whereNot('state', 'open')
+      .andWhere('finished_at', '<', cutoff)
+      .limit(limit)
+      .select('id');
     for (const row of rows) await this.remove(row.id as string);
     return rows.length;
   }

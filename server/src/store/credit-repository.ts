@@ -85,7 +85,9 @@ export class CreditRepository {
    */
   async rollOverIfDue(organizationId: string): Promise<BalanceRow | undefined> {
     // The balance and the database's clock in one statement: this runs before every capture.
-    const found = await this.knex('credit_balances').where('organization_id', organizationId).first('*', this.db.nowMs().wrap('(', ') as db_now'));
+    const found = await this.knex('credit_balances')
+      .where('organization_id', organizationId)
+      .first('*', this.db.nowMs().wrap('(', ') as db_now'));
     if (!found) return undefined;
     const { db_now: dbNow, ...row } = found as Record<string, unknown>;
     const current = numeric(row);
@@ -177,7 +179,12 @@ export class CreditRepository {
    * Moves a reservation to charged or released inside the caller's transaction (an async job's
    * charge is written with the job's success, as one fact). False when it was already settled.
    */
-  async settleWithin(trx: Knex.Transaction, requestId: string, status: 'charged' | 'released', fields: Record<string, unknown>): Promise<boolean> {
+  async settleWithin(
+    trx: Knex.Transaction,
+    requestId: string,
+    status: 'charged' | 'released',
+    fields: Record<string, unknown>,
+  ): Promise<boolean> {
     {
       const entry = await trx('capture_ledger').where({ request_id: requestId, status: 'reserved' }).first('organization_id', 'credits');
       if (!entry) return false;
@@ -251,10 +258,12 @@ export class CreditRepository {
     let failed: unknown;
     for (const row of stale) {
       // One row's failure (a deadlock with another sweeper, say) does not hold back the others.
-      const settled = await this.settle(row.request_id as string, 'released', { error_code: 'STALE_RESERVATION' }).catch((error: unknown) => {
-        failed ??= error;
-        return false;
-      });
+      const settled = await this.settle(row.request_id as string, 'released', { error_code: 'STALE_RESERVATION' }).catch(
+        (error: unknown) => {
+          failed ??= error;
+          return false;
+        },
+      );
       if (settled) released += 1;
     }
     if (failed !== undefined && released === 0) throw failed;
@@ -264,7 +273,9 @@ export class CreditRepository {
   /** Adds credits to the current period (support, promotions). */
   async grant(organizationId: string, amount: number): Promise<BalanceRow | undefined> {
     await this.rollOverIfDue(organizationId);
-    await this.knex('credit_balances').where('organization_id', organizationId).update({ remaining: this.knex.raw('remaining + ?', [amount]) });
+    await this.knex('credit_balances')
+      .where('organization_id', organizationId)
+      .update({ remaining: this.knex.raw('remaining + ?', [amount]) });
     return this.balance(organizationId);
   }
 

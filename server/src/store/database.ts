@@ -132,7 +132,11 @@ export function numberOrNull(value: unknown): number | null {
 
 /** Affected-row count of an update, the same on both drivers. */
 export function affected(result: unknown): number {
-  return typeof result === 'number' ? result : Array.isArray(result) ? Number((result[0] as { affectedRows?: number })?.affectedRows ?? 0) : 0;
+  return typeof result === 'number'
+    ? result
+    : Array.isArray(result)
+      ? Number((result[0] as { affectedRows?: number })?.affectedRows ?? 0)
+      : 0;
 }
 
 /** The insert hit a unique key (MySQL/MariaDB ER_DUP_ENTRY, SQLite's unique or primary-key constraint). */

@@ -8,9 +8,7 @@ export type JobState = 'queued' | 'active' | 'succeeded' | 'failed';
 export type WebhookOutcome = 'delivered' | 'gave_up';
 
 /** Where a succeeded job's file lives. */
-export type JobFileLocation =
-  | { where: 'results'; key: string }
-  | { where: 'organization-storage'; configName: string; key: string };
+export type JobFileLocation = { where: 'results'; key: string } | { where: 'organization-storage'; configName: string; key: string };
 
 /** What a succeeded job produced (the `result` column, JSON). */
 export interface JobResult {
@@ -143,13 +141,18 @@ export class JobRepository {
     const weight = Math.max(1, Math.floor(job.weight ?? 1));
     let step = 1;
     if (ownLast !== null && weight > 1) {
-      const atLast = await this.knex('capture_jobs').where({ status: 'queued', organization_id: job.organizationId, priority: ownLast }).count({ n: '*' }).first();
+      const atLast = await this.knex('capture_jobs')
+        .where({ status: 'queued', organization_id: job.organizationId, priority: ownLast })
+        .count({ n: '*' })
+        .first();
       if (Number(atLast?.n ?? 0) < weight) step = 0;
     }
     // An organization with nothing queued goes just ahead of the lowest number: its job is the next one
     // taken. An empty queue starts at EMPTY_QUEUE_PRIORITY, which leaves room below for newcomers.
     const priority =
-      floor === null ? EMPTY_QUEUE_PRIORITY : Math.min(MAX_PRIORITY, ownLast === null ? Math.max(1, floor - 1) : Math.max(floor, ownLast + step));
+      floor === null
+        ? EMPTY_QUEUE_PRIORITY
+        : Math.min(MAX_PRIORITY, ownLast === null ? Math.max(1, floor - 1) : Math.max(floor, ownLast + step));
     await this.knex('capture_jobs').insert({
       id: job.id,
       organization_id: job.organizationId,
@@ -198,15 +201,28 @@ export class JobRepository {
     const moved = await this.knex('capture_jobs')
       .where({ id: jobId, attempts: job.attempts })
       .whereIn('status', ['queued', 'active'])
-      .update({ status: 'active', attempts: job.attempts + 1, lease_token: token, lease_until: now + leaseMs, started_at: job.startedAt ?? now });
+      .update({
+        status: 'active',
+        attempts: job.attempts + 1,
+        lease_token: token,
+        lease_until: now + leaseMs,
+        started_at: job.startedAt ?? now,
+      });
     if (affected(moved) !== 1) return { kind: 'busy', until: now + 1_000 };
     const rows = await this.knex('capture_ledger').where('job_id', jobId).count({ n: '*' }).first();
-    return { kind: 'claimed', attempt: job.attempts + 1, staleReservations: await this.credits.reservationsOfJob(jobId), firstLedgerRow: Number(rows?.n ?? 0) === 0 };
+    return {
+      kind: 'claimed',
+      attempt: job.attempts + 1,
+      staleReservations: await this.credits.reservationsOfJob(jobId),
+      firstLedgerRow: Number(rows?.n ?? 0) === 0,
+    };
   }
 
   /** Extends the attempt's lease; false when the job is no longer this attempt's (taken over, or final). */
   async renew(jobId: string, token: string, leaseMs: number, now = Date.now()): Promise<boolean> {
-    const moved = await this.knex('capture_jobs').where({ id: jobId, lease_token: token, status: 'active' }).update({ lease_until: now + leaseMs });
+    const moved = await this.knex('capture_jobs')
+      .where({ id: jobId, lease_token: token, status: 'active' })
+      .update({ lease_until: now + leaseMs });
     return affected(moved) === 1;
   }
 
@@ -224,7 +240,14 @@ export class JobRepository {
    * nothing written, when the job had already ended (another attempt won) or the reservation was
    * already settled (released as stale): the caller then releases its reservation and drops its file.
    */
-  async succeed(jobId: string, requestId: string | null, credits: number, result: JobResult, expiresAt: number, now = Date.now()): Promise<boolean> {
+  async succeed(
+    jobId: string,
+    requestId: string | null,
+    credits: number,
+    result: JobResult,
+    expiresAt: number,
+    now = Date.now(),
+  ): Promise<boolean> {
     class Lost extends Error {}
     try {
       await this.knex.transaction(async (trx) => {
@@ -232,7 +255,13 @@ export class JobRepository {
         if (!job) throw new Lost();
         if (requestId) {
           // The primary key on job_id is the last guard: a second charge of one job cannot be written.
-          await trx('job_charges').insert({ job_id: jobId, request_id: requestId, organization_id: job.organization_id, credits, charged_at: now });
+          await trx('job_charges').insert({
+            job_id: jobId,
+            request_id: requestId,
+            organization_id: job.organization_id,
+            credits,
+            charged_at: now,
+          });
         }
         const moved = await trx('capture_jobs')
           .where('id', jobId)
@@ -248,7 +277,14 @@ export class JobRepository {
             webhook_state: job.webhook_url ? 'pending' : null,
           });
         if (affected(moved) !== 1) throw new Lost();
-        if (requestId && !(await this.credits.settleWithin(trx, requestId, 'charged', { processing_ms: result.processingTime, file_size: result.fileSize }))) throw new Lost();
+        if (
+          requestId &&
+          !(await this.credits.settleWithin(trx, requestId, 'charged', {
+            processing_ms: result.processingTime,
+            file_size: result.fileSize,
+          }))
+        )
+          throw new Lost();
       });
       return true;
     } catch (error) {
@@ -280,14 +316,19 @@ export class JobRepository {
         });
       if (affected(moved) !== 1) return false;
       const held = await trx('capture_ledger').where({ job_id: jobId, status: 'reserved' }).select('request_id');
-      for (const row of held) await this.credits.settleWithin(trx, row.request_id as string, 'released', { error_code: error.code.slice(0, 40) });
+      for (const row of held)
+        await this.credits.settleWithin(trx, row.request_id as string, 'released', { error_code: error.code.slice(0, 40) });
       return true;
     });
   }
 
   /** The organization's latest jobs, newest first (the dashboard's Jobs page). */
   async latest(organizationId: string, limit = 50): Promise<JobRecord[]> {
-    const rows = await this.knex('capture_jobs').where('organization_id', organizationId).orderBy('created_at', 'desc').orderBy('id').limit(limit);
+    const rows = await this.knex('capture_jobs')
+      .where('organization_id', organizationId)
+      .orderBy('created_at', 'desc')
+      .orderBy('id')
+      .limit(limit);
     return rows.map(toRecord);
   }
 
@@ -331,13 +372,23 @@ export class JobRepository {
   /** Final jobs past their retention: returned (for their files) and deleted. */
   async takeExpired(limit = 200, now = Date.now()): Promise<JobRecord[]> {
     const rows = await this.knex('capture_jobs').whereNotNull('expires_at').andWhere('expires_at', '<', now).limit(limit);
-    if (rows.length > 0) await this.knex('capture_jobs').whereIn('id', rows.map((row) => row.id as string)).delete();
+    if (rows.length > 0)
+      await this.knex('capture_jobs')
+        .whereIn(
+          'id',
+          rows.map((row) => row.id as string),
+        )
+        .delete();
     return rows.map(toRecord);
   }
 
   /** Jobs waiting for a worker and jobs being rendered, across the deployment (the scaling signal). */
   async counts(): Promise<{ queued: number; active: number }> {
-    const rows = (await this.knex('capture_jobs').whereIn('status', ['queued', 'active']).groupBy('status').select('status').count({ n: '*' })) as Array<{ status: string; n: number | string }>;
+    const rows = (await this.knex('capture_jobs')
+      .whereIn('status', ['queued', 'active'])
+      .groupBy('status')
+      .select('status')
+      .count({ n: '*' })) as Array<{ status: string; n: number | string }>;
     const of = (status: string) => Number(rows.find((row) => row.status === status)?.n ?? 0);
     return { queued: of('queued'), active: of('active') };
   }

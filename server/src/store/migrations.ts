@@ -93,7 +93,16 @@ const initial: Knex.Migration = {
     });
   },
   async down(knex) {
-    for (const table of ['capture_ledger', 'credit_balances', 'subscriptions', 'api_keys', 'memberships', 'users', 'organizations', 'plans']) {
+    for (const table of [
+      'capture_ledger',
+      'credit_balances',
+      'subscriptions',
+      'api_keys',
+      'memberships',
+      'users',
+      'organizations',
+      'plans',
+    ]) {
       await knex.schema.dropTableIfExists(table);
     }
   },

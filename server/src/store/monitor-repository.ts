@@ -47,7 +47,6 @@ export type MonitorChanges = Partial<
   >
 >;
 
-
 function toRecord(row: Record<string, unknown>): MonitorRecord {
   return {
     id: String(row.id),

@@ -51,7 +51,6 @@ export interface RunEnding {
   baselineRunId?: string | null;
 }
 
-
 function toRecord(row: Record<string, unknown>, withText: boolean): MonitorRunRecord {
   const rest = row.diff ? (JSON.parse(String(row.diff)) as Omit<StoredDiff, 'diffPercent' | 'changed'>) : undefined;
   return {
@@ -199,7 +198,11 @@ export class MonitorRunRepository {
    */
   async dropTextExcept(monitorId: string, keep: (string | null)[]): Promise<void> {
     const kept = keep.filter((id): id is string => id !== null);
-    await this.knex('monitor_runs').where('monitor_id', monitorId).whereNotNull('page_text').whereNotIn('id', kept).update({ page_text: null });
+    await this.knex('monitor_runs')
+      .where('monitor_id', monitorId)
+      .whereNotNull('page_text')
+      .whereNotIn('id', kept)
+      .update({ page_text: null });
   }
 
   async remove(runIds: string[]): Promise<void> {
@@ -216,13 +219,11 @@ export class MonitorRunRepository {
 
   /** Runs left `running` by a process that died: failed, uncharged (their capture released its reservation or the sweeper will). */
   async failAbandoned(monitorId: string, now = Date.now()): Promise<void> {
-    await this.knex('monitor_runs')
-      .where({ monitor_id: monitorId, status: 'running' })
-      .update({
-        status: 'failed',
-        finished_at: now,
-        error_code: 'OPERATION_FAILED',
-        error_message: 'The process running it stopped before the run ended; nothing was charged',
-      });
+    await this.knex('monitor_runs').where({ monitor_id: monitorId, status: 'running' }).update({
+      status: 'failed',
+      finished_at: now,
+      error_code: 'OPERATION_FAILED',
+      error_message: 'The process running it stopped before the run ended; nothing was charged',
+    });
   }
 }

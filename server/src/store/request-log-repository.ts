@@ -70,7 +70,6 @@ export interface CaptureLogRow {
   jobId: string | null;
 }
 
-
 /** Rows one sweep call deletes at most: a first sweep of a large table holds no long lock. */
 export const SWEEP_BATCH = 5_000;
 

@@ -185,7 +185,10 @@ export class StorageConfigRepository {
     return this.knex.transaction(async (trx) => {
       const row = (await this.byIdOrName(trx, organizationId, idOrName).first(PUBLIC_COLUMNS)) as StorageConfigRow | undefined;
       if (!row) return undefined;
-      const clash = await trx('storage_configs').where({ organization_id: organizationId, name: changes.name }).whereNot('id', row.id).first('id');
+      const clash = await trx('storage_configs')
+        .where({ organization_id: organizationId, name: changes.name })
+        .whereNot('id', row.id)
+        .first('id');
       if (clash) throw new StorageConfigError(`a storage configuration named "${changes.name}" already exists`);
       const fields = {
         name: changes.name,
@@ -194,7 +197,9 @@ export class StorageConfigRepository {
         region: changes.region ?? 'us-east-1',
         access_key_id: changes.accessKeyId,
         force_path_style: changes.forcePathStyle ?? Boolean(row.force_path_style),
-        ...(secrets && newSecret !== undefined ? { secret_encrypted: secrets.encrypt(newSecret, secretContext(organizationId, row.id)) } : {}),
+        ...(secrets && newSecret !== undefined
+          ? { secret_encrypted: secrets.encrypt(newSecret, secretContext(organizationId, row.id)) }
+          : {}),
       };
       await trx('storage_configs').where({ organization_id: organizationId, id: row.id }).update(fields);
       return toRecord({ ...row, ...fields });

@@ -35,7 +35,6 @@ export interface WebhookAttemptRecord {
 /** Whose events: one job's or one batch's. */
 export type WebhookSubject = { jobId: string } | { batchId: string };
 
-
 function toEvent(row: Record<string, unknown>): WebhookEventRecord {
   return {
     id: row.id as string,

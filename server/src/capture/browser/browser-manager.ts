@@ -94,7 +94,8 @@ export class BrowserManager {
       // Once per process: profiles of instances killed without a chance to clean up.
       this.sweptDeadProfiles = true;
       const removed = removeDeadInstancesProfiles();
-      if (removed.length > 0) this.options.logger.warn({ removed: removed.length }, 'removed Chromium profile folders left by dead instances');
+      if (removed.length > 0)
+        this.options.logger.warn({ removed: removed.length }, 'removed Chromium profile folders left by dead instances');
     }
     // Each launch has a profile of its own, removed when that Chromium exits: a retired browser
     // still finishing captures keeps its profile while the new one starts.

@@ -34,7 +34,8 @@ export async function startBrowserSide(config: Config, logger: Logger, resolve: 
   ensureChromiumUser(logger);
   const sandbox = checkSandbox({ allowUnsandboxed: config.ALLOW_UNSANDBOXED_CHROMIUM });
   if (sandbox.mode === 'off') logger.warn({ sandbox }, 'Chromium runs WITHOUT its sandbox (ALLOW_UNSANDBOXED_CHROMIUM=true)');
-  else if (config.ALLOW_UNSANDBOXED_CHROMIUM) logger.info({ sandbox: sandbox.mode }, 'ALLOW_UNSANDBOXED_CHROMIUM is set, but user namespaces work here: Chromium runs sandboxed');
+  else if (config.ALLOW_UNSANDBOXED_CHROMIUM)
+    logger.info({ sandbox: sandbox.mode }, 'ALLOW_UNSANDBOXED_CHROMIUM is set, but user namespaces work here: Chromium runs sandboxed');
   else logger.info({ sandbox: sandbox.mode }, "Chromium's sandbox is on (unprivileged user namespaces work here)");
 
   const policy = egressPolicy(config);
@@ -48,7 +49,12 @@ export async function startBrowserSide(config: Config, logger: Logger, resolve: 
     // `<-loopback>` removes Chromium's implicit bypass: loopback goes through the policy too.
     // The V8 heap cap of every renderer: a page that allocates without end crashes its own renderer
     // (noticed at once, answered 500, nothing charged) instead of growing to the host's memory.
-    extraArgs: [...sandboxFlags(sandbox), `--proxy-server=${egress.url}`, '--proxy-bypass-list=<-loopback>', `--js-flags=--max-old-space-size=${config.RENDERER_MAX_HEAP_MB}`],
+    extraArgs: [
+      ...sandboxFlags(sandbox),
+      `--proxy-server=${egress.url}`,
+      '--proxy-bypass-list=<-loopback>',
+      `--js-flags=--max-old-space-size=${config.RENDERER_MAX_HEAP_MB}`,
+    ],
     logger,
   });
   browser.get().catch(ignoreBecause('an early start only: a failed launch fails the first capture that asks for the browser'));

@@ -6,7 +6,9 @@ import type { UpstreamProxy } from '../../security/egress-proxy.js';
  * The proxy server for Chromium (scheme, host and port) and its credentials: proxyUsername and
  * proxyPassword, or else those written into proxyUrl (http://user:pass@host:port).
  */
-export function proxySettings(options: CaptureOptions): { server: string; upstream: UpstreamProxy; credentials?: { username: string; password: string } } | undefined {
+export function proxySettings(
+  options: CaptureOptions,
+): { server: string; upstream: UpstreamProxy; credentials?: { username: string; password: string } } | undefined {
   if (!options.proxyUrl) return undefined;
   const url = new URL(options.proxyUrl);
   const username = options.proxyUsername ?? (url.username ? decodeURIComponent(url.username) : undefined);

@@ -119,10 +119,7 @@ export function watchResponsiveness(page: Page, session: CDPSession, options: Wa
     timer = setTimeout(check, options.timeoutMs);
     session
       .send('Runtime.evaluate', PING)
-      .then(
-        () => undefined,
-        ignoreBecause('an error is an answer too: the renderer is alive'),
-      )
+      .then(() => undefined, ignoreBecause('an error is an answer too: the renderer is alive'))
       .finally(() => {
         answered = true;
         if (stopped) return;

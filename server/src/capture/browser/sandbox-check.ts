@@ -25,7 +25,11 @@ const FORBIDDING_SETTINGS: Array<{ path: string; name: string; forbids: (value: 
   // The upstream limit: 0 namespaces means none may be made.
   { path: 'user/max_user_namespaces', name: 'user.max_user_namespaces', forbids: (value) => value === '0' },
   // Ubuntu 23.10+: AppArmor denies them to programs without a profile that allows it.
-  { path: 'kernel/apparmor_restrict_unprivileged_userns', name: 'kernel.apparmor_restrict_unprivileged_userns', forbids: (value) => value === '1' },
+  {
+    path: 'kernel/apparmor_restrict_unprivileged_userns',
+    name: 'kernel.apparmor_restrict_unprivileged_userns',
+    forbids: (value) => value === '1',
+  },
 ];
 
 /** The kernel settings (read under `procSys`, normally /proc/sys) that forbid user namespaces, as `name = value`. */
@@ -50,9 +54,16 @@ export function forbiddingKernelSettings(procSys = '/proc/sys'): string[] {
 export function probeUserNamespace(): string | undefined {
   const asRoot = process.getuid?.() === 0;
   const command = asRoot
-    ? ['setpriv', [`--reuid=${CHROMIUM_USER}`, `--regid=${CHROMIUM_USER}`, '--clear-groups', 'unshare', '--user', '--map-root-user', 'true']]
+    ? [
+        'setpriv',
+        [`--reuid=${CHROMIUM_USER}`, `--regid=${CHROMIUM_USER}`, '--clear-groups', 'unshare', '--user', '--map-root-user', 'true'],
+      ]
     : ['unshare', ['--user', '--map-root-user', 'true']];
-  const result = spawnSync(command[0] as string, command[1] as string[], { encoding: 'utf8', timeout: 5_000, env: { PATH: '/usr/bin:/bin:/usr/sbin:/sbin' } });
+  const result = spawnSync(command[0] as string, command[1] as string[], {
+    encoding: 'utf8',
+    timeout: 5_000,
+    env: { PATH: '/usr/bin:/bin:/usr/sbin:/sbin' },
+  });
   if (result.error) return result.error.message;
   if (result.status !== 0) return (result.stderr || `exit status ${result.status}`).trim();
   return undefined;
@@ -68,13 +79,20 @@ export function checkSandbox(options: { allowUnsandboxed: boolean; procSys?: str
   const settings = forbiddingKernelSettings(options.procSys);
   const probeError = settings.length === 0 ? (options.probe ?? probeUserNamespace)() : undefined;
   if (settings.length === 0 && probeError === undefined) return { mode: 'on' };
-  const cause = settings.length > 0 ? `the kernel forbids unprivileged user namespaces (${settings.join(', ')})` : `a user namespace could not be created (${probeError})`;
+  const cause =
+    settings.length > 0
+      ? `the kernel forbids unprivileged user namespaces (${settings.join(', ')})`
+      : `a user namespace could not be created (${probeError})`;
   if (options.allowUnsandboxed) {
     return { mode: 'off', reason: `ALLOW_UNSANDBOXED_CHROMIUM=true and ${cause}` };
   }
-  const fix = settings.length > 0
-    ? `allow them (sysctl -w ${settings.map((setting) => setting.replace(/ = .*/, '')).map((name) => `${name}=${name === 'user.max_user_namespaces' ? '15000' : name.includes('apparmor') ? '0' : '1'}`).join(' ')})`
-    : 'allow them (in a container: a seccomp profile that permits unshare/clone of user namespaces)';
+  const fix =
+    settings.length > 0
+      ? `allow them (sysctl -w ${settings
+          .map((setting) => setting.replace(/ = .*/, ''))
+          .map((name) => `${name}=${name === 'user.max_user_namespaces' ? '15000' : name.includes('apparmor') ? '0' : '1'}`)
+          .join(' ')})`
+      : 'allow them (in a container: a seccomp profile that permits unshare/clone of user namespaces)';
   throw new SandboxUnavailableError(
     `Chromium's sandbox needs unprivileged user namespaces, but ${cause}. Either ${fix}, or set ALLOW_UNSANDBOXED_CHROMIUM=true to run Chromium without its sandbox (not recommended: a renderer exploit then runs unconfined as the Chromium user).`,
   );

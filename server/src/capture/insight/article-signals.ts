@@ -186,7 +186,9 @@ export function collectArticleSignals(limits: typeof SIGNAL_LIMITS): ArticleSign
 
 const text = (value: unknown, max: number) => (typeof value === 'string' ? value.slice(0, max) : '');
 const list = <T>(value: unknown, max: number, each: (item: Record<string, unknown>) => T): T[] =>
-  Array.isArray(value) ? value.slice(0, max).map((item) => each(typeof item === 'object' && item !== null ? (item as Record<string, unknown>) : {})) : [];
+  Array.isArray(value)
+    ? value.slice(0, max).map((item) => each(typeof item === 'object' && item !== null ? (item as Record<string, unknown>) : {}))
+    : [];
 
 /**
  * The page's answer cut to SIGNAL_LIMITS again, here: the collector's own bounds ran on the page's
@@ -205,9 +207,17 @@ export function boundSignals(raw: unknown): ArticleSignals {
       Array.isArray(pair) ? [text(pair[0], 200), text(pair[1], line)] : ['', ''],
     ),
     jsonLd: (Array.isArray(signals.jsonLd) ? signals.jsonLd.slice(0, jsonLdScripts) : []).map((script) => text(script, jsonLdChars)),
-    itemprops: list(signals.itemprops, elements, (item) => ({ prop: text(item.prop, 200), value: text(item.value, line), near: item.near === true })),
+    itemprops: list(signals.itemprops, elements, (item) => ({
+      prop: text(item.prop, 200),
+      value: text(item.value, line),
+      near: item.near === true,
+    })),
     headerText: text(signals.headerText, headerText),
-    bylines: list(signals.bylines, elements, (item) => ({ hint: text(item.hint, 200), text: text(item.text, lines), near: item.near === true })),
+    bylines: list(signals.bylines, elements, (item) => ({
+      hint: text(item.hint, 200),
+      text: text(item.text, lines),
+      near: item.near === true,
+    })),
     byTexts: (Array.isArray(signals.byTexts) ? signals.byTexts.slice(0, elements) : []).map((by) => text(by, line)),
     times: list(signals.times, elements, (item) => ({
       hint: text(item.hint, 200),
@@ -215,7 +225,11 @@ export function boundSignals(raw: unknown): ArticleSignals {
       text: text(item.text, line),
       near: item.near === true,
     })),
-    headings: list(signals.headings, 10, (item) => ({ text: text(item.text, line), inArticle: item.inArticle === true, visible: item.visible === true })),
+    headings: list(signals.headings, 10, (item) => ({
+      text: text(item.text, line),
+      inArticle: item.inArticle === true,
+      visible: item.visible === true,
+    })),
   };
 }
 

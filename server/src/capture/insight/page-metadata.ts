@@ -176,18 +176,16 @@ export async function readPageMetadata(
 ): Promise<PageMetadataParts> {
   // Metadata never fails a capture: what a page's broken DOM APIs (or CDP) would not give stays empty.
   const [declared, fonts, signals] = await Promise.all([
-    page
-      .evaluate(readDeclared, INSIGHT_LIMITS.iconEntries)
-      .catch((): DeclaredMetadata => ({
-        title: '',
-        description: null,
-        canonicalUrl: null,
-        language: null,
-        openGraph: {},
-        twitter: {},
-        icons: [],
-        loadMs: null,
-      })),
+    page.evaluate(readDeclared, INSIGHT_LIMITS.iconEntries).catch((): DeclaredMetadata => ({
+      title: '',
+      description: null,
+      canonicalUrl: null,
+      language: null,
+      openGraph: {},
+      twitter: {},
+      icons: [],
+      loadMs: null,
+    })),
     fontsUsed(session).catch((): PageMetadata['fonts'] => []),
     readArticleSignals(page),
   ]);

@@ -4,7 +4,14 @@ import { CaptureError } from '../capture-error.js';
 import type { Slot } from '../pool/context-pool.js';
 import { captureTiles, webpTooLarge, type StitchFormat } from './full-page.js';
 import { captureFullPage, markLarge, tooBigForWebp } from './full-page-capture.js';
-import { DEFAULT_FULL_PAGE_BUDGET, FRAME_LIMIT_PX, JPEG_LIMIT_PX, fitsOneFrame, planFullPage, type FullPageBudget } from './full-page-plan.js';
+import {
+  DEFAULT_FULL_PAGE_BUDGET,
+  FRAME_LIMIT_PX,
+  JPEG_LIMIT_PX,
+  fitsOneFrame,
+  planFullPage,
+  type FullPageBudget,
+} from './full-page-plan.js';
 import { settleLayout } from './full-page-settle.js';
 import type { ImageRequests } from '../page/image-requests.js';
 import { effectiveViewport } from '../page/page-setup.js';
@@ -59,7 +66,10 @@ export async function captureImage(
     // The selector is valid CSS (checked before navigation).
     const element = await page.$(options.clipSelector);
     if (!element)
-      throw new CaptureError('element-not-found', `clipSelector "${options.clipSelector}" matches no element on the page; nothing was charged`);
+      throw new CaptureError(
+        'element-not-found',
+        `clipSelector "${options.clipSelector}" matches no element on the page; nothing was charged`,
+      );
     try {
       await settleLayout(page, images, Math.min(Date.now() + ELEMENT_SETTLE_MAX_MS, stopBy - ELEMENT_CAPTURE_RESERVE_MS));
       shot = await captureElement(slot, element, options.clipSelector, scale, stitch, budgetFor(type, budget));
@@ -113,7 +123,10 @@ async function captureElement(
     return { x: rect.left + window.scrollX, y: rect.top + window.scrollY, width: rect.width, height: rect.height };
   });
   if (box.width < 1 || box.height < 1) {
-    throw new CaptureError('element-not-visible', `clipSelector "${selector}" matches an element that is not visible (no size); nothing was charged`);
+    throw new CaptureError(
+      'element-not-visible',
+      `clipSelector "${selector}" matches an element that is not visible (no size); nothing was charged`,
+    );
   }
   if (format.type === 'webp' && tooBigForWebp(box, scale)) throw webpTooLarge(box, scale, `the element of clipSelector "${selector}"`);
   const plan = planFullPage(box, scale, budget);
@@ -125,11 +138,5 @@ async function captureElement(
       truncated: false,
     };
   }
-  return captureTiles(
-    slot.page as Page,
-    plan,
-    { x: Math.max(0, Math.floor(box.x)), y: Math.max(0, Math.floor(box.y)) },
-    scale,
-    format,
-  );
+  return captureTiles(slot.page as Page, plan, { x: Math.max(0, Math.floor(box.x)), y: Math.max(0, Math.floor(box.y)) }, scale, format);
 }

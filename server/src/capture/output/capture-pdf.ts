@@ -29,12 +29,19 @@ export function paginatedPdfOptions(options: CaptureOptions): PDFOptions {
 function printRefusal(error: unknown, options: CaptureOptions): CaptureError | undefined {
   const message = error instanceof Error ? error.message : '';
   if (/page range/i.test(message) && options.pdfPageRanges !== undefined) {
-    return new CaptureError('pdf-no-pages', `pdfPageRanges: no page of "${options.pdfPageRanges}" exists in this document; nothing was charged`, {
-      details: [{ field: 'pdfPageRanges', message: 'no page of these ranges exists in the document', value: options.pdfPageRanges }],
-    });
+    return new CaptureError(
+      'pdf-no-pages',
+      `pdfPageRanges: no page of "${options.pdfPageRanges}" exists in this document; nothing was charged`,
+      {
+        details: [{ field: 'pdfPageRanges', message: 'no page of these ranges exists in the document', value: options.pdfPageRanges }],
+      },
+    );
   }
   if (/content area is empty|invalid print parameters/i.test(message)) {
-    return new CaptureError('pdf-no-room', 'pdfMargin: the margins leave no room for content on this paper size (pdfFormat, pdfLandscape); nothing was charged');
+    return new CaptureError(
+      'pdf-no-room',
+      'pdfMargin: the margins leave no room for content on this paper size (pdfFormat, pdfLandscape); nothing was charged',
+    );
   }
   return undefined;
 }
@@ -49,7 +56,13 @@ export async function capturePdf(slot: Slot, options: CaptureOptions, timeout: n
     const size = await documentSize(page);
     const height = options.fullPage ? size.height : viewport.height;
     if (height <= MAX_SINGLE_PDF_HEIGHT_PX) {
-      buffer = await page.pdf({ width: `${viewport.width}px`, height: `${height + 1}px`, printBackground: options.pdfPrintBackground, pageRanges: '1', timeout });
+      buffer = await page.pdf({
+        width: `${viewport.width}px`,
+        height: `${height + 1}px`,
+        printBackground: options.pdfPrintBackground,
+        pageRanges: '1',
+        timeout,
+      });
     }
     await emulateMedia(slot, options, '');
   }

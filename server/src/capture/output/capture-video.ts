@@ -39,7 +39,12 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * work lost, the recording goes on past the deadline while its own pace says that it ends by its
  * recording deadline, and stops at once when it cannot (docs/video.md, "Deadlines").
  */
-export async function captureVideo(slot: Slot, options: CaptureOptions, request: VideoRequest, settings: VideoSettings = {}): Promise<RenderResult> {
+export async function captureVideo(
+  slot: Slot,
+  options: CaptureOptions,
+  request: VideoRequest,
+  settings: VideoSettings = {},
+): Promise<RenderResult> {
   const { page } = slot;
   const fps = options.videoFps;
   const frames = videoFrameCount(options);
@@ -75,7 +80,8 @@ export async function captureVideo(slot: Slot, options: CaptureOptions, request:
       previous = top;
       // A page that did not move draws nothing new unless it animates (the first frame: it was put at
       // the top before), so its frame is a screenshot rather than a wait for a frame that may not come.
-      const jpeg = shown === undefined || position.top === shown ? await screencast.screenshotNow() : await screencast.frameAt(position.top);
+      const jpeg =
+        shown === undefined || position.top === shown ? await screencast.screenshotNow() : await screencast.frameAt(position.top);
       shown = position.top;
       await writing;
       writing = encoder.write(jpeg);

@@ -83,13 +83,55 @@ function outputArguments(format: VideoFormat, fps: number, frames: number): stri
   const rate = String(VIDEO_LIMITS.maxBitrate);
   switch (format) {
     case 'mp4':
-      return ['-vf', EVEN, '-c:v', 'libx264', '-preset', 'ultrafast', '-crf', '23', '-maxrate', rate, '-bufsize', rate,
-        '-pix_fmt', 'yuv420p', '-movflags', '+faststart', '-r', String(fps), '-f', 'mp4'];
+      return [
+        '-vf',
+        EVEN,
+        '-c:v',
+        'libx264',
+        '-preset',
+        'ultrafast',
+        '-crf',
+        '23',
+        '-maxrate',
+        rate,
+        '-bufsize',
+        rate,
+        '-pix_fmt',
+        'yuv420p',
+        '-movflags',
+        '+faststart',
+        '-r',
+        String(fps),
+        '-f',
+        'mp4',
+      ];
     case 'webm':
       // Constrained quality: crf with -b:v as the ceiling; realtime speed keeps VP9 near real time on two cores;
       // no look-ahead (lag-in-frames 0): 25 buffered frames cost ~55 MiB at 720p and buy little for a scroll.
-      return ['-vf', EVEN, '-c:v', 'libvpx-vp9', '-deadline', 'realtime', '-cpu-used', '8', '-row-mt', '1', '-lag-in-frames', '0', '-crf', '33', '-b:v', rate,
-        '-pix_fmt', 'yuv420p', '-r', String(fps), '-f', 'webm'];
+      return [
+        '-vf',
+        EVEN,
+        '-c:v',
+        'libvpx-vp9',
+        '-deadline',
+        'realtime',
+        '-cpu-used',
+        '8',
+        '-row-mt',
+        '1',
+        '-lag-in-frames',
+        '0',
+        '-crf',
+        '33',
+        '-b:v',
+        rate,
+        '-pix_fmt',
+        'yuv420p',
+        '-r',
+        String(fps),
+        '-f',
+        'webm',
+      ];
     case 'gif':
       return ['-filter_complex', GIF_FILTER, '-loop', '0', '-final_delay', String(gifFinalDelay(frames, fps)), '-f', 'gif'];
   }
@@ -99,9 +141,13 @@ const MIME: Record<VideoFormat, string> = { mp4: 'video/mp4', webm: 'video/webm'
 
 export class VideoTooLargeError extends CaptureError {
   constructor(maxBytes: number) {
-    super('video-too-large', `The video passed the maximum output size of ${maxBytes} bytes; shorten videoDuration, lower videoFps or the viewport (or use mp4/webm for a gif). Nothing was charged.`, {
-      details: [{ field: 'videoDuration', message: `the encoded video passed ${maxBytes} bytes`, value: null }],
-    });
+    super(
+      'video-too-large',
+      `The video passed the maximum output size of ${maxBytes} bytes; shorten videoDuration, lower videoFps or the viewport (or use mp4/webm for a gif). Nothing was charged.`,
+      {
+        details: [{ field: 'videoDuration', message: `the encoded video passed ${maxBytes} bytes`, value: null }],
+      },
+    );
   }
 }
 
@@ -135,8 +181,26 @@ export class VideoEncoder {
     const full: Required<VideoEncoderSettings> = { maxBytes: VIDEO_LIMITS.maxOutputBytes, ffmpegPath: 'ffmpeg', ...settings };
     const directory = await mkdtemp(join(tmpdir(), `${FOLDER_PREFIX}${ownerTag()}`));
     const output = join(directory, `video.${full.format}`);
-    const args = ['-hide_banner', '-loglevel', 'error', '-f', 'image2pipe', '-c:v', 'mjpeg', '-framerate', String(full.fps), '-i', 'pipe:0',
-      ...outputArguments(full.format, full.fps, full.frames), '-threads', '2', '-fs', String(full.maxBytes), '-y', output];
+    const args = [
+      '-hide_banner',
+      '-loglevel',
+      'error',
+      '-f',
+      'image2pipe',
+      '-c:v',
+      'mjpeg',
+      '-framerate',
+      String(full.fps),
+      '-i',
+      'pipe:0',
+      ...outputArguments(full.format, full.fps, full.frames),
+      '-threads',
+      '2',
+      '-fs',
+      String(full.maxBytes),
+      '-y',
+      output,
+    ];
     // No environment of the service's (secrets) reaches the encoder.
     const [command, commandArgs] = encoderCommand(full.ffmpegPath, args);
     const child = spawn(command, commandArgs, { stdio: ['pipe', 'ignore', 'pipe'], env: { PATH: process.env.PATH ?? '/usr/bin:/bin' } });
@@ -194,7 +258,10 @@ export class VideoEncoder {
   }
 
   private async reachedLimit(): Promise<boolean> {
-    const size = await stat(this.output).then((s) => s.size, () => 0);
+    const size = await stat(this.output).then(
+      (s) => s.size,
+      () => 0,
+    );
     // -fs stops the output once a write has passed the limit.
     return size >= this.settings.maxBytes;
   }

@@ -40,10 +40,15 @@ export async function prepareScroll(page: Page, scrollToSelector: string | undef
     if (!target) return { distance: 0, found: false };
     return { distance: Math.min(bottom, Math.max(0, Math.round(target.getBoundingClientRect().top + window.scrollY))), found: true };
   }, scrollToSelector ?? null);
-  if ('invalid' in result) throw new CaptureError('invalid-selector', `Validation failed: scrollToSelector: "${scrollToSelector}" is not a valid CSS selector`, {
-    details: [{ field: 'scrollToSelector', message: 'not a valid CSS selector', value: scrollToSelector }],
-  });
-  if (!result.found) throw new CaptureError('element-not-found', `scrollToSelector "${scrollToSelector}" matches no element on the page; nothing was charged`);
+  if ('invalid' in result)
+    throw new CaptureError('invalid-selector', `Validation failed: scrollToSelector: "${scrollToSelector}" is not a valid CSS selector`, {
+      details: [{ field: 'scrollToSelector', message: 'not a valid CSS selector', value: scrollToSelector }],
+    });
+  if (!result.found)
+    throw new CaptureError(
+      'element-not-found',
+      `scrollToSelector "${scrollToSelector}" matches no element on the page; nothing was charged`,
+    );
   return result.distance;
 }
 

@@ -81,7 +81,7 @@ export function targetHeaders(options: CaptureOptions, watch: NavigationWatch | 
   const headers: Record<string, string> = {};
   const response = watch.response;
   if (response && response.headers()[REFUSED_HEADER] === undefined) headers['X-Target-Status'] = String(response.status());
-  const url = /^https?:/.test(pageUrl) ? pageUrl : watch.failure?.url ?? watch.requestedUrl;
+  const url = /^https?:/.test(pageUrl) ? pageUrl : (watch.failure?.url ?? watch.requestedUrl);
   if (url) headers['X-Final-Url'] = withoutCredentials(url);
   return headers;
 }

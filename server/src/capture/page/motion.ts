@@ -44,7 +44,8 @@ function finishMotionInDocument(): number {
   for (const element of Array.from(document.querySelectorAll('.swiper, .swiper-container'))) {
     call((element as unknown as { swiper?: unknown }).swiper, 'autoplay', 'stop');
   }
-  for (const element of Array.from(document.querySelectorAll('.splide'))) call((element as unknown as { splide?: unknown }).splide, 'Components', 'Autoplay', 'pause');
+  for (const element of Array.from(document.querySelectorAll('.splide')))
+    call((element as unknown as { splide?: unknown }).splide, 'Components', 'Autoplay', 'pause');
   const win = window as unknown as Record<string, unknown>;
   const jquery = win.jQuery as ((selector: string) => Record<string, (...args: unknown[]) => unknown>) | undefined;
   if (typeof jquery === 'function') {
@@ -76,6 +77,11 @@ export async function finishMotion(page: Page): Promise<void> {
   await Promise.all(page.frames().map(finishInFrame));
   // One frame for the finished styles to be applied before the screenshot.
   await page
-    .evaluate(() => Promise.race([new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))), new Promise((done) => setTimeout(done, 100))]))
+    .evaluate(() =>
+      Promise.race([
+        new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))),
+        new Promise((done) => setTimeout(done, 100)),
+      ]),
+    )
     .catch(ignoreBecause('a page that cannot wait a frame is captured as it is'));
 }

@@ -62,10 +62,12 @@ const isTimeout = (error: unknown) => error instanceof Error && error.name === '
 
 /** The document's readyState, or undefined while there is none to ask (between two documents). */
 async function readyState(page: Page): Promise<DocumentReadyState | undefined> {
-  return page.evaluate(() => document.readyState).catch((error: unknown) => {
-    if (isContextLost(error)) return undefined;
-    throw error;
-  });
+  return page
+    .evaluate(() => document.readyState)
+    .catch((error: unknown) => {
+      if (isContextLost(error)) return undefined;
+      throw error;
+    });
 }
 
 /** Whether `state` meets waitUntil's event for the document (network idle is waited for separately). */
@@ -87,12 +89,13 @@ async function settle(page: Page, watch: NavigationWatch, options: CaptureOption
   if (options.waitUntil !== 'networkidle0' && options.waitUntil !== 'networkidle2') return true;
   const timeout = until - Date.now();
   if (timeout <= 0) return false;
-  return page
-    .waitForNetworkIdle({ idleTime: 500, concurrency: options.waitUntil === 'networkidle0' ? 0 : 2, timeout })
-    .then(() => true, (error: unknown) => {
+  return page.waitForNetworkIdle({ idleTime: 500, concurrency: options.waitUntil === 'networkidle0' ? 0 : 2, timeout }).then(
+    () => true,
+    (error: unknown) => {
       if (isTimeout(error)) return false;
       throw error;
-    });
+    },
+  );
 }
 
 /**
@@ -116,7 +119,13 @@ async function rendered(page: Page, watch: NavigationWatch, firstCommit: number,
  * Opens `target`, waits for options.waitUntil within its budget (best attempt past it), then follows
  * the navigations the page starts by itself, so that the capture shows where the browser ends up.
  */
-export async function navigate(page: Page, target: string, options: CaptureOptions, request: GuardedRequest, watch: NavigationWatch): Promise<Landing> {
+export async function navigate(
+  page: Page,
+  target: string,
+  options: CaptureOptions,
+  request: GuardedRequest,
+  watch: NavigationWatch,
+): Promise<Landing> {
   const firstCommit = watch.commits;
   let waitTimedOut = false;
   let replaced = false;
@@ -142,7 +151,13 @@ export async function navigate(page: Page, target: string, options: CaptureOptio
  * `since` is the count of commits already waited for. At MAX_FOLLOWED the chain ends on the page
  * reached (endChain). Returns whether a wait ran out of its budget (the page is then taken as it is).
  */
-export async function follow(page: Page, watch: NavigationWatch, options: CaptureOptions, request: GuardedRequest, since = watch.commits): Promise<boolean> {
+export async function follow(
+  page: Page,
+  watch: NavigationWatch,
+  options: CaptureOptions,
+  request: GuardedRequest,
+  since = watch.commits,
+): Promise<boolean> {
   let timedOut = false;
   let seen = since;
   // Each turn waits for one document; past the bound only those already on their way are left.
@@ -175,8 +190,12 @@ export function unreachable(url: string | undefined, errorText: string | undefin
   }
   const code = errorText && /net::ERR_[A-Z_]+/.exec(errorText)?.[0];
   const what = code === 'net::ERR_NAME_NOT_RESOLVED' ? 'does not resolve' : 'did not answer';
-  return new CaptureError('target-unreachable', `The page could not be loaded: ${host} ${what} (${code ?? 'network error'}); nothing was charged`, {
-    details: { host, error: code ?? 'network error', ...(url ? { url } : {}) },
-    ...(url ? { targetHeaders: { 'X-Final-Url': url } } : {}),
-  });
+  return new CaptureError(
+    'target-unreachable',
+    `The page could not be loaded: ${host} ${what} (${code ?? 'network error'}); nothing was charged`,
+    {
+      details: { host, error: code ?? 'network error', ...(url ? { url } : {}) },
+      ...(url ? { targetHeaders: { 'X-Final-Url': url } } : {}),
+    },
+  );
 }

@@ -39,7 +39,10 @@ export async function runScripts(page: Page, code: string, timeoutMs: number): P
     if (outcome === 'late') {
       run.catch(ignoreBecause('reported late below: how the script ends no longer matters'));
       // The page is busy with it: renderer.ts does not reuse it.
-      throw new CaptureError('script-still-running', `scripts: the script did not finish within ${timeoutMs} ms (a returned promise must settle before the capture deadline); nothing was charged`);
+      throw new CaptureError(
+        'script-still-running',
+        `scripts: the script did not finish within ${timeoutMs} ms (a returned promise must settle before the capture deadline); nothing was charged`,
+      );
     }
   } finally {
     clearTimeout(timer);
@@ -65,9 +68,13 @@ export async function clickElement(page: Page, selector: string, settleMs: numbe
   } catch (error) {
     // Puppeteer cannot click an element without a box (display: none, detached).
     if (error instanceof Error && /not clickable|not an Element|no box|not visible/i.test(error.message)) {
-      throw new CaptureError('element-not-clickable', `click: the element matching "${selector}" cannot be clicked (it is hidden or has no size); nothing was charged`, {
-        details: [{ field: 'click', message: 'the element is hidden or has no size', value: selector }],
-      });
+      throw new CaptureError(
+        'element-not-clickable',
+        `click: the element matching "${selector}" cannot be clicked (it is hidden or has no size); nothing was charged`,
+        {
+          details: [{ field: 'click', message: 'the element is hidden or has no size', value: selector }],
+        },
+      );
     }
     throw error;
   } finally {

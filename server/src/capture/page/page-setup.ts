@@ -150,9 +150,13 @@ async function applySettings(slot: Slot, options: CaptureOptions, viewport: View
       isMobile: viewport.mobile,
       hasTouch: viewport.touch,
     }),
-    page
-      .setUserAgent({ userAgent: viewport.userAgent, ...(platform ? { platform } : {}) })
-      .then(() => session.send('Emulation.setUserAgentOverride', { userAgent: viewport.userAgent, ...(platform ? { platform } : {}), ...acceptLanguage(options) })),
+    page.setUserAgent({ userAgent: viewport.userAgent, ...(platform ? { platform } : {}) }).then(() =>
+      session.send('Emulation.setUserAgentOverride', {
+        userAgent: viewport.userAgent,
+        ...(platform ? { platform } : {}),
+        ...acceptLanguage(options),
+      }),
+    ),
     emulateMedia(slot, options, options.mediaType ?? ''),
     page.setExtraHTTPHeaders(requestHeaders(options)),
     applyLocale(slot, options),

@@ -44,14 +44,15 @@ function collectMarkers() {
     frames.some((src) => /recaptcha|hcaptcha|challenges\.cloudflare\.com/i.test(src));
   // innerText lays out and serializes the whole page (measurable on every capture): read only
   // when it decides something, for a captcha with nothing else to fill in.
-  const textLength = captchaWidget && fields === 0 ? (document.body?.innerText ?? '').replace(/\s+/g, ' ').trim().length : Number.POSITIVE_INFINITY;
+  const textLength =
+    captchaWidget && fields === 0 ? (document.body?.innerText ?? '').replace(/\s+/g, ' ').trim().length : Number.POSITIVE_INFINITY;
   return {
     title: document.title,
     textLength,
     fields,
     cloudflareChallenge: Boolean(
       document.querySelector('#challenge-form, #challenge-running, #cf-challenge-running, #challenge-stage, .cf-browser-verification') ||
-        (window as unknown as { _cf_chl_opt?: unknown })._cf_chl_opt,
+      (window as unknown as { _cf_chl_opt?: unknown })._cf_chl_opt,
     ),
     perimeterX: Boolean(document.querySelector('#px-captcha')),
     dataDome: frames.some((src) => /captcha-delivery\.com/i.test(src)) || scripts.some((src) => /captcha-delivery\.com/i.test(src)),

@@ -16,10 +16,19 @@ export async function assertValidSelectors(page: Page, options: CaptureOptions):
     ...(options.click ? [['click', options.click] as [string, string]] : []),
     ...(options.scrollIntoView ? [['scrollIntoView', options.scrollIntoView] as [string, string]] : []),
   ];
-  const invalid = new Set(await invalidSelectors(page, fields.map(([, selector]) => selector)));
+  const invalid = new Set(
+    await invalidSelectors(
+      page,
+      fields.map(([, selector]) => selector),
+    ),
+  );
   const problems = fields.filter(([, selector]) => invalid.has(selector));
   if (problems.length === 0) return;
-  throw new CaptureError('invalid-selector', `Validation failed: ${problems.map(([field, value]) => `${field}: "${value}" is not a valid CSS selector`).join('; ')}`, {
-    details: problems.map(([field, value]) => ({ field, message: 'not a valid CSS selector', value })),
-  });
+  throw new CaptureError(
+    'invalid-selector',
+    `Validation failed: ${problems.map(([field, value]) => `${field}: "${value}" is not a valid CSS selector`).join('; ')}`,
+    {
+      details: problems.map(([field, value]) => ({ field, message: 'not a valid CSS selector', value })),
+    },
+  );
 }

@@ -27,7 +27,10 @@ export const pageCrashed = () =>
  * Inspector.targetCrashed, an out-of-memory kill or a killed process alike) or the page closes
  * under us, rather than leaving the capture to wait for its deadline.
  */
-export function watchPageCrash(page: Page, explain?: () => Error | undefined): { crashed: Promise<never>; stop(): void; error(): Error | undefined } {
+export function watchPageCrash(
+  page: Page,
+  explain?: () => Error | undefined,
+): { crashed: Promise<never>; stop(): void; error(): Error | undefined } {
   let onCrash: () => void = () => undefined;
   let error: Error | undefined;
   const crashed = new Promise<never>((_, reject) => {

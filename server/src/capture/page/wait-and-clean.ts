@@ -26,7 +26,10 @@ async function waitForSelector(page: Page, selector: string, request: GuardedReq
     'waiting for waitForSelector',
   );
   if (!found) {
-    throw new CaptureError('element-not-found', `waitForSelector: no element matched "${selector}" within ${timeout} ms; nothing was charged`);
+    throw new CaptureError(
+      'element-not-found',
+      `waitForSelector: no element matched "${selector}" within ${timeout} ms; nothing was charged`,
+    );
   }
 }
 
@@ -38,7 +41,12 @@ async function waitForSelector(page: Page, selector: string, request: GuardedReq
  * then the delay; last, with reducedMotion, the motion still running is finished (motion.ts).
  * `maxHeightCss` is the full-page budget's height, where a growing page stops being scrolled.
  */
-export async function waitAndClean(page: Page, options: CaptureOptions, request: GuardedRequest, maxHeightCss = Number.POSITIVE_INFINITY): Promise<ScrollOutcome> {
+export async function waitAndClean(
+  page: Page,
+  options: CaptureOptions,
+  request: GuardedRequest,
+  maxHeightCss = Number.POSITIVE_INFINITY,
+): Promise<ScrollOutcome> {
   let scrolled: ScrollOutcome = { stillGrowing: false };
   if (options.waitForSelector) await waitForSelector(page, options.waitForSelector, request);
   await guard(applyPageControl(page, options), request, 'applying page options');
@@ -47,13 +55,18 @@ export async function waitAndClean(page: Page, options: CaptureOptions, request:
   if (options.fullPage && options.fullPageScroll) {
     // The duration is the request's own (its deadline was lengthened by it); never past the deadline.
     const duration = Math.min(options.fullPageScrollDuration, remainingMs(request, 3_000));
-    scrolled = await guard(scrollThrough(page, duration, maxHeightCss, Math.min(5_000, remainingMs(request, 3_000))), request, 'scrolling the page');
+    scrolled = await guard(
+      scrollThrough(page, duration, maxHeightCss, Math.min(5_000, remainingMs(request, 3_000))),
+      request,
+      'scrolling the page',
+    );
   }
   if (options.removeSelectors?.length) {
     const invalid = await guard(removeElements(page, options.removeSelectors), request, 'removing elements');
-    if (invalid.length) throw new CaptureError('invalid-selector', `removeSelectors: not valid CSS selectors: ${invalid.join(', ')}`, {
-      details: invalid.map((value) => ({ field: 'removeSelectors', message: 'not a valid CSS selector', value })),
-    });
+    if (invalid.length)
+      throw new CaptureError('invalid-selector', `removeSelectors: not valid CSS selectors: ${invalid.join(', ')}`, {
+        details: invalid.map((value) => ({ field: 'removeSelectors', message: 'not a valid CSS selector', value })),
+      });
   }
   if (options.scrollIntoView) await guard(scrollToElement(page, options.scrollIntoView), request, 'scrolling to scrollIntoView');
   if (options.delay > 0) await guard(new Promise((r) => setTimeout(r, options.delay)), request, 'waiting for the delay');

@@ -222,10 +222,7 @@ export class ContextPool {
     // Not granted yet: out of the queue. (Granted already, it is opening its context: released below.)
     this.turns.leave(acquiring);
     // release() never rejects (a reset that fails closes the slot).
-    acquiring.then(
-      (slot) => this.release(slot),
-      ignoreBecause('an acquire that failed holds no slot to give back'),
-    );
+    acquiring.then((slot) => this.release(slot), ignoreBecause('an acquire that failed holds no slot to give back'));
   }
 
   /** Contexts of a retired browser would keep it open: closed now, not when their organization returns. */
@@ -253,7 +250,8 @@ export class ContextPool {
     else this.serving.delete(key);
     slot.uses += 1;
     if (!usable(slot, slot.generation)) slot.doubtful = true;
-    const worthKeeping = !this.closed && !slot.doubtful && slot.uses < this.options.reuseLimit && slot.generation === this.manager.generation;
+    const worthKeeping =
+      !this.closed && !slot.doubtful && slot.uses < this.options.reuseLimit && slot.generation === this.manager.generation;
     if (!worthKeeping) {
       await this.closeSlot(slot);
       return;

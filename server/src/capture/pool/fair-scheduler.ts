@@ -117,7 +117,8 @@ export class FairScheduler {
   snapshot(): FairShareSnapshot {
     const queueDepths = [...this.queues.values()].map((queue) => queue.length);
     let overShare = 0;
-    for (const organizationId of this.runningByOrg.keys()) if (this.activeCount(organizationId) > this.limitOf(organizationId)) overShare += 1;
+    for (const organizationId of this.runningByOrg.keys())
+      if (this.activeCount(organizationId) > this.limitOf(organizationId)) overShare += 1;
     return {
       running: this.running,
       waiting: this.waitingTotal,
@@ -148,7 +149,9 @@ export class FairScheduler {
     // A preempted capture was admitted already: it is never refused for a full queue.
     if (!requeued && this.waitingTotal >= this.options.maxQueue) {
       return Promise.reject(
-        new CaptureError('slots-full', 'All capture slots are busy and the queue is full; retry shortly. Nothing was charged.', { retryAfterSeconds: 2 }),
+        new CaptureError('slots-full', 'All capture slots are busy and the queue is full; retry shortly. Nothing was charged.', {
+          retryAfterSeconds: 2,
+        }),
       );
     }
     return new Promise<Running>((resolve, reject) => {
@@ -169,7 +172,10 @@ export class FairScheduler {
       };
       const onAbort = () => this.giveUp(waiter, new ClientGoneError());
       request.signal.addEventListener('abort', onAbort, { once: true });
-      const timer = setTimeout(() => this.giveUp(waiter, new CaptureTimeoutError('waiting for a capture slot')), Math.max(0, request.deadline - Date.now()));
+      const timer = setTimeout(
+        () => this.giveUp(waiter, new CaptureTimeoutError('waiting for a capture slot')),
+        Math.max(0, request.deadline - Date.now()),
+      );
       const queue = this.queues.get(organizationId);
       if (queue) {
         if (requeued) queue.unshift(waiter);

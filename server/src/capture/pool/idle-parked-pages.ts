@@ -25,14 +25,11 @@ export function leaveIfParked(slot: Slot, pool: IdleContexts): void {
   if (index === -1 || !slot.parked || pool.closed()) return;
   pool.idle.splice(index, 1);
   let kept = false;
-  const left = leave(slot).then(
-    () => {
-      kept = pool.usable(slot) && !pool.closed();
-      // Back among the idle ones, where it was, before a capture waiting for it looks.
-      if (kept) pool.idle.splice(Math.min(index, pool.idle.length), 0, slot);
-    },
-    ignoreBecause('a page that could not leave is not kept: it is closed below'),
-  );
+  const left = leave(slot).then(() => {
+    kept = pool.usable(slot) && !pool.closed();
+    // Back among the idle ones, where it was, before a capture waiting for it looks.
+    if (kept) pool.idle.splice(Math.min(index, pool.idle.length), 0, slot);
+  }, ignoreBecause('a page that could not leave is not kept: it is closed below'));
   // Never rejects: `left` ends its own failure above and the pool's close ignores a failed one.
   void pool.track(slot, left).then(async () => {
     if (!kept) await pool.close(slot);

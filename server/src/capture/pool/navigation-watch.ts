@@ -198,7 +198,8 @@ export class NavigationWatch {
 }
 
 /** Errors of a step that ran while its document was replaced by another one. */
-const CONTEXT_LOST = /Execution context was destroyed|Cannot find context with specified id|Execution context is not available|frame got detached|Navigating frame was detached|Inspected target navigated|Cannot find default execution context/i;
+const CONTEXT_LOST =
+  /Execution context was destroyed|Cannot find context with specified id|Execution context is not available|frame got detached|Navigating frame was detached|Inspected target navigated|Cannot find default execution context/i;
 
 export function isContextLost(error: unknown): boolean {
   return error instanceof Error && CONTEXT_LOST.test(error.message);

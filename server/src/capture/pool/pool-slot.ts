@@ -46,7 +46,6 @@ export interface Slot {
   organizationId?: string;
 }
 
-
 /** Pages whose renderer crashed or errored while idle: their slot is replaced, not reused. */
 const brokenPages = new WeakSet<Page>();
 
@@ -68,7 +67,16 @@ export async function openSlot(manager: BrowserManager, proxyServer?: string): P
     ...(proxyServer ? { proxyServer, proxyBypassList: ['<-loopback>'] } : {}),
   });
   try {
-    const slot = { browser, context, generation, uses: 0, origins: new Set<string>(), thirdPartyStorage: new ThirdPartyStorageKeys(), doubtful: false, dedicated: Boolean(proxyServer) } as Slot;
+    const slot = {
+      browser,
+      context,
+      generation,
+      uses: 0,
+      origins: new Set<string>(),
+      thirdPartyStorage: new ThirdPartyStorageKeys(),
+      doubtful: false,
+      dedicated: Boolean(proxyServer),
+    } as Slot;
     await openPage(slot);
     // Popups from target=_blank links or scripts are closed the moment they appear.
     context.on('targetcreated', (target) => {
@@ -242,7 +250,9 @@ export async function resetSlot(slot: Slot, renderer: 'keep' | 'collect' | 'rene
       slot.session.send('Network.clearBrowserCookies'),
       slot.session.send('Network.clearBrowserCache'),
       ...origins.map((origin) => slot.session.send('Storage.clearDataForOrigin', { origin, storageTypes: ORIGIN_STORAGE_TYPES })),
-      ...partitioned.map((storageKey) => slot.session.send('Storage.clearDataForStorageKey', { storageKey, storageTypes: ORIGIN_STORAGE_TYPES })),
+      ...partitioned.map((storageKey) =>
+        slot.session.send('Storage.clearDataForStorageKey', { storageKey, storageTypes: ORIGIN_STORAGE_TYPES }),
+      ),
       slot.context.clearPermissionOverrides(),
     ]);
     return true;

@@ -41,9 +41,14 @@ export function batchesPage(ctx: DashboardContext, assets: Assets, batches: Batc
   const body = html`${pageHeading('Batches', 'Bulk captures sent with POST /captures/bulk: each item is an async job, charged on its own success.')}
   <section class="card card-flush" aria-labelledby="batches-title">
     <div class="card-header"><h2 id="batches-title">Latest batches</h2><span class="muted">last ${batches.length || 'none'}</span></div>
-    ${batches.length
-      ? batchesTable(batches)
-      : emptyState('No batches yet', html`Send many captures at once with <code>POST /captures/bulk</code> (or <code>captureBulk()</code> in the SDK).`)}
+    ${
+      batches.length
+        ? batchesTable(batches)
+        : emptyState(
+            'No batches yet',
+            html`Send many captures at once with <code>POST /captures/bulk</code> (or <code>captureBulk()</code> in the SDK).`,
+          )
+    }
   </section>`;
   return page({ title: 'Batches', body, assets, ctx, section: 'batches' });
 }

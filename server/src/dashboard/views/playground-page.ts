@@ -1,4 +1,14 @@
-import { DEVICE_PRESETS, FORMATS, LIMITS, MEDIA_TYPES, PDF_FORMATS, PDF_PAGE_LAYOUTS, THEMES, WAIT_UNTIL, type DeviceGroup } from '@daguerre/contract';
+import {
+  DEVICE_PRESETS,
+  FORMATS,
+  LIMITS,
+  MEDIA_TYPES,
+  PDF_FORMATS,
+  PDF_PAGE_LAYOUTS,
+  THEMES,
+  WAIT_UNTIL,
+  type DeviceGroup,
+} from '@daguerre/contract';
 import { html, type SafeHtml } from '../html.js';
 import { DASHBOARD_PATH, type DashboardContext } from '../session.js';
 import type { ApiKeyRow } from '../../store/api-key-repository.js';

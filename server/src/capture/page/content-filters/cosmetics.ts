@@ -110,7 +110,11 @@ export interface CosmeticResult {
  * says otherwise for that site) the generic base rules, unless the document-start stylesheet has
  * them already. Frames that went away meanwhile are skipped.
  */
-export async function applyCosmeticFilters(page: Page, engine: FiltersEngine, options: { baseRulesApplied?: boolean } = {}): Promise<CosmeticResult> {
+export async function applyCosmeticFilters(
+  page: Page,
+  engine: FiltersEngine,
+  options: { baseRulesApplied?: boolean } = {},
+): Promise<CosmeticResult> {
   const result: CosmeticResult = { frames: 0, rules: 0 };
   await Promise.all(
     framesOf(page).map(async (frame) => {

@@ -173,7 +173,12 @@ async function readSerialized(file: string): Promise<FiltersEngine | undefined> 
 async function buildEngine(name: EngineName, listDir: string, cacheDir: string | null, preparedDir: string | null): Promise<LoadedEngine> {
   const started = Date.now();
   const { lists, files, config, fileName } = await engineSource(name, listDir);
-  const loadedFrom = (engine: FiltersEngine, source: LoadedEngine['source']): LoadedEngine => ({ engine, source, ms: Date.now() - started, lists });
+  const loadedFrom = (engine: FiltersEngine, source: LoadedEngine['source']): LoadedEngine => ({
+    engine,
+    source,
+    ms: Date.now() - started,
+    lists,
+  });
 
   const prepared = preparedDir ? await readSerialized(join(preparedDir, fileName)) : undefined;
   if (prepared) return loadedFrom(prepared, 'prepared');
@@ -194,7 +199,10 @@ async function buildEngine(name: EngineName, listDir: string, cacheDir: string |
  * `outDir` (the list folder's prepared engines), replacing the files of older lists. Run when the package is packed
  * and when the image is built.
  */
-export async function prepareEngines(listDir = FILTER_LIST_DIR, outDir = preparedDirOf(listDir)): Promise<{ name: EngineName; file: string; bytes: number }[]> {
+export async function prepareEngines(
+  listDir = FILTER_LIST_DIR,
+  outDir = preparedDirOf(listDir),
+): Promise<{ name: EngineName; file: string; bytes: number }[]> {
   const written: { name: EngineName; file: string; bytes: number }[] = [];
   for (const name of ['ads', 'cookies'] as const) {
     const { files, config, fileName } = await engineSource(name, listDir);
