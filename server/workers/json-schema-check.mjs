@@ -55,8 +55,10 @@ function releasePatterns() {
     }
   }
   if (moduleAborted || patternsCompiled > RECYCLE_AFTER_PATTERNS) {
-    // After the answer has been posted (it is, before this macrotask): piscina replaces a thread that ended between tasks.
-    setImmediate(() => process.exit(0));
+    // After the answer has been posted: piscina replaces a thread that ended between tasks. Piscina
+    // posts it only once stderr has drained (an aborted module has written its reason there), so the
+    // thread ends after a drain of its own, a turn of the loop after piscina's.
+    setImmediate(() => process.stderr.write('', () => process.stdout.write('', () => setImmediate(() => process.exit(0)))));
   }
 }
 
