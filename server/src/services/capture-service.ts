@@ -1,7 +1,7 @@
-import { isContentFormat, type CaptureOptions } from '@daguerre/contract';
+import { isContentFormat } from '@daguerre/contract';
 import type { Logger } from 'pino';
 import type { Page } from 'puppeteer-core';
-import { ApiError, errors } from '../errors.js';
+import { ApiError } from '../errors.js';
 import type { ContentFilters } from '../capture/page/content-filters/index.js';
 import type { FairScheduler } from '../capture/pool/fair-scheduler.js';
 import { CaptureLanes } from '../capture/pool/capture-lanes.js';
@@ -9,12 +9,12 @@ import { Renderer } from '../capture/renderer.js';
 import { ClientGoneError, isInputFault } from '../capture/capture-error.js';
 import { finishInsight } from '../capture/insight/page-insight.js';
 import { CaptureAnalysis } from './capture-analysis.js';
+import { CaptureDelivery, type Delivery } from './capture-delivery.js';
 import { captureFailure } from './capture-failures.js';
 import type { CreditRepository, LedgerEntry } from '../store/credit-repository.js';
 import type { StorageConfigRepository } from '../store/storage-config-repository.js';
-import type { AiAnalyzer, AiResult } from './ai-analysis.js';
+import type { AiAnalyzer } from './ai-analysis.js';
 import { ResponseCache, waitForFlight, type CachedRender } from './response-cache.js';
-import { StorageEncryptionError } from '../security/secret-box.js';
 import type { StorageTarget, StorageUploader } from './storage.js';
 import { requireOrganization } from './usage-service.js';
 import type { CaptureSubmission, PrecheckCommand } from './capture-submission.js';
@@ -65,13 +65,6 @@ interface Job {
   storage?: StorageTarget;
 }
 
-/** What the per-request steps after rendering add to the answer. */
-interface Delivery {
-  storageUrl?: string;
-  storedIn?: CaptureFile['storedIn'];
-  aiResult?: AiResult;
-}
-
 /** The quality report and metadata of a render, as the answer carries them. */
 const insightOf = (render: CachedRender) => ({ quality: render.quality, ...(render.metadata ? { metadata: render.metadata } : {}) });
 
@@ -112,7 +105,7 @@ export class CaptureService {
     this.contentFilters = dependencies.contentFilters;
     this.concurrency = dependencies.concurrency;
     this.lanes = dependencies.lanes;
-    this.analysis = new CaptureAnalysis(this.ai);
+    this.delivery = new CaptureDelivery(new CaptureAnalysis(this.ai), this.storage, this.storageConfigs);
   }
 
   private readonly concurrency: ConcurrencyGate | undefined;
@@ -121,8 +114,8 @@ export class CaptureService {
 
   private readonly contentFilters: ContentFilters;
 
-  /** The AI step (openaiSchema, the AI cache): capture-analysis.ts. */
-  private readonly analysis: CaptureAnalysis;
+  /** What follows a render: the AI step and the upload (capture-delivery.ts). */
+  private readonly delivery: CaptureDelivery;
 
   private readonly submission: CaptureSubmission;
 
@@ -168,7 +161,7 @@ export class CaptureService {
           }
         : {}),
     };
-    const storage = await this.storageTarget(organizationId, options);
+    const storage = await this.delivery.storageTarget(organizationId, options);
     if (storage) job.storage = storage;
 
     if (!options.cacheEnabled) return this.withinLimit(job, () => this.renderAndCharge(job));
@@ -211,40 +204,6 @@ export class CaptureService {
         this.cache.endFlight(key, flight);
       }
     }
-  }
-
-  /**
-   * The request's storage: its own requestStorage* settings, else the organization's default
-   * configuration, else none. Resolved before any credit is reserved, so a broken setting costs nothing.
-   */
-  private async storageTarget(organizationId: string, options: CaptureOptions): Promise<StorageTarget | undefined> {
-    let target: StorageTarget | undefined;
-    if (options.requestStorageEnabled) {
-      target = {
-        endpoint: options.requestStorageEndpoint!,
-        bucket: options.requestStorageBucket!,
-        region: options.requestStorageRegion,
-        accessKeyId: options.requestStorageAccessKeyId!,
-        secretAccessKey: options.requestStorageSecretAccessKey!,
-        forcePathStyle: true,
-        source: { kind: 'request' },
-      };
-    } else {
-      try {
-        target = await this.storageConfigs.getDefaultDecrypted(organizationId);
-      } catch (error) {
-        if (error instanceof StorageEncryptionError) {
-          throw new ApiError(
-            'OPERATION_FAILED',
-            "Upload to storage failed: the organization's default storage configuration cannot be read by this server; nothing was charged",
-            { logDetail: { stage: 'storage', organizationId, reason: error.message } },
-          );
-        }
-        throw errors.storeUnavailable('database', error);
-      }
-    }
-    if (target) await this.storage.checkDestination(target);
-    return target;
   }
 
   /** The plan's limit of concurrent captures (concurrency-gate.ts): past it a sync capture gets 429 before anything is reserved, a job waits. */
@@ -361,7 +320,7 @@ export class CaptureService {
         ...finishInsight(result, result.buffer, timings),
         renderedAt: Date.now(),
       };
-      const delivery = await this.deliver(job, render);
+      const delivery = await this.delivery.deliver(job, render);
       if (command.signal.aborted) throw new ClientGoneError();
       const processingTime = Date.now() - job.started;
       // An async job records its file, its success and this charge as one fact (docs/async-jobs.md, "Charged exactly once").
@@ -401,7 +360,7 @@ export class CaptureService {
     const { requestId } = job.command;
     let delivery: Delivery;
     try {
-      delivery = await this.deliver(job, render);
+      delivery = await this.delivery.deliver(job, render);
       if (job.command.signal.aborted) throw new ClientGoneError();
     } catch (error) {
       throw this.mapFailure(error);
@@ -426,37 +385,6 @@ export class CaptureService {
       ...delivery,
       cache: 'HIT',
     };
-  }
-
-  /** The per-request steps after the render: AI analysis, then the upload (so a stored object always belongs to a success). */
-  private async deliver(job: Job, render: CachedRender): Promise<Delivery> {
-    const { command, timings } = job;
-    const delivery: Delivery = {};
-    if (job.analysis) {
-      const started = Date.now();
-      const { cacheEnabled, cacheTtl } = command.options;
-      delivery.aiResult = await this.analysis.run(job.analysis, {
-        organizationId: job.entry.organizationId,
-        render,
-        cache: { enabled: cacheEnabled, ttlSeconds: cacheTtl },
-        signal: command.signal,
-      });
-      timings.ai = Date.now() - started;
-    }
-    if (job.storage) {
-      const started = Date.now();
-      const uploaded = await this.storage.upload(job.storage, {
-        requestId: command.requestId,
-        extension: render.extension,
-        mime: render.mime,
-        body: render.buffer,
-        signal: command.signal,
-      });
-      delivery.storageUrl = uploaded.url;
-      if (job.storage.source.kind === 'organization') delivery.storedIn = { configName: job.storage.source.name, key: uploaded.key };
-      timings.storage = Date.now() - started;
-    }
-    return delivery;
   }
 
   private deadlinesOf(job: Job) {
