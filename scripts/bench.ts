@@ -218,7 +218,7 @@ async function main(): Promise<number> {
         markdown: `failed: ${String(e)}`,
         failures: 1,
       }));
-      organizationsMd = `\n## Chromium sandbox and one organization per renderer (issue #14)\n\n${organizations.markdown}\n`;
+      organizationsMd = `\n## Chromium sandbox and one organization per renderer\n\n${organizations.markdown}\n`;
       if (organizations.failures > 0) results.meta.notes.push(`organizations: ${organizations.failures} failed captures`);
     }
   } finally {
@@ -266,7 +266,7 @@ async function main(): Promise<number> {
       result: { error: String(e) },
     }));
     results.pageSet = pageSet.result;
-    pageSetMd = `\n## Page set: the service against the floor of the binary it runs (issue #32)\n\n${pageSet.markdown}\n`;
+    pageSetMd = `\n## Page set: the service against the floor of the binary it runs\n\n${pageSet.markdown}\n`;
     pageSetFailed = pageSet.failures > 0;
   }
 

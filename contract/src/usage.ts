@@ -35,7 +35,7 @@ export const UsageReportSchema = withOpenApi(
             .number()
             .int()
             .describe(
-              "Captures the organization may have in progress at once (waiting for a browser, rendering, uploading), set by its plan; a synchronous capture beyond it gets 429 CONCURRENCY_LIMIT_EXCEEDED with Retry-After, an async job waits for a place. Counted per API instance. Beyond the spec's usage body.",
+              "Captures the organization may have in progress at once (waiting for a browser, rendering, uploading), set by its plan; a synchronous capture beyond it gets 429 CONCURRENCY_LIMIT_EXCEEDED with Retry-After, an async job waits for a place. Counted per API instance. An addition to the usage body's original fields.",
             ),
         })
         .describe("The plan's limit of concurrent captures"),

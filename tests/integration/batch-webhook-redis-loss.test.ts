@@ -23,7 +23,7 @@ interface Attempt extends Delivery {
  * one neither is queued again under the same webhook-id. The fault is real: FLUSHALL on a Redis of
  * the test's own (never the shared one).
  */
-describe('batch webhooks after Redis lost its data (issue #48)', () => {
+describe('batch webhooks after Redis lost its data', () => {
   const redis = new PrivateRedis();
   const fixtures = new FixtureServer();
   const attempts: Attempt[] = [];

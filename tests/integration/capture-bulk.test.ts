@@ -27,7 +27,7 @@ async function daguerreError(work: Promise<unknown>): Promise<DaguerreError> {
   return error as DaguerreError;
 }
 
-describe('bulk captures: POST/GET/DELETE /captures/bulk (issue #34)', () => {
+describe('bulk captures: POST/GET/DELETE /captures/bulk', () => {
   let service: TestService;
   let fixtures: FixtureServer;
   let client: DaguerreClient;

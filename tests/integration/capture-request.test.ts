@@ -229,7 +229,7 @@ describe('capture requests: removal, blocking, user agent, headers, geolocation,
     expect(fixtures.requestsTo('/agent.html')[0]?.headers.via).toBeUndefined();
   });
 
-  it('uses credentials written into an allowed proxyUrl itself (issue #15), and logs none of them', async () => {
+  it('uses credentials written into an allowed proxyUrl itself, and logs none of them', async () => {
     proxy.log.length = 0;
     fixtures.reset();
     const withCredentials = new URL(proxy.url);

@@ -65,7 +65,7 @@ async function daguerreError(work: Promise<unknown>): Promise<DaguerreError> {
 /** This process's encoder folders (named after their owner, video-encoder.ts): other test files record videos beside this one. */
 const leftoverVideoDirectories = async () => (await readdir(tmpdir())).filter((name) => name.startsWith(`daguerre-video-${ownerTag()}`));
 
-describe('scrolling video: mp4, webm, gif (issue #34)', () => {
+describe('scrolling video: mp4, webm, gif', () => {
   let service: TestService;
   let fixtures: FixtureServer;
   const prefix = `rs-test-video-${randomBytes(4).toString('hex')}`;

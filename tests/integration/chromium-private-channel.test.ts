@@ -56,7 +56,7 @@ function listeners(): Listener[] {
     });
 }
 
-describe('Chromium is reached over a pipe only (issue #28)', () => {
+describe('Chromium is reached over a pipe only', () => {
   let service: TestService;
   let fixtures: FixtureServer;
 

@@ -16,7 +16,7 @@ const COLOURS = ['#1d4ed8', '#b91c1c', '#15803d', '#a16207'];
  * by the SDK's verifyWebhook, a golden run, pages of runs, refusals naming the field, another
  * organization's key answered 404.
  */
-describe('SDK: monitors (issue #51)', () => {
+describe('SDK: monitors', () => {
   let service: TestService;
   let client: DaguerreClient;
   let signingSecret: string;

@@ -27,7 +27,7 @@ const TINY = (i: number) => `<body style="margin:0;background:rgb(${i * 40},90,1
  * for all of it. Real Redis, Chromium, SQLite; the webhook receiver and the captured pages are
  * loopback servers.
  */
-describe('dashboard: jobs, batches and their webhook deliveries (issue #50)', () => {
+describe('dashboard: jobs, batches and their webhook deliveries', () => {
   let service: TestService;
   let client: DaguerreClient;
   let signingSecret: string;

@@ -47,7 +47,7 @@ function patternOf(path: string): string {
     .join('/');
 }
 
-describe('dashboard layout at 375–1920 px: no sideways scroll, nothing over the code, keyboard reachable (issue #50)', () => {
+describe('dashboard layout at 375–1920 px: no sideways scroll, nothing over the code, keyboard reachable', () => {
   let service: TestService;
   let fixtures: FixtureServer;
   let browser: Browser;

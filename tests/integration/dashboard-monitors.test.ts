@@ -27,7 +27,7 @@ const SHOTS = '/tmp/monitor-shots';
  * organization's member gets 404. Real Redis (a prefix of its own), Chromium, SQLite; the watched
  * page is a loopback server that changes on every visit.
  */
-describe('dashboard: monitors (issue #51)', () => {
+describe('dashboard: monitors', () => {
   let service: TestService;
   let client: DaguerreClient;
   let browser: Browser;

@@ -382,7 +382,7 @@ describe('the dashboard in a real browser', () => {
     expect(await text(page, '#pg-result .alert-error')).toContain('401 INVALID_API_KEY. Invalid API key');
   });
 
-  it('playground: shows the quality report and the metadata beside the result, and markdown as text (issue #33)', async () => {
+  it('playground: shows the quality report and the metadata beside the result, and markdown as text', async () => {
     const key = (await service.runtime.apiKeys.create({ organizationId: service.organizationId, userId: ownerId, name: 'Insight key' }))
       .key;
     await page.goto(`${base}/playground`, { waitUntil: 'domcontentloaded' });

@@ -21,7 +21,7 @@ async function databaseDump(service: TestService): Promise<Record<string, string
 }
 
 /** docs/security.md: secrets through side doors, and refusals that do not tell names apart. */
-describe('hardening (issue #15)', () => {
+describe('hardening', () => {
   let service: TestService;
 
   beforeAll(async () => {
@@ -96,7 +96,7 @@ describe('hardening (issue #15)', () => {
   });
 });
 
-describe('METRICS_TOKEN (issue #15)', () => {
+describe('METRICS_TOKEN', () => {
   const token = 'metrics-token-0123456789';
   let service: TestService;
   beforeAll(async () => {
@@ -115,7 +115,7 @@ describe('METRICS_TOKEN (issue #15)', () => {
   });
 });
 
-describe('METRICS_PORT (issue #15)', () => {
+describe('METRICS_PORT', () => {
   let service: TestService;
   beforeAll(async () => {
     service = await startTestService({ env: { METRICS_PORT: '0', METRICS_HOST: '127.0.0.1' } });
@@ -138,7 +138,7 @@ describe('METRICS_PORT (issue #15)', () => {
  * docs/security.md: every secret field sent in a POST /capture JSON body, through success and failure
  * paths, and found nowhere afterwards: not in the log, any table of the database, an answer or /metrics.
  */
-describe('secrets in a POST /capture JSON body (issue #15)', () => {
+describe('secrets in a POST /capture JSON body', () => {
   const CANARY = 'P0ST-canary-9b2d';
   const secret = {
     openaiApiKey: `sk-${CANARY}-openai`,

@@ -36,7 +36,7 @@ async function outcome(work: Promise<unknown>): Promise<string> {
   );
 }
 
-describe('a late inspection after the file (issue #49)', () => {
+describe('a late inspection after the file', () => {
   let service: TestService;
   let watchdogOff: TestService;
   const used = async (on: TestService) => (await on.client.usage()).credits.usedThisPeriod;

@@ -16,7 +16,7 @@ const COLOURS = ['#1d4ed8', '#b91c1c', '#15803d'];
  * create_monitor takes POST /monitors' body (refusals name the field), list_monitor_runs lists each
  * run with its time, status, diff percent, text changes and links, and pages with cursor.
  */
-describe('MCP: create_monitor and list_monitor_runs (issue #51)', () => {
+describe('MCP: create_monitor and list_monitor_runs', () => {
   let service: TestService;
   let mcp: Client;
   let monitor: Monitor;

@@ -10,7 +10,7 @@ const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 type ErrorBody = { success: false; error: { code: string; message: string; details?: Array<{ field: string }> | Record<string, unknown> } };
 
-describe.each(DATABASE_KINDS)('monitors: bad input and quotas are refused before anything is created (issue #51, %s)', (kind) => {
+describe.each(DATABASE_KINDS)('monitors: bad input and quotas are refused before anything is created (%s)', (kind) => {
   let service: TestService;
   let fixtures: FixtureServer;
   let call: ReturnType<typeof monitorApi>;

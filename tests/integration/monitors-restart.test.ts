@@ -19,7 +19,7 @@ interface Run {
  * running one twice at once, the schedule outlives every process, and a Redis restarted empty gets
  * it back from the database.
  */
-describe('monitors across processes, restarts and a Redis restarted empty (issue #51, MariaDB)', () => {
+describe('monitors across processes, restarts and a Redis restarted empty (MariaDB)', () => {
   let redis: PrivateRedis;
   let database: TestDatabase;
   let fixtures: FixtureServer;

@@ -53,7 +53,7 @@ const changingAd = (n: number) => `<!doctype html><html><body style="margin:0;fo
 
 const still = `<!doctype html><html><body style="margin:0;font:18px sans-serif;background:#eef"><article><h1>Still</h1><p>Nothing here ever changes.</p></article></body></html>`;
 
-describe('monitors: scheduled captures compared with their baseline, signed alerts (issue #51)', () => {
+describe('monitors: scheduled captures compared with their baseline, signed alerts', () => {
   let service: TestService;
   let fixtures: FixtureServer;
   let call: ReturnType<typeof monitorApi>;

@@ -50,7 +50,7 @@ const CREDENTIAL_URLS = [
   `ht\ttp://us\ner:${CANARY}@vm/`,
 ];
 
-describe('secrets by meaning, JSON bodies and errors through the real service (issue #28)', () => {
+describe('secrets by meaning, JSON bodies and errors through the real service', () => {
   let service: TestService;
   const answers: string[] = [];
   const logFrom = capturedLogLines.length;
@@ -205,7 +205,7 @@ describe('secrets by meaning, JSON bodies and errors through the real service (i
   });
 });
 
-describe('no 500 answers HTML (issue #28)', () => {
+describe('no 500 answers HTML', () => {
   it('answers the JSON error body even when describing the error fails', async () => {
     const app = express();
     app.get('/boom', (_req, _res, next) => {
@@ -234,7 +234,7 @@ describe('no 500 answers HTML (issue #28)', () => {
   });
 });
 
-describe('start-up errors never print a secret (issue #28)', () => {
+describe('start-up errors never print a secret', () => {
   it('names METRICS_TOKEN and a credential-carrying URL without their values', async () => {
     const bin = fileURLToPath(new URL('../../server/bin/daguerre.js', import.meta.url));
     const failure = await promisify(execFile)(process.execPath, [bin, 'serve'], {

@@ -36,7 +36,7 @@ const SLOW_VIDEO = {
 /** Each slow video takes about 15 s here. */
 const SLOW_TEST_MS = 180_000;
 
-describe('a video slower than its deadline (issue #49)', () => {
+describe('a video slower than its deadline', () => {
   let service: TestService;
   const prefix = `rs-test-video-deadline-${randomBytes(4).toString('hex')}`;
   const used = async () => (await service.client.usage()).credits.usedThisPeriod;

@@ -30,7 +30,7 @@ const niceOf = (path: string) => Number(statFields(path)[16]);
  * folder, which the dead process could not remove, is removed by the next start, which leaves a live
  * process's folder alone.
  */
-describe('a service killed while it encodes a video (issue #48)', () => {
+describe('a service killed while it encodes a video', () => {
   const children: ChildService[] = [];
   let database: TestDatabase | undefined;
   /** A folder named after a live process (this test's), as an encoding of its would be. */

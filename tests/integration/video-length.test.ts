@@ -12,7 +12,7 @@ const BANDS = ['rgb(230,57,70)', 'rgb(42,157,143)', 'rgb(38,70,83)', 'rgb(233,19
 const PAGE = `<style>body{margin:0}div{height:300px}</style>${BANDS.map((colour) => `<div style="background:${colour}"></div>`).join('')}`;
 const VIEW = { viewportWidth: 320, viewportHeight: 240 };
 
-describe('video length and frames as asked (issue #49)', () => {
+describe('video length and frames as asked', () => {
   let service: TestService;
 
   beforeAll(async () => {

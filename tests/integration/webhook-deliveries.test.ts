@@ -36,7 +36,7 @@ interface ErrorAnswer {
  * prefix of the test's own), real Chromium, real SQLite; the receivers are real HTTP servers on
  * loopback.
  */
-describe('webhook deliveries on record, and sending an event again (issue #50)', () => {
+describe('webhook deliveries on record, and sending an event again', () => {
   let service: TestService;
   let client: DaguerreClient;
   let apiKey: string;

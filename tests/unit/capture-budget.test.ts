@@ -22,7 +22,7 @@ describe('capture budget: the deadline grows by what the request asks to wait', 
     expect(captureBudgetMs(30_000, { ...base, fullPage: true, fullPageScroll: true, fullPageScrollDuration: 4_000 })).toBe(34_000);
   });
 
-  it("adds a video's length and an allowance per frame (issue #34)", () => {
+  it("adds a video's length and an allowance per frame", () => {
     expect(captureBudgetMs(30_000, { ...base, format: 'mp4', videoDuration: 10, videoFps: 20 })).toBe(30_000 + 10_000 + 200 * 200);
     expect(captureBudgetMs(30_000, { ...base, format: 'png', videoDuration: 10, videoFps: 20 })).toBe(30_000);
   });

@@ -5,7 +5,7 @@ import { CaptureTimeoutError, ClientGoneError } from '../../server/src/capture/c
 
 const far = () => ({ deadline: Date.now() + 60_000, signal: new AbortController().signal });
 
-describe('per-plan limit of concurrent captures (issue #27)', () => {
+describe('per-plan limit of concurrent captures', () => {
   it('refuses a synchronous capture past the plan limit with 429 CONCURRENCY_LIMIT_EXCEEDED and Retry-After; other organizations are not counted', async () => {
     const gate = new ConcurrencyGate(10);
     const first = await gate.enter({ organizationId: 'a', planLimit: 2, wait: false, ...far() });

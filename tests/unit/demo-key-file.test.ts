@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { demoSecretFilePath, writeDemoKeyFile } from '../../server/src/cli/demo-key-file.js';
 
-describe('demo key file (issue #15)', () => {
+describe('demo key file', () => {
   it('is readable by its owner only, and replaces a file left by an earlier database', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'daguerre-demo-'));
     try {

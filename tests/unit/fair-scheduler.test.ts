@@ -43,7 +43,7 @@ const tick = () => new Promise((resolve) => setTimeout(resolve, 5));
 
 const far = () => ({ deadline: Date.now() + 60_000, signal: new AbortController().signal });
 
-describe('fair share of capture slots between organizations (issue #15)', () => {
+describe('fair share of capture slots between organizations', () => {
   it('is work-conserving: an organization alone uses every slot, and gives back the extra ones when another arrives', async () => {
     const scheduler = new FairScheduler({ concurrency: 3, maxQueue: 20, maxOrgShare: 0.5 });
     let starts = 0;
@@ -156,7 +156,7 @@ describe('fair share of capture slots between organizations (issue #15)', () => 
     expect(order).toEqual(['b', 'a', 'b', 'a', 'a']);
   });
 
-  it('gives the next free slot to a third organization, not to one of two that flood both slots (issue #27)', async () => {
+  it('gives the next free slot to a third organization, not to one of two that flood both slots', async () => {
     const scheduler = new FairScheduler({ concurrency: 2, maxQueue: 20, maxOrgShare: 0.5 });
     const holds = { a: blocker(), b: blocker() };
     const started: string[] = [];

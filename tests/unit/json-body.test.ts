@@ -3,7 +3,7 @@ import { jsonDepth, MAX_JSON_DEPTH } from '../../server/src/http/json-body.js';
 
 const bytes = (text: string) => Buffer.from(text, 'utf8');
 
-describe('JSON nesting measured on the raw bytes (issue #28)', () => {
+describe('JSON nesting measured on the raw bytes', () => {
   it('counts arrays and objects, not brackets inside strings or after escaped quotes', () => {
     expect(jsonDepth(bytes('{"html":"x"}'))).toBe(1);
     expect(jsonDepth(bytes('{"headers":{"a":"[[[[{{{{"},"list":[[1],[2]]}'))).toBe(3);

@@ -3,7 +3,7 @@ import { redactUrl } from '../../server/src/logger.js';
 
 const SECRET = 'rs_TOPSECRET123';
 
-describe('request URL redaction by meaning (issue #15)', () => {
+describe('request URL redaction by meaning', () => {
   const spellings: Array<[string, string]> = [
     ['plain apiKey', `/v1/screenshot?url=https://example.com&apiKey=${SECRET}`],
     ['percent-encoded apiKey name', `/v1/screenshot?url=x&apiK%65y=${SECRET}`],
@@ -45,7 +45,7 @@ describe('request URL redaction by meaning (issue #15)', () => {
   });
 });
 
-describe('validation error bodies never echo secrets (issue #15)', () => {
+describe('validation error bodies never echo secrets', () => {
   it('masks secret fields in any case, header values and URL credentials', async () => {
     const { z } = await import('zod');
     const { zodIssuesToApiError } = await import('../../server/src/http/validation.js');
@@ -74,7 +74,7 @@ describe('validation error bodies never echo secrets (issue #15)', () => {
   });
 });
 
-describe('userAgent with control characters (issue #15)', () => {
+describe('userAgent with control characters', () => {
   it('is refused by the contract with a message naming the field', async () => {
     const contract = await import('@daguerre/contract');
     const schema = contract.CaptureQuerySchema;
@@ -92,7 +92,7 @@ describe('userAgent with control characters (issue #15)', () => {
  * spelling changes (case, %-escapes of letters, NUL, `_`/`-`/`.` between the words, doubled
  * escapes, brackets, fullwidth letters), so the test covers combinations no list in the code holds.
  */
-describe('secrets redacted by meaning, not spelling (issue #28)', async () => {
+describe('secrets redacted by meaning, not spelling', async () => {
   const { echoableValue, isSecretName, maskUserinfo } = await import('../../server/src/security/redaction.js');
   const CANARY = 'Zq7canaryValue9';
   const stems = [

@@ -25,7 +25,7 @@ afterEach(() => {
   for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
-describe('the start-up check of Chromium sandbox (issue #14)', () => {
+describe('the start-up check of Chromium sandbox', () => {
   it('finds user namespaces allowed on this machine, by its kernel settings and by making one as the Chromium user', () => {
     expect(forbiddingKernelSettings()).toEqual([]);
     expect(probeUserNamespace()).toBeUndefined();

@@ -2,7 +2,7 @@ import { BulkCaptureBodySchema, captureCredits, CaptureQuerySchema, videoFrameCo
 import { describe, expect, it } from 'vitest';
 import { EASINGS, scrollPosition } from '../../server/src/capture/output/video-scroll.js';
 
-describe('video: frames, easing and credits (issue #34)', () => {
+describe('video: frames, easing and credits', () => {
   it('a video has duration × fps frames, at least one', () => {
     expect(videoFrameCount({ videoDuration: 2, videoFps: 10 })).toBe(20);
     expect(videoFrameCount({ videoDuration: 1.5, videoFps: 8 })).toBe(12);
@@ -43,7 +43,7 @@ describe('video: frames, easing and credits (issue #34)', () => {
   });
 });
 
-describe('bulk: every item checked over the defaults (issue #34)', () => {
+describe('bulk: every item checked over the defaults', () => {
   it('lays each item over the defaults and keeps the batch webhook apart', () => {
     const parsed = BulkCaptureBodySchema.parse({
       defaults: { format: 'webp', viewportWidth: 800 },

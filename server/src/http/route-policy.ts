@@ -29,7 +29,7 @@ function inOrder(handlers: RequestHandler[]): RequestHandler {
  * The access policy of every contract route, applied from the route's own declaration (its
  * RoutePolicy, contract/src/route-policy.ts) rather than from a list of paths, so a route added to
  * the contract is never served without one. Mounted before ts-rest's routes; in the order of the
- * spec's pipeline (docs/architecture.md, "The path of one capture"):
+ * capture's pipeline (docs/architecture.md, "The path of one capture"):
  *
  * 1. the request-log hook, on routes that start captures, before anything that may refuse;
  * 2. a repeated query parameter refused, before authentication says "API key required";
