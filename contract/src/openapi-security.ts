@@ -14,7 +14,7 @@ export const SECURITY_SCHEMES = {
     type: 'apiKey',
     in: 'query',
     name: 'apiKey',
-    description: "The API key as query parameter apiKey (the primary form).",
+    description: 'The API key as query parameter apiKey (the primary form).',
   },
   apiKeyHeader: {
     type: 'apiKey',
