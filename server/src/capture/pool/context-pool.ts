@@ -118,6 +118,11 @@ export class ContextPool {
     return this.spares.ready.length;
   }
 
+  /** Contexts being reset after a capture or leaving their parked page; each is back among the idle ones once this is 0. */
+  get settling(): number {
+    return this.resetting.count();
+  }
+
   get waiting(): number {
     return this.turns.waiting;
   }
