@@ -46,9 +46,7 @@ export interface AppDependencies {
   trustProxy: boolean;
   requireHttps: boolean;
   /** Async captures (POST /captures); `jobs` is undefined without REDIS_URL. */
-  jobRoutes: Omit<JobRouteDependencies, 'captures' | 'creditsPerCapture'> &
-    Pick<BulkRouteDependencies, 'batches'> &
-    WebhookRouteDependencies;
+  jobRoutes: JobRouteDependencies & Pick<BulkRouteDependencies, 'batches'> & WebhookRouteDependencies;
   /** Monitors (docs/monitors.md); undefined without REDIS_URL like `jobs`. */
   monitorRoutes?: MonitorRouteDependencies;
   /** POST /diff and the images of its diffs (docs/monitors.md). */

@@ -65,8 +65,15 @@ interface Job {
   storage?: StorageTarget;
 }
 
-/** The quality report and metadata of a render, as the answer carries them. */
-const insightOf = (render: CachedRender) => ({ quality: render.quality, ...(render.metadata ? { metadata: render.metadata } : {}) });
+/** A render's file, with its quality report and metadata, as the answer carries them (a fresh render and a cache hit alike). */
+const fileOf = (render: CachedRender) => ({
+  fileName: render.fileName,
+  mime: render.mime,
+  buffer: render.buffer,
+  page: render.page,
+  quality: render.quality,
+  ...(render.metadata ? { metadata: render.metadata } : {}),
+});
 
 /**
  * The capture use case: check, look in the cache, reserve credits, render, analyse and upload,
@@ -332,17 +339,7 @@ export class CaptureService {
           logDetail: { requestId },
         });
       onCharged?.(render);
-      return {
-        requestId,
-        fileName: render.fileName,
-        mime: render.mime,
-        buffer: render.buffer,
-        page: render.page,
-        ...insightOf(render),
-        processingTime,
-        timings,
-        ...delivery,
-      };
+      return { requestId, ...fileOf(render), processingTime, timings, ...delivery };
     } catch (error) {
       const mapped = this.mapFailure(error, (isRecordingTimeout(error) ? deadlines.limit : deadlines.page) - job.started);
       const ended = { processingMs: Date.now() - job.started, httpStatus: mapped.status };
@@ -373,18 +370,7 @@ export class CaptureService {
     await this.credits
       .recordCacheHit(job.entry, { processingMs: processingTime, fileSize: render.buffer.length })
       .catch((error: unknown) => this.logger.warn({ err: error, requestId }, 'could not record a cache hit in the ledger'));
-    return {
-      requestId,
-      fileName: render.fileName,
-      mime: render.mime,
-      buffer: render.buffer,
-      page: render.page,
-      ...insightOf(render),
-      processingTime,
-      timings: job.timings,
-      ...delivery,
-      cache: 'HIT',
-    };
+    return { requestId, ...fileOf(render), processingTime, timings: job.timings, ...delivery, cache: 'HIT' };
   }
 
   private deadlinesOf(job: Job) {
