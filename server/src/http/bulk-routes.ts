@@ -1,7 +1,8 @@
 import type { BulkCaptureRequestParsed } from '@daguerre/contract';
 import type { Request, Response } from 'express';
 import { batchPath, type CaptureBatches } from '../jobs/capture-batches.js';
-import { bulkCapturesUnavailable, keyOrganization, type CaptureSubmission } from '../services/capture-submission.js';
+import { bulkCapturesUnavailable, type CaptureSubmission } from '../services/capture-submission.js';
+import { keyOrganization } from '../services/usage-service.js';
 import { contextOf } from './request-context.js';
 
 export interface BulkRouteDependencies {

@@ -2,6 +2,7 @@ import { baseUrlOf } from './job-routes.js';
 import type { CreateMonitorBody, UpdateMonitorBody } from '@daguerre/contract';
 import type { Request, Response } from 'express';
 import { ApiError } from '../errors.js';
+import { keyOrganization } from '../services/usage-service.js';
 import type { MonitorService } from '../monitors/monitor-service.js';
 import type { AuthenticatedKey } from '../services/api-keys.js';
 import { contextOf } from './request-context.js';
@@ -25,7 +26,7 @@ function requireMonitors(monitors: MonitorService | undefined): MonitorService {
 
 function keyOf(res: Response): AuthenticatedKey & { organizationId: string } {
   const auth = contextOf(res).auth!;
-  if (!auth.organizationId) throw new ApiError('NO_ORGANIZATION_CONTEXT', 'This API key belongs to no organization');
+  keyOrganization(auth);
   return auth as AuthenticatedKey & { organizationId: string };
 }
 

@@ -1,6 +1,7 @@
 import type { WebhookEventLog, WebhookEventsQuery } from '@daguerre/contract';
 import type { Response } from 'express';
 import { ApiError } from '../errors.js';
+import { keyOrganization } from '../services/usage-service.js';
 import type { WebhookHistory } from '../jobs/webhook-history.js';
 import { contextOf } from './request-context.js';
 import { redactUrl } from '../security/redaction.js';
@@ -23,11 +24,7 @@ function requireWebhooks(webhooks: WebhookHistory | undefined): WebhookHistory {
   return webhooks;
 }
 
-function organizationOf(res: Response): string {
-  const auth = contextOf(res).auth!;
-  if (!auth.organizationId) throw new ApiError('NO_ORGANIZATION_CONTEXT', 'This API key belongs to no organization');
-  return auth.organizationId;
-}
+const organizationOf = (res: Response): string => keyOrganization(contextOf(res).auth!).organizationId;
 
 /** A webhookUrl's secret-looking query values are masked as the logs mask them (a receiver's token, say). */
 const shown = (event: WebhookEventLog): WebhookEventLog => ({ ...event, url: redactUrl(event.url) });

@@ -6,7 +6,7 @@ import { checkAiSchemas, checkSchemaBudget } from './ai-schema.js';
 import type { CaptureCommand } from './capture-types.js';
 import { checkProviderKeyRule } from './provider-key-rule.js';
 import type { BatchQueue, JobQueue } from './queued-capture.js';
-import { requireOrganization } from './usage-service.js';
+import { keyOrganization, requireOrganization } from './usage-service.js';
 
 /** What the checks before any work need of a capture command. */
 export type PrecheckCommand = Pick<CaptureCommand, 'key' | 'options' | 'providerKeyHeader'> & { signal?: AbortSignal };
@@ -59,12 +59,6 @@ export const bulkCapturesUnavailable = () =>
     'SERVICE_UNAVAILABLE',
     'Bulk captures need a Redis server: this server runs without REDIS_URL. Use GET /capture, or ask the operator to set REDIS_URL.',
   );
-
-/** The organization of a key that queues or reads jobs and batches. */
-export function keyOrganization(key: AuthenticatedKey): { organizationId: string; keyId: string } {
-  if (!key.organizationId) throw new ApiError('NO_ORGANIZATION_CONTEXT', 'This API key belongs to no organization');
-  return { organizationId: key.organizationId, keyId: key.keyId };
-}
 
 /** A 400 about one item, said about `requests[index]`: the caller learns which item and which field. */
 function aboutItem(error: unknown, index: number): unknown {

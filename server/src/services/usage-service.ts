@@ -52,6 +52,12 @@ export class PlanLookup {
   }
 }
 
+/** The organization of a key that queues or reads jobs, batches, webhooks or monitors. */
+export function keyOrganization(key: AuthenticatedKey): { organizationId: string; keyId: string } {
+  if (!key.organizationId) throw new ApiError('NO_ORGANIZATION_CONTEXT', 'This API key belongs to no organization');
+  return { organizationId: key.organizationId, keyId: key.keyId };
+}
+
 /** Checks that the key may act for an organization: shared by /usage and /capture. */
 export function requireOrganization(key: AuthenticatedKey): string {
   if (!key.organizationId) throw new ApiError('NO_ORGANIZATION_CONTEXT', 'This API key is not associated with an organization');
