@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { BrowserManager } from '../browser/browser-manager.js';
 import { openSlot, resetSlot, usable, type Slot } from './pool-slot.js';
 import { leaveIfParked, type IdleContexts } from './idle-parked-pages.js';
+import { returnToIdle, stampRelease } from './idle-order.js';
 import { PendingResets } from './pending-resets.js';
 import { SpareContexts } from './spare-contexts.js';
 import { CaptureTurns } from './capture-turns.js';
@@ -254,6 +255,7 @@ export class ContextPool {
     if (serving > 0) this.serving.set(key, serving);
     else this.serving.delete(key);
     slot.uses += 1;
+    stampRelease(slot);
     if (!usable(slot, slot.generation)) slot.doubtful = true;
     const worthKeeping =
       !this.closed && !slot.doubtful && slot.uses < this.options.reuseLimit && slot.generation === this.manager.generation;
@@ -270,7 +272,7 @@ export class ContextPool {
       resetSlot(slot, renewRenderer ? 'renew' : collectGarbage ? 'collect' : 'keep').then((ok) => {
         kept = ok && !this.closed && usable(slot, this.manager.generation);
         // Back among the idle ones before the organization's waiting capture looks (it wakes when this settles).
-        if (kept) this.idle.push(slot);
+        if (kept) returnToIdle(this.idle, slot);
       }),
     );
     if (kept) {

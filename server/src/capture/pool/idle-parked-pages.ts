@@ -1,3 +1,4 @@
+import { returnToIdle } from './idle-order.js';
 import { leave } from './parked-page.js';
 import type { Slot } from './pool-slot.js';
 import { ignoreBecause } from '../../ignore-error.js';
@@ -27,8 +28,8 @@ export function leaveIfParked(slot: Slot, pool: IdleContexts): void {
   let kept = false;
   const left = leave(slot).then(() => {
     kept = pool.usable(slot) && !pool.closed();
-    // Back among the idle ones, where it was, before a capture waiting for it looks.
-    if (kept) pool.idle.splice(Math.min(index, pool.idle.length), 0, slot);
+    // Back among the idle ones, in its place by last use, before a capture waiting for it looks.
+    if (kept) returnToIdle(pool.idle, slot);
   }, ignoreBecause('a page that could not leave is not kept: it is closed below'));
   // Never rejects: `left` ends its own failure above and the pool's close ignores a failed one.
   void pool.track(slot, left).then(async () => {

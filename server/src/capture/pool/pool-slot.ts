@@ -44,6 +44,8 @@ export interface Slot {
   windowId?: number;
   /** The organization whose pages this context's renderer has loaded: it serves no other (docs/security.md). */
   organizationId?: string;
+  /** When the pool last took this context back, in releases counted (idle-order.ts): orders the idle list. */
+  releasedAt?: number;
 }
 
 /** Pages whose renderer crashed or errored while idle: their slot is replaced, not reused. */
