@@ -532,6 +532,8 @@ describe('dashboard layout at 375–1920 px: no sideways scroll, nothing over th
     await page.click('#pg-submit');
     await page.waitForSelector('#pg-result img', { timeout: 60_000 });
     await page.waitForFunction(() => document.querySelector('#pg-insight dl') !== null);
+    // The signed link (a long URL too) is asked for in the background: measured once it is there.
+    await page.waitForSelector('#pg-signed-url[data-ready="true"]', { timeout: 60_000 });
     const problems: string[] = [];
     for (const width of WIDTHS) {
       await page.setViewport({ width, height: HEIGHT });

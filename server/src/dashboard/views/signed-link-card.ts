@@ -26,7 +26,7 @@ export function signedLinkCard(ctx: DashboardContext, keys: ApiKeyRow[]): SafeHt
     <form id="pg-signed-csrf" hidden>${csrfField(ctx)}</form>
     <div class="code-block">
       <button type="button" class="button button-small copy-code" data-copy="#pg-signed-url">${icons.copy}<span>Copy</span></button>
-      <pre><code id="pg-signed-url" aria-live="polite">${keys.length === 0 ? 'Create a key to make signed links.' : ''}</code></pre>
+      <pre><code id="pg-signed-url" aria-live="polite">${keys.length === 0 ? 'Create a key to make signed links.' : 'Enter a URL or HTML to make a signed link.'}</code></pre>
     </div>
   </section>`;
 }
