@@ -62,10 +62,11 @@ export const errors = {
     ),
   insufficientCredits: (remaining: number, cost: number) =>
     new ApiError('INSUFFICIENT_CREDITS', `Not enough credits: this capture costs ${cost}, ${remaining} remaining in the current period`),
-  storeUnavailable: (what: string, cause: unknown) =>
+  /** `nothingWas` says what the refused request did not do: charged by default, or queued. */
+  storeUnavailable: (what: string, cause: unknown, nothingWas = 'charged') =>
     new ApiError(
       'SERVICE_UNAVAILABLE',
-      `Service temporarily unavailable: the ${what} cannot be reached; nothing was charged. Retry shortly.`,
+      `Service temporarily unavailable: the ${what} cannot be reached; nothing was ${nothingWas}. Retry shortly.`,
       {
         logDetail: cause,
         retryAfterSeconds: 5,

@@ -15,6 +15,7 @@ import { ApiError, errors, validationError } from '../errors.js';
 import type { OpenedFile, ResultFiles } from '../jobs/result-files.js';
 import type { AuthenticatedKey } from '../services/api-keys.js';
 import type { CaptureService } from '../services/capture-service.js';
+import { requireBalance } from '../services/credit-balance.js';
 import { decodePageCursor, encodePageCursor } from '../services/page-cursor.js';
 import type { CreditRepository } from '../store/credit-repository.js';
 import type { MonitorChanges, MonitorRecord, MonitorRepository } from '../store/monitor-repository.js';
@@ -75,7 +76,11 @@ export class MonitorService {
     this.checkInterval(body.intervalSeconds);
     const captureOptions = runOptions({ url: body.url, options, ignoreSelectors });
     await this.checkDestinations(key, captureOptions, body.webhookUrl);
-    await this.checkCredits(organizationId, captureOptions);
+    // An organization without the credits of one run gets 402 now rather than a monitor paused at once.
+    await requireBalance(this.deps.credits, organizationId, captureCredits(captureOptions, this.options.creditsPerCapture), {
+      short: errors.insufficientCredits,
+      nothingWas: 'charged',
+    });
     const limit = (await database(this.deps.monitors.planLimit(organizationId))) ?? this.options.defaultLimit;
     const now = Date.now();
     const paused = body.paused ?? false;
@@ -291,14 +296,6 @@ export class MonitorService {
     };
     await this.deps.captures.cheapChecks({ key, options: checked as CaptureOptions });
     if (webhookUrl !== undefined) await this.deps.checkDestination('webhookUrl', webhookUrl);
-  }
-
-  /** An organization without the credits of one run gets 402 now rather than a monitor paused at once. */
-  private async checkCredits(organizationId: string, options: CaptureOptions): Promise<void> {
-    const balance = await database(this.deps.credits.rollOverIfDue(organizationId));
-    const remaining = balance?.remaining ?? 0;
-    const cost = captureCredits(options, this.options.creditsPerCapture);
-    if (remaining < cost) throw errors.insufficientCredits(remaining, cost);
   }
 
   private async own(organizationId: string, monitorId: string): Promise<MonitorRecord> {

@@ -9,12 +9,13 @@ import {
   type DiffBody,
   type ValidationIssue,
 } from '@daguerre/contract';
-import { ApiError, errors, validationError } from '../errors.js';
+import { ApiError, validationError } from '../errors.js';
 import type { CaptureJobs } from '../jobs/capture-jobs.js';
 import type { AuthenticatedKey } from '../services/api-keys.js';
 import type { CaptureService } from '../services/capture-service.js';
 import type { FinishedCapture } from '../services/capture-types.js';
 import { requireOrganization } from '../services/usage-service.js';
+import { requireBalance } from '../services/credit-balance.js';
 import type { CreditRepository } from '../store/credit-repository.js';
 import { compareCaptures, type ComparedCapture } from './compare-captures.js';
 import type { DiffImages } from './diff-images.js';
@@ -125,7 +126,15 @@ export class OneOffDiff {
     for (const name of urlSides) await this.deps.checkDestination(`${name}.url`, sides[name].url!);
     if (options?.proxyUrl !== undefined) await this.deps.checkDestination('proxyUrl', options.proxyUrl);
     const cost = options ? captureCredits(options, this.deps.creditsPerCapture) : 0;
-    if (urlSides.length > 0) await this.checkCredits(organizationId, cost * urlSides.length);
+    if (urlSides.length > 0)
+      await requireBalance(this.deps.credits, organizationId, cost * urlSides.length, {
+        short: (remaining, total) =>
+          new ApiError(
+            'INSUFFICIENT_CREDITS',
+            `Not enough credits: this diff captures pages for ${total} credits, ${remaining} remaining in the current period; nothing was captured`,
+          ),
+        nothingWas: 'charged',
+      });
 
     const held: FinishedCapture[] = [];
     try {
@@ -206,18 +215,6 @@ export class OneOffDiff {
       return { field, message: issue.message, value: null };
     });
     throw validationError(issues);
-  }
-
-  private async checkCredits(organizationId: string, cost: number): Promise<void> {
-    const balance = await this.deps.credits.rollOverIfDue(organizationId).catch((error: unknown) => {
-      throw errors.storeUnavailable('database', error);
-    });
-    const remaining = balance?.remaining ?? 0;
-    if (remaining < cost)
-      throw new ApiError(
-        'INSUFFICIENT_CREDITS',
-        `Not enough credits: this diff captures pages for ${cost} credits, ${remaining} remaining in the current period; nothing was captured`,
-      );
   }
 
   /** A {jobId} or {runId} side, or the 404/400 that names its field. */

@@ -4,6 +4,7 @@ import type { CreditRepository, LedgerEntry } from '../store/credit-repository.j
 import type { AuthenticatedKey } from './api-keys.js';
 import { checkAiSchemas, checkSchemaBudget } from './ai-schema.js';
 import type { CaptureCommand } from './capture-types.js';
+import { requireBalance } from './credit-balance.js';
 import { checkProviderKeyRule } from './provider-key-rule.js';
 import type { BatchQueue, JobQueue } from './queued-capture.js';
 import { keyOrganization, requireOrganization } from './usage-service.js';
@@ -142,9 +143,10 @@ export class CaptureSubmission {
     await this.precheck({ key, options, ...(providerKeyHeader ? { providerKeyHeader } : {}) });
     if (webhookUrl !== undefined) await this.deps.checkDestination('webhookUrl', webhookUrl);
     // The credit check only: credits are reserved and charged when a worker runs the job.
-    const remaining = await this.remainingCredits(organizationId);
-    const cost = this.costOf(options);
-    if (remaining < cost) throw errors.insufficientCredits(remaining, cost);
+    await requireBalance(this.deps.credits, organizationId, this.costOf(options), {
+      short: errors.insufficientCredits,
+      nothingWas: 'queued',
+    });
     return jobs.enqueue({
       organizationId,
       keyId,
@@ -183,14 +185,15 @@ export class CaptureSubmission {
     );
     if (request.webhookUrl !== undefined) await this.deps.checkDestination('webhookUrl', request.webhookUrl);
     // The credit check covers the whole batch; each item is charged when it succeeds.
-    const remaining = await this.remainingCredits(organizationId);
     const cost = items.reduce((sum, item) => sum + this.costOf(item), 0);
-    if (remaining < cost) {
-      throw new ApiError(
-        'INSUFFICIENT_CREDITS',
-        `Not enough credits: this batch costs up to ${cost}, ${remaining} remaining in the current period; nothing was queued`,
-      );
-    }
+    await requireBalance(this.deps.credits, organizationId, cost, {
+      short: (remaining) =>
+        new ApiError(
+          'INSUFFICIENT_CREDITS',
+          `Not enough credits: this batch costs up to ${cost}, ${remaining} remaining in the current period; nothing was queued`,
+        ),
+      nothingWas: 'queued',
+    });
     return batches.create({
       organizationId,
       keyId,
@@ -200,17 +203,5 @@ export class CaptureSubmission {
       ...(key.fairShare ? { fairShare: key.fairShare } : {}),
       ...(providerKeyHeader ? { providerKeyHeader } : {}),
     });
-  }
-
-  /** What is left of the current period, rolled over first when the last one ended (store/billing-period.ts). */
-  private async remainingCredits(organizationId: string): Promise<number> {
-    const balance = await this.deps.credits.rollOverIfDue(organizationId).catch((error: unknown) => {
-      throw new ApiError(
-        'SERVICE_UNAVAILABLE',
-        'Service temporarily unavailable: the database cannot be reached; nothing was queued. Retry shortly.',
-        { logDetail: error, retryAfterSeconds: 5 },
-      );
-    });
-    return balance?.remaining ?? 0;
   }
 }
