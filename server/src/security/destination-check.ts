@@ -2,6 +2,17 @@ import { isIP } from 'node:net';
 import { addressAllowed, type AddressPolicy } from './address-policy.js';
 import { isNoSuchName, type Resolver } from './resolver.js';
 
+/**
+ * The one wording of every refused destination, whether refused before any work or by the egress
+ * proxy during a capture (capture/page/landing-checks.ts): it never says which check matched.
+ */
+export function refusedDestinationWords(field: string) {
+  return {
+    message: `${field}: the destination is not allowed (only public internet addresses can be reached)`,
+    details: [{ field, message: 'the destination is not allowed', value: null }],
+  };
+}
+
 export class DestinationRefusedError extends Error {
   constructor(
     readonly host: string,

@@ -1,14 +1,13 @@
 import type { LookupAddress, LookupOptions } from 'node:dns';
 import { ApiError } from '../errors.js';
 import { addressAllowed, type AddressPolicy } from './address-policy.js';
-import { bareHost, checkedAddress, DestinationRefusedError } from './destination-check.js';
+import { bareHost, checkedAddress, DestinationRefusedError, refusedDestinationWords } from './destination-check.js';
 import type { Resolver } from './resolver.js';
 
-/** The one message for every refused destination: it never says which check matched. */
+/** The 400 for a destination refused before any work. */
 export function destinationNotAllowed(field: string): ApiError {
-  return new ApiError('INVALID_INPUT', `${field}: the destination is not allowed (only public internet addresses can be reached)`, {
-    details: [{ field, message: 'the destination is not allowed', value: null }],
-  });
+  const { message, details } = refusedDestinationWords(field);
+  return new ApiError('INVALID_INPUT', message, { details });
 }
 
 const DEFAULT_PORT: Record<string, number> = { 'http:': 80, 'https:': 443 };

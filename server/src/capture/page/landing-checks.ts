@@ -1,4 +1,5 @@
 import type { CaptureOptions } from '@daguerre/contract';
+import { refusedDestinationWords } from '../../security/destination-check.js';
 import { REFUSED_HEADER } from '../../security/egress-proxy.js';
 import { CaptureError } from '../capture-error.js';
 import { assertTargetStatus } from './fail-conditions.js';
@@ -27,11 +28,11 @@ export const proxyCredentialsRefused = () =>
     'The proxy of proxyUrl refused the credentials (HTTP 407 Proxy Authentication Required): check proxyUsername and proxyPassword. Nothing was charged.',
   );
 
-/** A destination the egress proxy refused (a redirect to a refused address, say): as security/target-policy.ts words it for the check before any work. */
-const destinationRefused = () =>
-  new CaptureError('destination-refused', 'url: the destination is not allowed (only public internet addresses can be reached)', {
-    details: [{ field: 'url', message: 'the destination is not allowed', value: null }],
-  });
+/** A destination the egress proxy refused (a redirect to a refused address, say), worded as the check before any work words it. */
+const destinationRefused = () => {
+  const { message, details } = refusedDestinationWords('url');
+  return new CaptureError('destination-refused', message, { details });
+};
 
 const NET_ERROR = /net::ERR_[A-Z_]+/;
 
