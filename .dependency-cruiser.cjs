@@ -1,10 +1,10 @@
 /**
  * The house's import rules, checked in the suite (tests/unit/import-graph.test.ts) by
  * dependency-cruiser: no circles, and no folder of server/src importing one above it. The layers,
- * lowest first: security, store, capture, services, jobs, ops, mcp, http, dashboard, then the wiring
+ * lowest first: security, store, capture, services, jobs, monitors, ops, mcp, http, dashboard, then the wiring
  * (runtime, cli). A type both sides need moves down to the lowest folder that uses it.
  */
-const LAYERS = ['security', 'store', 'capture', 'services', 'jobs', 'ops', 'mcp', 'http', 'dashboard'];
+const LAYERS = ['security', 'store', 'capture', 'services', 'jobs', 'monitors', 'ops', 'mcp', 'http', 'dashboard'];
 const WIRING = '^server/src/(runtime|api-wiring|cli)';
 
 /**

@@ -1,3 +1,4 @@
+import { readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { cruise, type ICruiseResult } from 'dependency-cruiser';
 import { describe, expect, it } from 'vitest';
@@ -27,6 +28,22 @@ describe('the import graph', () => {
     } finally {
       process.chdir(previous);
     }
+  });
+
+  it('places every folder of server/src in a layer or the wiring, so that a new folder cannot escape the rules', () => {
+    type Rule = { name: string; from: { path?: string }; to: { path?: string | string[] } };
+    const rules = (require('../../.dependency-cruiser.cjs') as { forbidden: Rule[] }).forbidden.filter(
+      (rule) =>
+        (rule.name.startsWith('no-upward-from-') && !rule.name.startsWith('no-upward-from-capture-')) || rule.name === 'no-wiring-imports',
+    );
+    expect(rules.length).toBeGreaterThan(5);
+    const patterns = rules.flatMap((rule) => [rule.from.path, rule.to.path].flat()).filter((path): path is string => path !== undefined);
+    const folders = readdirSync(`${ROOT}server/src`, { withFileTypes: true })
+      .filter((entry) => entry.isDirectory())
+      .map((entry) => entry.name);
+    expect(folders).toContain('monitors');
+    const unplaced = folders.filter((folder) => !patterns.some((pattern) => new RegExp(pattern).test(`server/src/${folder}/a-file.ts`)));
+    expect(unplaced).toEqual([]);
   });
 
   it('loads the markdown readers and the MCP face at first use, not when a worker starts (docs/scaling.md)', async () => {
