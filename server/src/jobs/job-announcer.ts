@@ -1,6 +1,7 @@
 import type { CaptureWebhookEvent } from '@daguerre/contract';
 import type { Logger } from 'pino';
-import type { JobRecord, JobRepository } from '../store/job-repository.js';
+import type { JobRecord } from '../store/job-record.js';
+import type { JobRepository } from '../store/job-repository.js';
 import { filePath } from './capture-jobs.js';
 import { jobView } from './job-view.js';
 import type { WebhookQueue } from './webhook-delivery.js';

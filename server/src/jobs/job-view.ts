@@ -1,6 +1,6 @@
 import type { CaptureJobData, CaptureQuality, PageMetadata, PageReport } from '@daguerre/contract';
 import { aiResultBody } from '../services/ai-analysis.js';
-import type { JobRecord } from '../store/job-repository.js';
+import type { JobRecord } from '../store/job-record.js';
 
 const iso = (ms: number | null) => (ms ? new Date(ms).toISOString() : undefined);
 

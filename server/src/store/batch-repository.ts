@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { affected, type Database, numberOrNull } from './database.js';
-import type { JobState, WebhookOutcome } from './job-repository.js';
+import type { JobState, WebhookOutcome } from './job-record.js';
 
 /** open: items still to end; completed: every item ended; cancelled: cancelled before that. */
 export type BatchState = 'open' | 'completed' | 'cancelled';

@@ -1,73 +1,8 @@
 import type { Knex } from 'knex';
 import type { CreditRepository } from './credit-repository.js';
-import { affected, type Database, numberOrNull } from './database.js';
-
-export type JobState = 'queued' | 'active' | 'succeeded' | 'failed';
-
-/** How a webhook (a job's or a batch's) ended; its `webhook_state` moves pending → queued → one of these. */
-export type WebhookOutcome = 'delivered' | 'gave_up';
-
-/** Where a succeeded job's file lives. */
-export type JobFileLocation = { where: 'results'; key: string } | { where: 'organization-storage'; configName: string; key: string };
-
-/** What a succeeded job produced (the `result` column, JSON). */
-export interface JobResult {
-  requestId: string;
-  fileName: string;
-  fileSize: number;
-  processingTime: number;
-  mime: string;
-  storageUrl?: string;
-  aiResult?: { text: string; model: string; data?: Record<string, unknown> };
-  page?: unknown;
-  quality?: unknown;
-  metadata?: unknown;
-  file: JobFileLocation;
-}
-
-/** A job's record: the one source of truth for its status, its file and its charge. */
-export interface JobRecord {
-  id: string;
-  organizationId: string;
-  apiKeyId: string | null;
-  status: JobState;
-  priority: number;
-  /** The job's payload without its secrets (JSON), so a job lost with Redis can be queued again. */
-  payload: string;
-  hasSecrets: boolean;
-  /** The queue entry was made and the caller told: false for a record whose POST died half-way. */
-  enqueued: boolean;
-  attempts: number;
-  leaseToken: string | null;
-  leaseUntil: number | null;
-  result?: JobResult;
-  error?: { code: string; message: string };
-  creditsCharged: number;
-  webhookUrl: string | null;
-  webhookState: string | null;
-  baseUrl: string;
-  createdAt: number;
-  startedAt: number | null;
-  finishedAt: number | null;
-  expiresAt: number | null;
-}
-
-export interface NewJob {
-  id: string;
-  organizationId: string;
-  apiKeyId: string | null;
-  payload: string;
-  hasSecrets: boolean;
-  webhookUrl?: string;
-  baseUrl: string;
-  /** The plan's fair-share weight: jobs of the organization per round of the fair queue (default 1). */
-  weight?: number;
-}
-
-/** BullMQ's highest priority number (2^21 - 1): past it the queue degrades to arrival order. */
-export const MAX_PRIORITY = 2_097_151;
-/** Where numbering starts in an empty queue: up to this many newcomers can each go ahead of the one before. */
-export const EMPTY_QUEUE_PRIORITY = 1_000;
+import { affected, type Database } from './database.js';
+import { fairQueuePriority } from './fair-queue-priority.js';
+import { type JobRecord, type JobResult, type JobState, type NewJob, toJobRecord, type WebhookOutcome } from './job-record.js';
 
 export type ClaimOutcome =
   | { kind: 'claimed'; attempt: number; staleReservations: string[]; firstLedgerRow: boolean }
@@ -77,33 +12,6 @@ export type ClaimOutcome =
   | { kind: 'missing' };
 
 const TERMINAL: JobState[] = ['succeeded', 'failed'];
-
-function toRecord(row: Record<string, unknown>): JobRecord {
-  const record: JobRecord = {
-    id: row.id as string,
-    organizationId: row.organization_id as string,
-    apiKeyId: (row.api_key_id as string | null) ?? null,
-    status: row.status as JobState,
-    priority: Number(row.priority),
-    payload: row.payload as string,
-    hasSecrets: Boolean(row.has_secrets),
-    enqueued: Boolean(row.enqueued),
-    attempts: Number(row.attempts),
-    leaseToken: (row.lease_token as string | null) ?? null,
-    leaseUntil: numberOrNull(row.lease_until),
-    creditsCharged: Number(row.credits_charged),
-    webhookUrl: (row.webhook_url as string | null) ?? null,
-    webhookState: (row.webhook_state as string | null) ?? null,
-    baseUrl: row.base_url as string,
-    createdAt: Number(row.created_at),
-    startedAt: numberOrNull(row.started_at),
-    finishedAt: numberOrNull(row.finished_at),
-    expiresAt: numberOrNull(row.expires_at),
-  };
-  if (row.result) record.result = JSON.parse(row.result as string) as JobResult;
-  if (row.error_code) record.error = { code: row.error_code as string, message: (row.error_message as string) ?? '' };
-  return record;
-}
 
 /**
  * Async capture jobs in the database. Status moves queued → active → succeeded | failed, and only
@@ -131,28 +39,7 @@ export class JobRepository {
    * order falls back to arrival order.
    */
   async create(job: NewJob, now = Date.now()): Promise<number> {
-    const [lowest, own] = await Promise.all([
-      this.knex('capture_jobs').where('status', 'queued').min({ p: 'priority' }).first(),
-      this.knex('capture_jobs').where({ status: 'queued', organization_id: job.organizationId }).max({ p: 'priority' }).first(),
-    ]);
-    const floor = numberOrNull(lowest?.p);
-    const ownLast = numberOrNull(own?.p);
-    // A plan of weight w places w jobs on each number: w turns per round.
-    const weight = Math.max(1, Math.floor(job.weight ?? 1));
-    let step = 1;
-    if (ownLast !== null && weight > 1) {
-      const atLast = await this.knex('capture_jobs')
-        .where({ status: 'queued', organization_id: job.organizationId, priority: ownLast })
-        .count({ n: '*' })
-        .first();
-      if (Number(atLast?.n ?? 0) < weight) step = 0;
-    }
-    // An organization with nothing queued goes just ahead of the lowest number: its job is the next one
-    // taken. An empty queue starts at EMPTY_QUEUE_PRIORITY, which leaves room below for newcomers.
-    const priority =
-      floor === null
-        ? EMPTY_QUEUE_PRIORITY
-        : Math.min(MAX_PRIORITY, ownLast === null ? Math.max(1, floor - 1) : Math.max(floor, ownLast + step));
+    const priority = await fairQueuePriority(this.knex, job.organizationId, job.weight);
     await this.knex('capture_jobs').insert({
       id: job.id,
       organization_id: job.organizationId,
@@ -178,7 +65,7 @@ export class JobRepository {
 
   async get(jobId: string): Promise<JobRecord | undefined> {
     const row = await this.knex('capture_jobs').where('id', jobId).first();
-    return row ? toRecord(row) : undefined;
+    return row ? toJobRecord(row) : undefined;
   }
 
   /**
@@ -329,7 +216,7 @@ export class JobRepository {
       .orderBy('created_at', 'desc')
       .orderBy('id')
       .limit(limit);
-    return rows.map(toRecord);
+    return rows.map(toJobRecord);
   }
 
   /** Jobs the queue may have lost: queued longer than `queuedForMs`, or active with an ended lease. */
@@ -343,13 +230,13 @@ export class JobRepository {
       })
       .orderBy('priority')
       .limit(limit);
-    return rows.map(toRecord);
+    return rows.map(toJobRecord);
   }
 
   /** Final jobs whose webhook is not queued yet (Redis was down when they ended). */
   async webhooksPending(limit = 200): Promise<JobRecord[]> {
     const rows = await this.knex('capture_jobs').where('webhook_state', 'pending').limit(limit);
-    return rows.map(toRecord);
+    return rows.map(toJobRecord);
   }
 
   async markWebhookQueued(jobId: string): Promise<void> {
@@ -379,7 +266,7 @@ export class JobRepository {
           rows.map((row) => row.id as string),
         )
         .delete();
-    return rows.map(toRecord);
+    return rows.map(toJobRecord);
   }
 
   /** Jobs waiting for a worker and jobs being rendered, across the deployment (the scaling signal). */

@@ -1,6 +1,6 @@
 import type { WebhookEventLog } from '@daguerre/contract';
 import { failureMessage } from '../../jobs/job-view.js';
-import type { JobRecord } from '../../store/job-repository.js';
+import type { JobRecord } from '../../store/job-record.js';
 import { html, type HtmlValue, type SafeHtml } from '../html.js';
 import type { DashboardContext } from '../session.js';
 import { formatBytes, time } from './format.js';

@@ -1,6 +1,6 @@
 import { CANCELLED_CODE, type BatchItemStatus } from '@daguerre/contract';
 import { redactUrl } from '../../security/redaction.js';
-import type { JobRecord } from '../../store/job-repository.js';
+import type { JobRecord } from '../../store/job-record.js';
 import { html, type HtmlValue, type SafeHtml } from '../html.js';
 import { DASHBOARD_PATH } from '../session.js';
 import { formatBytes } from './format.js';

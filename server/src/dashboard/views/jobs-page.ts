@@ -1,4 +1,4 @@
-import type { JobRecord } from '../../store/job-repository.js';
+import type { JobRecord } from '../../store/job-record.js';
 import { html, type SafeHtml } from '../html.js';
 import type { DashboardContext } from '../session.js';
 import { time } from './format.js';
