@@ -1,5 +1,7 @@
 export { createClient } from './create-client.js';
-export type { CaptureFile, CaptureLogFilters, ClientOptions, RawClient, DaguerreClient } from './create-client.js';
+export type { CaptureFile } from './capture-file.js';
+export type { CaptureLogFilters, ClientOptions, DaguerreClient } from './daguerre-client.js';
+export type { RawClient } from './raw-client.js';
 export { DaguerreError } from './daguerre-error.js';
 export type { ErrorDetails } from './daguerre-error.js';
 export type { RetryOptions } from './retry.js';

@@ -1,68 +1,26 @@
 import { z } from 'zod';
+import { captureDeliveryFields } from './capture-delivery-fields.js';
+import { captureOutputFields } from './capture-output-fields.js';
+import { captureViewportFields } from './capture-viewport-fields.js';
+import { captureWaitFields } from './capture-wait-fields.js';
+import { contentFilterFields } from './content-filter-fields.js';
 import { customHeadersParam } from './custom-headers.js';
-import { DEVICE_NAMES, resolveDevice } from './devices.js';
+import { resolveDevice } from './devices.js';
+import { httpUrl } from './http-url-param.js';
 import { LIMITS } from './limits.js';
 import { pageActionFields } from './page-actions.js';
-import { PAGINATED_ONLY_PDF_FIELDS, pdfFields } from './pdf-options.js';
+import { pageControlFields } from './page-control-fields.js';
+import { PAGINATED_ONLY_PDF_FIELDS } from './pdf-options.js';
 import { withOpenApi } from './openapi-meta.js';
-import { booleanParam, enumParam, listParam, numberParam, optionalNumberParam, stringParam } from './params.js';
-import { CaptureQualitySchema, CONTENT_FORMATS, CONTENT_MIME_TYPES, PageMetadataSchema, pageInsightFields } from './page-insight.js';
+import { booleanParam, optionalNumberParam, stringParam } from './params.js';
+import { pageInsightFields } from './page-insight.js';
+import { signedLinkFields } from './signed-link-fields.js';
+import { checkSyncVideoRules, checkVideoRules } from './video-options.js';
 
-export const IMAGE_FORMATS = ['png', 'webp', 'jpeg'] as const;
-export type ImageFormat = (typeof IMAGE_FORMATS)[number];
-/** Images, pdf, the page's content (html, markdown, text, mhtml) and scrolling video (mp4, webm, gif). */
-export const FORMATS = [...IMAGE_FORMATS, 'pdf', ...CONTENT_FORMATS, ...VIDEO_FORMATS] as const;
-import { checkSyncVideoRules, checkVideoRules, VIDEO_FORMATS, VIDEO_MIME_TYPES, videoFields } from './video-options.js';
-export type CaptureFormat = (typeof FORMATS)[number];
-export const PDF_PAGE_LAYOUTS = ['paginated', 'single'] as const;
-export const THEMES = ['light', 'dark', 'auto'] as const;
-export const WAIT_UNTIL = ['load', 'domcontentloaded', 'networkidle0', 'networkidle2'] as const;
-export const MEDIA_TYPES = ['screen', 'print'] as const;
-export const BLOCKABLE_RESOURCES = ['stylesheet', 'script', 'image', 'font', 'media'] as const;
-
-export const MIME_TYPES: Record<CaptureFormat, string> = {
-  png: 'image/png',
-  webp: 'image/webp',
-  jpeg: 'image/jpeg',
-  pdf: 'application/pdf',
-  ...CONTENT_MIME_TYPES,
-  ...VIDEO_MIME_TYPES,
-};
+/** The capture request: every parameter of `GET /capture` in one object, the rules between them, the query and body schemas. */
 
 /** Issues carrying this param are reported as MISSING_REQUIRED_FIELD rather than VALIDATION_ERROR. */
 export const MISSING_FIELD_PARAM = { errorCode: 'MISSING_REQUIRED_FIELD' } as const;
-
-const httpUrl = (field: string, max: number) =>
-  z
-    .string({ errorMap: () => ({ message: `${field} must be a string` }) })
-    .max(max, `${field} must be at most ${max} characters`)
-    .refine((value) => {
-      try {
-        const parsed = new URL(value);
-        return parsed.protocol === 'http:' || parsed.protocol === 'https:';
-      } catch {
-        return false;
-      }
-    }, `${field} must be an absolute http:// or https:// URL`);
-
-const blockedResource = z.enum(BLOCKABLE_RESOURCES, {
-  errorMap: () => ({ message: `blockResources entries must be from: ${BLOCKABLE_RESOURCES.join(', ')}` }),
-});
-const selector = z.string().max(LIMITS.selectorMaxLength, `selectors must be at most ${LIMITS.selectorMaxLength} characters`);
-const urlPattern = z.string().max(LIMITS.urlMaxLength, `blockUrls entries must be at most ${LIMITS.urlMaxLength} characters`);
-
-function isKnownTimezone(value: string): boolean {
-  if (value === 'UTC') return true;
-  return Intl.supportedValuesOf('timeZone').includes(value);
-}
-
-function isBcp47(value: string): boolean {
-  try {
-    return Intl.getCanonicalLocales(value).length === 1;
-  } catch {
-    return false;
-  }
-}
 
 /**
  * Every parameter of `GET /capture` (spec, "GET /capture"), exactly as its tables say. `apiKey` is
@@ -85,121 +43,13 @@ export const captureFields = {
     ),
   apiKey: z.string().optional().describe('API key; may instead be sent in header X-API-Key.'),
 
-  format: enumParam(
-    'format',
-    FORMATS,
-    'png',
-    "Output format: an image (png, webp, jpeg), pdf, or the page's content: html (the DOM after scripts), markdown (the main content: Readability's article, or Defuddle's or the main landmark's when Readability's is mostly links or much shorter than the page's main text), text (the visible text) or mhtml (Chromium's snapshot archive); or a scrolling video: mp4, webm or gif (videoDuration, videoFps, scrollEasing).",
-  ),
-  pdfPageLayout: enumParam(
-    'pdfPageLayout',
-    PDF_PAGE_LAYOUTS,
-    'paginated',
-    'paginated: multi-page A4 with margins (pdfFormat, pdfMargin and the other pdf* options change that); single: one continuous page sized to the document height (viewport height when not full page). Ignored unless format is pdf.',
-  ),
-  ...pdfFields,
-  ...videoFields,
-  returnFile: booleanParam('returnFile', true, 'true: binary file; false: JSON with base64 data.'),
-  imageQuality: numberParam(
-    'imageQuality',
-    { min: LIMITS.imageQualityMin, max: LIMITS.imageQualityMax },
-    90,
-    'Quality 1 to 100; for jpeg and webp.',
-  ),
-  scaleFactor: optionalNumberParam(
-    'scaleFactor',
-    { min: LIMITS.scaleFactorMin, max: LIMITS.scaleFactorMax },
-    'Device scale factor 0.1 to 3.0; overrides the preset scale.',
-    1,
-  ),
-
-  device: enumParam(
-    'device',
-    DEVICE_NAMES,
-    'desktop',
-    'A device ID or legacy category (desktop, mobile, tablet). A specific device sets viewport, scale factor and user agent.',
-  ),
-  viewportWidth: optionalNumberParam(
-    'viewportWidth',
-    { min: LIMITS.viewportMin, max: LIMITS.viewportMax, unit: 'pixels' },
-    'Viewport width in CSS pixels; overrides the preset width.',
-    1920,
-  ),
-  viewportHeight: optionalNumberParam(
-    'viewportHeight',
-    { min: LIMITS.viewportMin, max: LIMITS.viewportMax, unit: 'pixels' },
-    'Viewport height in CSS pixels; overrides the preset height.',
-    1080,
-  ),
-  theme: enumParam('theme', THEMES, 'auto', 'Emulated prefers-color-scheme: light, dark or auto (the page decides).'),
-
-  fullPage: booleanParam('fullPage', false, 'Capture the whole page including below the fold; ignored for pdf (always true).'),
-  fullPageScroll: booleanParam(
-    'fullPageScroll',
-    false,
-    'Scroll through the page first so lazy-loaded content loads, at a fixed pace; a growing page (infinite list) is scrolled until its height stays the same, fullPageScrollDuration passes or the full-page height budget is reached (data.page.stillGrowing says when it was still growing); ignored for pdf (always true).',
-  ),
-  fullPageScrollDuration: numberParam(
-    'fullPageScrollDuration',
-    { min: 0, max: LIMITS.scrollDurationMaxMs, unit: 'ms' },
-    1000,
-    'Longest time to scroll, in ms (a page that stops growing ends sooner; a longer duration never loads less); ignored for pdf (always 1000).',
-  ),
-  clipSelector: stringParam('clipSelector', LIMITS.selectorMaxLength, 'CSS selector; capture only that element.'),
-
-  delay: numberParam('delay', { min: 0, max: LIMITS.delayMaxMs, unit: 'ms' }, 0, 'Milliseconds to wait before capture.'),
-  waitUntil: enumParam('waitUntil', WAIT_UNTIL, 'load', 'Navigation event to wait for.'),
-  waitForSelector: stringParam('waitForSelector', LIMITS.selectorMaxLength, 'CSS selector to wait for before capture.'),
-  failOnWaitTimeout: booleanParam(
-    'failOnWaitTimeout',
-    false,
-    'false (best attempt): when waitUntil is not reached within its budget but the page has rendered, the page is captured as it is, marked X-Capture-Wait-Timed-Out: true and data.page.waitTimedOut, and charged. true: such a capture fails with 504 CAPTURE_TIMEOUT instead, and nothing is charged.',
-  ),
-
-  removeAds: booleanParam('removeAds', false, 'Remove ads.'),
-  removeCookieBanners: booleanParam('removeCookieBanners', false, 'Remove cookie consent banners.'),
-  removeSelectors: listParam('removeSelectors', selector, LIMITS.listMaxEntries, 'Comma-separated CSS selectors of elements to remove.'),
-  blockResources: listParam(
-    'blockResources',
-    blockedResource,
-    BLOCKABLE_RESOURCES.length,
-    `Comma-separated resource types to block, from: ${BLOCKABLE_RESOURCES.join(', ')}.`,
-  ),
-  blockUrls: listParam(
-    'blockUrls',
-    urlPattern,
-    LIMITS.listMaxEntries,
-    'Comma-separated URLs or patterns to block; * matches any characters.',
-  ),
-
-  hideSelectors: listParam(
-    'hideSelectors',
-    selector,
-    LIMITS.listMaxEntries,
-    'Comma-separated CSS selectors of elements to hide (visibility: hidden; the layout is kept).',
-  ),
-  styles: stringParam('styles', 100_000, 'CSS text added to the page before capture.'),
-  timezone: z
-    .string({ errorMap: () => ({ message: 'timezone must be a string' }) })
-    .refine(isKnownTimezone, 'timezone must be an IANA time zone name the runtime knows, e.g. Europe/Paris or UTC')
-    .optional()
-    .describe("IANA time zone the page sees, e.g. Europe/Paris. Default: the server's time zone."),
-  locale: z
-    .string({ errorMap: () => ({ message: 'locale must be a string' }) })
-    .max(64, 'locale must be at most 64 characters')
-    .refine(isBcp47, 'locale must be a BCP 47 language tag, e.g. en-US or fr-FR')
-    .optional()
-    .describe("BCP 47 locale: sets navigator.language and the Accept-Language header. Default: the browser's own (en-US)."),
-
-  mediaType: z
-    .enum(MEDIA_TYPES, { errorMap: () => ({ message: `mediaType must be one of: ${MEDIA_TYPES.join(', ')}` }) })
-    .optional()
-    .describe("Emulated CSS media type: screen or print. Default: none (the page's own, screen for images)."),
-  reducedMotion: booleanParam(
-    'reducedMotion',
-    false,
-    'true: the page sees prefers-reduced-motion: reduce; running CSS transitions and animations and finite Web Animations jump to their end state before capture, endless ones stop, and known carousels (Swiper, Slick, Bootstrap, Splide, Flickity) stop their autoplay.',
-  ),
+  // The key order is the order of the parameters in openapi.json and docs/reference/api.md, so each
+  // group is spread at its place in that order.
+  ...captureOutputFields,
+  ...captureViewportFields,
+  ...captureWaitFields,
+  ...contentFilterFields,
+  ...pageControlFields,
 
   ...pageActionFields,
 
@@ -238,55 +88,8 @@ export const captureFields = {
   proxyUsername: stringParam('proxyUsername', 1_024, 'Proxy user name.'),
   proxyPassword: stringParam('proxyPassword', 1_024, 'Proxy password. Never stored or logged.'),
 
-  cacheEnabled: booleanParam('cacheEnabled', false, 'Enable response caching.'),
-  cacheTtl: numberParam(
-    'cacheTtl',
-    { min: LIMITS.cacheTtlMinSeconds, max: LIMITS.cacheTtlMaxSeconds, unit: 'seconds' },
-    3600,
-    'Cache lifetime in seconds.',
-  ),
-
-  requestStorageEnabled: booleanParam(
-    'requestStorageEnabled',
-    false,
-    'Upload the result to the S3-compatible storage given by the requestStorage* parameters.',
-  ),
-  requestStorageEndpoint: httpUrl('requestStorageEndpoint', 2_048).optional().describe('S3-compatible endpoint URL.'),
-  requestStorageAccessKeyId: stringParam('requestStorageAccessKeyId', 256, 'Access key ID.'),
-  requestStorageSecretAccessKey: stringParam('requestStorageSecretAccessKey', 1_024, 'Secret access key. Never stored or logged.'),
-  requestStorageBucket: stringParam('requestStorageBucket', 255, 'Bucket name.'),
-  requestStorageRegion: z
-    .string({ errorMap: () => ({ message: 'requestStorageRegion must be a string' }) })
-    .min(1, 'requestStorageRegion must not be empty')
-    .max(64, 'requestStorageRegion must be at most 64 characters')
-    .default('us-east-1')
-    .describe('Region. Default: us-east-1.'),
+  ...captureDeliveryFields,
 };
-
-/**
- * A signed link's parameters (GET only): they authenticate the request in place of `apiKey`, are
- * checked before validation and never reach the capture options, the cache key or the ledger.
- */
-export const signedLinkFields = {
-  keyId: z
-    .string()
-    .max(64, 'keyId must be at most 64 characters')
-    .optional()
-    .describe('Signed links: the id of the API key whose signing secret signed the link (instead of apiKey).'),
-  expires: z
-    .string()
-    .regex(/^\d{1,12}$/, 'expires must be whole unix seconds')
-    .optional()
-    .describe('Signed links: unix time in seconds after which the link is refused (SIGNED_LINK_EXPIRED). Optional.'),
-  signature: z
-    .string()
-    .regex(/^[0-9a-f]{64}$/, 'signature must be 64 lowercase hex characters')
-    .optional()
-    .describe(
-      'Signed links: the last parameter; lowercase hex HMAC-SHA256, keyed with the signing secret, of the query string as sent before &signature=.',
-    ),
-};
-export const SIGNED_LINK_FIELDS = ['keyId', 'expires', 'signature'] as const;
 
 export const captureObject = z.object(captureFields).strict();
 const captureQueryObject = z.object({ ...captureFields, ...signedLinkFields }).strict();
@@ -399,74 +202,3 @@ export const CaptureBodySchema = withOpenApi(
 export type CaptureOptions = z.output<typeof CaptureQuerySchema>;
 /** What a caller may send (query strings or JSON values). */
 export type CaptureInput = z.input<typeof captureObject>;
-
-export const AiResultSchema = z.object({
-  text: z.string().describe('The analysis'),
-  model: z.string().describe('The model name'),
-});
-
-/** With openaiSchema, the model's answer parsed and validated: an object of the caller's shape. */
-export const AiResultOrObjectSchema = z.union([AiResultSchema, z.record(z.unknown()).describe('The answer in the shape of openaiSchema')]);
-
-/** What the capture saw (docs/capture-fidelity.md); also in the headers X-Target-Status, X-Final-Url and X-Capture-Truncated. */
-export const PageReportSchema = withOpenApi(
-  z.object({
-    status: z.number().int().nullable().describe('HTTP status of the main document (after redirects); null in html mode'),
-    finalUrl: z.string().nullable().describe('URL of the captured document after redirects (credentials removed); null in html mode'),
-    title: z.string().describe('document.title when the capture was taken'),
-    width: z
-      .number()
-      .int()
-      .describe(
-        'Width in CSS pixels of what was captured: the whole document for fullPage and pdf, the element for clipSelector, the viewport otherwise',
-      ),
-    height: z
-      .number()
-      .int()
-      .describe('Height in CSS pixels of what was captured (the whole document for fullPage and pdf, also when the image was cut)'),
-    truncated: z.boolean().describe('True when the image was cut to the full-page budget (as X-Capture-Truncated)'),
-    waitTimedOut: z
-      .boolean()
-      .describe(
-        'True when waitUntil was not reached within its budget and the page was captured as it was (best attempt; as X-Capture-Wait-Timed-Out)',
-      ),
-    stillGrowing: z
-      .boolean()
-      .describe(
-        "True when fullPageScroll stopped (at fullPageScrollDuration or the full-page height budget) while the page was still growing, or when the page got taller while it was taken (a full page is taken again once first); the quality report's stillGrowing finding says the same (as X-Capture-Still-Growing)",
-      ),
-    inspectionTimedOut: z
-      .boolean()
-      .describe(
-        "True when reading the page after its file was taken did not end within the deadline and a short grace: the file is delivered and charged as it was taken, but title is empty, width and height are the viewport's, quality holds only the check of the pixels (ok false) and metadata is left out (as X-Capture-Inspection-Timed-Out)",
-      ),
-  }),
-  { title: 'PageReport' },
-);
-export type PageReport = z.infer<typeof PageReportSchema>;
-
-export const CaptureResultSchema = withOpenApi(
-  z.object({
-    success: z.literal(true),
-    data: z.object({
-      requestId: z.string().uuid().describe('Unique identifier of the request'),
-      fileName: z.string().describe('Generated file name'),
-      processingTime: z.number().int().describe('Milliseconds taken'),
-      fileSize: z.number().int().describe('Size of the file in bytes'),
-      url: z.string().url().optional().describe('Storage URL; present when storage is configured'),
-      imageData: z.string().optional().describe('Data URI with base64 image data (data:<mime>;base64,<data>); not for pdf'),
-      content: z
-        .string()
-        .optional()
-        .describe('The file as text, for the content formats html, markdown, text and mhtml (instead of imageData)'),
-      aiResult: AiResultOrObjectSchema.optional().describe(
-        'Present when openaiPrompt was given: {text, model}; with openaiSchema, the answer parsed and validated against the schema',
-      ),
-      page: PageReportSchema.describe('What the capture saw: target status, final URL, title, captured size, truncation'),
-      metadata: PageMetadataSchema.optional().describe('Present when metadata=true and it was read in time (page.inspectionTimedOut)'),
-      quality: CaptureQualitySchema.describe('The capture quality report (also X-Capture-Quality)'),
-    }),
-  }),
-  { title: 'CaptureResult' },
-);
-export type CaptureResult = z.infer<typeof CaptureResultSchema>;

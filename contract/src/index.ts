@@ -1,4 +1,12 @@
 export * from './capture.js';
+export * from './capture-formats.js';
+export * from './capture-result.js';
+export * from './signed-link-fields.js';
+export { PDF_PAGE_LAYOUTS } from './capture-output-fields.js';
+export { THEMES } from './capture-viewport-fields.js';
+export { WAIT_UNTIL } from './capture-wait-fields.js';
+export { BLOCKABLE_RESOURCES } from './content-filter-fields.js';
+export { MEDIA_TYPES } from './page-control-fields.js';
 export * from './custom-headers.js';
 export * from './devices.js';
 export * from './errors.js';
@@ -21,5 +29,33 @@ export * from './bulk.js';
 export * from './webhook-events.js';
 export * from './request-log.js';
 export * from './webhooks.js';
-export * from './monitors.js';
+export {
+  MONITOR_CAPTURE_FIELDS,
+  MONITOR_LIMITS,
+  CreateMonitorBodySchema,
+  UpdateMonitorBodySchema,
+  MonitorRunsQuerySchema,
+  type MonitorCaptureField,
+  type CreateMonitorBody,
+  type CreateMonitorInput,
+  type UpdateMonitorBody,
+} from './monitors.js';
+export {
+  MONITOR_RUN_STATUSES,
+  ChangedRegionSchema,
+  CaptureDiffSchema,
+  MonitorRunSchema,
+  MonitorSchema,
+  MonitorResponseSchema,
+  MonitorListSchema,
+  MonitorRunListSchema,
+  MonitorRunResponseSchema,
+  type MonitorRunStatus,
+  type ChangedRegion,
+  type CaptureDiff,
+  type MonitorRun,
+  type Monitor,
+} from './monitor-responses.js';
+export * from './diff.js';
+export * from './monitor-webhook-events.js';
 export * from './monitor-routes.js';

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { AiResultOrObjectSchema, applyPdfOverrides, captureFields, checkCrossFieldRules, PageReportSchema } from './capture.js';
+import { applyPdfOverrides, captureFields, checkCrossFieldRules } from './capture.js';
+import { AiResultOrObjectSchema, PageReportSchema } from './capture-result.js';
 import { LIMITS } from './limits.js';
 import { CaptureQualitySchema, PageMetadataSchema } from './page-insight.js';
 import { withOpenApi } from './openapi-meta.js';

@@ -2,17 +2,9 @@ import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
 import { ErrorBodySchema } from './errors.js';
 import type { RoutePolicy } from './route-policy.js';
-import {
-  CreateMonitorBodySchema,
-  DiffBodySchema,
-  DiffResponseSchema,
-  MonitorListSchema,
-  MonitorResponseSchema,
-  MonitorRunListSchema,
-  MonitorRunResponseSchema,
-  MonitorRunsQuerySchema,
-  UpdateMonitorBodySchema,
-} from './monitors.js';
+import { DiffBodySchema, DiffResponseSchema } from './diff.js';
+import { MonitorListSchema, MonitorResponseSchema, MonitorRunListSchema, MonitorRunResponseSchema } from './monitor-responses.js';
+import { CreateMonitorBodySchema, MonitorRunsQuerySchema, UpdateMonitorBodySchema } from './monitors.js';
 
 const c = initContract();
 

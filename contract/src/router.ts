@@ -1,6 +1,7 @@
 import { initContract } from '@ts-rest/core';
 import { z } from 'zod';
-import { CaptureBodySchema, CaptureQuerySchema, CaptureResultSchema } from './capture.js';
+import { CaptureBodySchema, CaptureQuerySchema } from './capture.js';
+import { CaptureResultSchema } from './capture-result.js';
 import { ErrorBodySchema } from './errors.js';
 import { AsyncCaptureAcceptedSchema, AsyncCaptureBodySchema, CaptureJobSchema } from './jobs.js';
 import { UsageQuerySchema, UsageReportSchema } from './usage.js';

@@ -7,7 +7,8 @@ import { LIMITS } from './limits.js';
  * Scrolling video (docs/video.md): `format=mp4|webm|gif` records the page scrolling from the top to
  * the bottom (or to `scrollToSelector`) over `videoDuration` seconds with `scrollEasing`, at
  * `videoFps`, in frames the size of the viewport (× scaleFactor). Merged into the capture formats
- * by capture.ts; every rule and bound of video lives here.
+ * by capture-formats.ts (and its fields into capture-output-fields.ts); every rule and bound of
+ * video lives here.
  */
 export const VIDEO_FORMATS = ['mp4', 'webm', 'gif'] as const;
 export type VideoFormat = (typeof VIDEO_FORMATS)[number];
