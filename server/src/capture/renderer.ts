@@ -1,40 +1,28 @@
-import { isVideoFormat, type CaptureOptions } from '@daguerre/contract';
+import type { CaptureOptions } from '@daguerre/contract';
 import type { Page } from 'puppeteer-core';
 import type { BrowserManager } from './browser/browser-manager.js';
 import type { ContextPool, Slot } from './pool/context-pool.js';
 import { PoolSaturatedError } from './pool/capture-turns.js';
-import { captureFile } from './output/capture-output.js';
-import { captureVideo, RECORDING_STAGE, recordingWindow, type VideoSettings } from './output/capture-video.js';
-import { probeBeforeCapture } from './insight/capture-quality.js';
+import type { VideoSettings } from './output/capture-video.js';
 import { assertValidSelectors } from './page/selector-check.js';
 import { proxySettings } from './browser/proxy-settings.js';
 import { preparePage, type RequestFilter } from './page/page-setup.js';
 import type { PageReport } from './page/page-report.js';
 import { recordPageEvents, type PageEventRecorder } from './page/page-events.js';
 import type { PageInsight } from './insight/page-insight.js';
-import { readableDuringCapture, readCapturedPage } from './insight/capture-readers.js';
-import { DEFAULT_FULL_PAGE_BUDGET, type FullPageBudget } from './output/full-page-plan.js';
+import type { FullPageBudget } from './output/full-page-plan.js';
 import { watchImageRequests, type ImageRequests } from './page/image-requests.js';
-import { assertLanded, navigationFailure, targetHeaders, type ConnectionFailure, type WasRefused } from './page/landing-checks.js';
-import { follow, landingOf, navigate, type Landing } from './page/navigation.js';
+import { navigationFailure, targetHeaders, type ConnectionFailure, type WasRefused } from './page/landing-checks.js';
+import { navigate, type Landing } from './page/navigation.js';
 import { isContextLost, NavigationWatch } from './pool/navigation-watch.js';
-import { effectiveViewport, touchAndMobile } from './page/page-setup.js';
+import { touchAndMobile } from './page/page-setup.js';
 import { withTargetHeaders } from './page/target-facts.js';
-import { compactRenderResult } from './output/png-encoder.js';
 import { depart, type Departure } from './pool/parked-page.js';
 import type { RenderResult } from './output/render-result.js';
-import { detectProtection } from './page/protection-detector.js';
 import { guard, isPageGone, watchPageCrash } from './page/stage-guard.js';
-import {
-  CaptureError,
-  CaptureTimeoutError,
-  ClientGoneError,
-  isCaptureError,
-  isInputFault,
-  type CaptureErrorKind,
-} from './capture-error.js';
+import { CaptureError, isCaptureError, isInputFault, type CaptureErrorKind } from './capture-error.js';
 import { watchResponsiveness } from './browser/responsiveness-watchdog.js';
-import { remainingMs, waitAndClean } from './page/wait-and-clean.js';
+import { captureAfterLanding, type SlotCapture } from './landed-page-capture.js';
 import type { UpstreamProxy } from '../security/egress-proxy.js';
 import { ignoreBecause } from '../ignore-error.js';
 
@@ -70,19 +58,10 @@ export interface RenderRequest {
 /** A finished capture: the file, what the page was (page-report.ts), its quality and metadata (page-insight.ts). */
 export type RenderedCapture = RenderResult & { page: PageReport } & PageInsight;
 
-/** A capture as it leaves its slot: the file as Chromium wrote it, and its re-encoding under way. */
-type SlotCapture = RenderedCapture & { compacted: Promise<RenderResult> };
-
 export type { RenderResult } from './output/render-result.js';
-
-/** Times the steps after loading start again when the page navigated under them (a late script redirect). */
-const MAX_RESTARTS = 2;
 
 /** Answers that already say why the page ended (the watchdogs): a crash that follows them adds nothing. */
 const PAGE_ENDED_BY_US: CaptureErrorKind[] = ['page-unresponsive', 'over-memory'];
-
-/** Time kept between a full page's last wait (late pictures, a retake) and the deadline, for the answer (and png re-encoding) after it. */
-const STITCH_RESERVE_MS = 1_500;
 
 /** A loopback listener of the egress proxy that forwards one capture's traffic to the caller's proxy. */
 export interface ProxyChain {
@@ -190,7 +169,7 @@ export class Renderer {
       const landing = await this.navigate(page, options, request, watch);
       await guard(departure.afterNavigation(), request, 'loading the page');
       mark('navigate', started);
-      const result = await this.afterLanding(slot, request, watch, landing, mark, events);
+      const result = await captureAfterLanding(slot, request, watch, landing, this.options, mark, events);
       encoding = result.compacted;
       if (this.manager.noteCapture()) this.manager.retire();
       return result;
@@ -245,105 +224,6 @@ export class Renderer {
     } catch (error) {
       throw navigationFailure(error, options, watch, this.options);
     }
-  }
-
-  /**
-   * Everything after loading: protection check, waits and cleaning, capture and report. A page that
-   * navigates meanwhile (a script redirect after load) destroys the document these steps work on, or
-   * leaves the one taken: the new page is then followed and the steps start again on it (at most
-   * MAX_RESTARTS times).
-   */
-  private async afterLanding(
-    slot: Slot,
-    request: RenderRequest,
-    watch: NavigationWatch,
-    landing: Landing,
-    mark: (stage: string, started: number) => void,
-    events?: PageEventRecorder,
-  ): Promise<SlotCapture> {
-    const { options } = request;
-    for (let restart = 0; ; restart++) {
-      const commits = watch.commits;
-      try {
-        assertLanded(landing, options, watch, this.options);
-        const captured = await this.captureLanded(slot, request, landing, mark, events);
-        // A navigation that began while the page was taken (a late script timer) leads to the page to
-        // capture; a video shows it as it happens.
-        const navigatedAway = watch.commits !== commits || watch.pending;
-        if (restart >= MAX_RESTARTS || !navigatedAway || isVideoFormat(options.format)) return captured;
-        captured.compacted.catch(ignoreBecause('this capture is dropped for the page navigated to'));
-      } catch (error) {
-        const navigatedAway = watch.commits !== commits || watch.pending;
-        const stopped = error instanceof CaptureTimeoutError || error instanceof ClientGoneError || error instanceof CaptureError;
-        if (restart >= MAX_RESTARTS || !(isContextLost(error) || (navigatedAway && !stopped))) throw error;
-      }
-      const timedOut = await follow(slot.page, watch, options, request, commits).catch((followError: unknown) => {
-        throw navigationFailure(followError, options, watch, this.options);
-      });
-      landing = landingOf(watch, landing.waitTimedOut || timedOut);
-    }
-  }
-
-  private async captureLanded(
-    slot: Slot,
-    request: RenderRequest,
-    landing: Landing,
-    mark: (stage: string, started: number) => void,
-    events?: PageEventRecorder,
-  ): Promise<SlotCapture> {
-    const { options } = request;
-    const page = slot.page;
-    const verdict = await guard(detectProtection(page, landing.response), request, 'inspecting the page');
-    if (verdict.protected) {
-      throw new CaptureError(
-        'target-protected',
-        `The target is behind anti-bot verification (${verdict.vendor}); no screenshot was taken and no credits were used.`,
-      );
-    }
-
-    let started = Date.now();
-    const budget = this.options.fullPageBudget ?? DEFAULT_FULL_PAGE_BUDGET;
-    const scrolled = await waitAndClean(page, options, request, Math.floor(budget.maxHeightPx / effectiveViewport(options).scale));
-    if (request.afterLoad) await guard(request.afterLoad(page), request, 'cleaning the page');
-    mark('wait', started);
-
-    started = Date.now();
-    // A viewport image is read while it is taken (capture-readers.ts), the height before it included; anything else once it is done.
-    const beside = readableDuringCapture(options);
-    const probing = guard(probeBeforeCapture(page), request, 'capturing');
-    // Beside the screenshot the probe is awaited by the quality report, which a failed screenshot cuts short.
-    if (beside) probing.catch(ignoreBecause('awaited by the quality report, which a failed screenshot cuts short'));
-    const probe = beside ? probing : await probing;
-    const limits = {
-      fullPageBudget: this.options.fullPageBudget,
-      stopBy: request.deadline - STITCH_RESERVE_MS,
-      images: request.images,
-      pdfTimeoutMs: remainingMs(request, 200),
-    };
-    // A scrolling video is a capture mode of its own: it scrolls the page while ffmpeg encodes, and may record past the deadline (capture-video.ts).
-    const video = isVideoFormat(options.format);
-    const output = video
-      ? guard(captureVideo(slot, options, request, this.options.video), recordingWindow(request), RECORDING_STAGE)
-      : guard(captureFile(slot, options, limits), request, 'capturing');
-    const reads = {
-      slot,
-      options,
-      request,
-      landing,
-      probe,
-      stillGrowing: scrolled.stillGrowing,
-      ...(events ? { events: events.log } : {}),
-    };
-    const readingBeside = beside ? readCapturedPage(reads, output) : undefined;
-    readingBeside?.catch(ignoreBecause('awaited once the file is made, which a failed screenshot cuts short'));
-    const file = await output;
-    // On libvips' threads from now on; it never rejects (a file it cannot improve comes back as it was).
-    const compacted = compactRenderResult(file, request.timings);
-    mark('capture', started);
-    started = Date.now();
-    const { report, insight } = await (readingBeside ?? readCapturedPage(reads, file));
-    mark('insight', started);
-    return { ...file, page: report, ...insight, compacted };
   }
 
   /** A PNG of the current viewport, for AI analysis of a pdf capture. */

@@ -1,16 +1,15 @@
-import { isContentFormat } from '@daguerre/contract';
 import type { Logger } from 'pino';
-import type { Page } from 'puppeteer-core';
 import { ApiError } from '../errors.js';
 import type { ContentFilters } from '../capture/page/content-filters/index.js';
 import type { FairScheduler } from '../capture/pool/fair-scheduler.js';
-import { CaptureLanes } from '../capture/pool/capture-lanes.js';
-import { Renderer } from '../capture/renderer.js';
-import { ClientGoneError, isInputFault } from '../capture/capture-error.js';
-import { finishInsight } from '../capture/insight/page-insight.js';
+import type { CaptureLanes } from '../capture/pool/capture-lanes.js';
+import type { Renderer } from '../capture/renderer.js';
+import { ClientGoneError } from '../capture/capture-error.js';
+import { CaptureAdmission } from './capture-admission.js';
 import { CaptureAnalysis } from './capture-analysis.js';
 import { CaptureDelivery, type Delivery } from './capture-delivery.js';
 import { captureFailure } from './capture-failures.js';
+import { CaptureRendering } from './capture-rendering.js';
 import type { CreditRepository, LedgerEntry } from '../store/credit-repository.js';
 import type { StorageConfigRepository } from '../store/storage-config-repository.js';
 import type { AiAnalyzer } from './ai-analysis.js';
@@ -50,9 +49,6 @@ export interface CaptureServiceDependencies {
   lanes?: CaptureLanes;
 }
 
-/** How long an async video or long capture may wait for a place in its lane; its capture deadline starts when it has one. */
-const ASYNC_LANE_WAIT_MS = 15 * 60_000;
-
 /** One capture request on its way through the pipeline. */
 interface Job {
   command: CaptureCommand;
@@ -85,23 +81,17 @@ const fileOf = (render: CachedRender) => ({
  * was charged, so a request that fails later (say, at the upload) never leaves a free render behind.
  */
 export class CaptureService {
-  private readonly renderer: Renderer;
-  private readonly scheduler: FairScheduler | undefined;
   private readonly credits: CreditRepository;
   private readonly cache: ResponseCache;
   private readonly storage: StorageUploader;
   private readonly storageConfigs: StorageConfigRepository;
   private readonly ai: AiAnalyzer;
   private readonly logger: Logger;
-  /** Errors a render answered with that depend only on the page and the options (4xx from the renderer). */
-  private readonly pageRefusals = new WeakSet<object>();
 
   constructor(
     dependencies: CaptureServiceDependencies,
     private readonly options: CaptureServiceOptions,
   ) {
-    this.renderer = dependencies.renderer;
-    this.scheduler = dependencies.scheduler;
     this.credits = dependencies.credits;
     this.cache = dependencies.cache;
     this.storage = dependencies.storage;
@@ -109,17 +99,17 @@ export class CaptureService {
     this.ai = dependencies.ai;
     this.logger = dependencies.logger;
     this.submission = dependencies.submission;
-    this.contentFilters = dependencies.contentFilters;
-    this.concurrency = dependencies.concurrency;
-    this.lanes = dependencies.lanes;
+    this.admission = new CaptureAdmission({ concurrency: dependencies.concurrency, lanes: dependencies.lanes }, options);
+    const { renderer, scheduler, contentFilters } = dependencies;
+    this.rendering = new CaptureRendering({ renderer, scheduler, contentFilters }, options);
     this.delivery = new CaptureDelivery(new CaptureAnalysis(this.ai), this.storage, this.storageConfigs);
   }
 
-  private readonly concurrency: ConcurrencyGate | undefined;
+  /** The plan's limit of concurrent captures and a long capture's lane place, before anything is reserved (capture-admission.ts). */
+  private readonly admission: CaptureAdmission;
 
-  private readonly lanes: CaptureLanes | undefined;
-
-  private readonly contentFilters: ContentFilters;
+  /** The render itself: page steps, fair turn, renderer (capture-rendering.ts). */
+  private readonly rendering: CaptureRendering;
 
   /** What follows a render: the AI step and the upload (capture-delivery.ts). */
   private readonly delivery: CaptureDelivery;
@@ -171,7 +161,7 @@ export class CaptureService {
     const storage = await this.delivery.storageTarget(organizationId, options);
     if (storage) job.storage = storage;
 
-    if (!options.cacheEnabled) return this.withinLimit(job, () => this.renderAndCharge(job));
+    if (!options.cacheEnabled) return this.admission.withinLimit(job, () => this.renderAndCharge(job));
 
     const key = ResponseCache.keyFor(organizationId, options);
     for (;;) {
@@ -187,7 +177,7 @@ export class CaptureService {
           if (error instanceof ClientGoneError) throw this.mapFailure(error);
           // The page itself answered no (protected target, selector not found): the same options
           // would fail the same way, so the error is shared rather than rendered again.
-          if (this.pageRefusals.has(error as object)) throw error;
+          if (this.rendering.refusedByPage(error)) throw error;
           // Otherwise the reason may be the other request's own (credits, upload, its client
           // leaving, its deadline): this one tries again rather than inheriting the error.
           continue;
@@ -197,7 +187,7 @@ export class CaptureService {
       }
       const flight = this.cache.beginFlight(key);
       try {
-        const file = await this.withinLimit(job, () =>
+        const file = await this.admission.withinLimit(job, () =>
           this.renderAndCharge(job, (render) => {
             this.cache.set(key, render, options.cacheTtl);
             flight.resolve(render);
@@ -213,55 +203,6 @@ export class CaptureService {
     }
   }
 
-  /** The plan's limit of concurrent captures (concurrency-gate.ts): past it a sync capture gets 429 before anything is reserved, a job waits. */
-  private withinLimit(job: Job, renderNow: () => Promise<CaptureFile>): Promise<CaptureFile> {
-    const { command } = job;
-    const render = () => this.inLane(job, renderNow);
-    if (!this.concurrency) return render();
-    const { budgetMs, page } = this.deadlinesOf(job);
-    const limitOf = {
-      organizationId: job.entry.organizationId,
-      planLimit: command.key.fairShare?.maxConcurrentCaptures,
-      wait: command.mode === 'async',
-    };
-    // The render's own errors are ApiErrors already (mapped as they are); waiting can end in a timeout or a departed client.
-    return this.concurrency.run({ ...limitOf, deadline: page, signal: command.signal }, render).catch((error: unknown) => {
-      throw this.mapFailure(error, budgetMs);
-    });
-  }
-
-  /**
-   * A video or another long capture first takes its place in its lane (capture-lanes.ts), before
-   * anything is reserved: a synchronous one the instance cannot finish in time is refused there,
-   * uncharged. An async one may wait up to ASYNC_LANE_WAIT_MS, and its capture deadline counts from
-   * when its place comes. A sync video may wait as long as it can still end by its limit (capture-deadlines.ts).
-   */
-  private inLane(job: Job, render: () => Promise<CaptureFile>): Promise<CaptureFile> {
-    const { command } = job;
-    if (!this.lanes || !CaptureLanes.needsLane(command.options)) return render();
-    const sync = command.mode !== 'async';
-    const { budgetMs, limit } = this.deadlinesOf(job);
-    const request = {
-      organizationId: job.entry.organizationId,
-      options: command.options,
-      sync,
-      deadline: sync ? limit : Date.now() + ASYNC_LANE_WAIT_MS,
-      signal: command.signal,
-      sharePercent: command.key.fairShare?.maxSharePercent ?? null,
-      // The task's failures come back as answers already: a 504 is a capture that ran out of time.
-      ranOutOfTime: (error: unknown) => error instanceof ApiError && error.status === 504,
-    };
-    return this.lanes
-      .run(request, () => {
-        job.placed = Date.now();
-        if (!sync) job.started = job.placed;
-        return render();
-      })
-      .catch((error: unknown) => {
-        throw this.mapFailure(error, budgetMs);
-      });
-  }
-
   /** A cache miss or a request without caching: reserve, render, deliver, charge. */
   private async renderAndCharge(job: Job, onCharged?: (render: CachedRender) => void): Promise<CaptureFile> {
     const { command, entry, timings } = job;
@@ -272,61 +213,7 @@ export class CaptureService {
     await this.submission.reserve({ ...entry, deadline: deadlines.reservation }, cost);
 
     try {
-      // A pdf is analysed from a PNG of the same page; with caching on it is kept for later hits too.
-      let analysisPng: Buffer | undefined;
-      const wantsPng =
-        (options.format === 'pdf' || isContentFormat(options.format)) && (job.analysis !== undefined || options.cacheEnabled);
-      const deadline = deadlines.page;
-      // Ads and cookie banners go before the analysis PNG is taken, so that it shows the cleaned page too.
-      const filters = await this.contentFilters.hooksFor(options, { deadline, timings });
-      const afterLoadSteps = [
-        filters?.afterLoad,
-        command.readPage,
-        wantsPng ? async (page: Page) => void (analysisPng = await Renderer.analysisPng(page)) : undefined,
-      ].filter((step): step is (page: Page) => Promise<void> => step !== undefined);
-      // Fair share (docs/render-slots.md): the organization's turn comes before a pool slot is asked for.
-      const renderFairly = (request: Parameters<Renderer['render']>[0]) =>
-        this.scheduler
-          ? this.scheduler.run(
-              job.entry.organizationId,
-              { ...request, ...(command.key.fairShare ? { share: command.key.fairShare } : {}) },
-              (signal) => this.renderer.render({ ...request, signal }),
-            )
-          : this.renderer.render(request);
-      const result = await renderFairly({
-        options,
-        organizationId: requireOrganization(command.key),
-        deadline,
-        recordingDeadline: deadlines.limit,
-        signal: command.signal,
-        timings,
-        ...(filters?.requestFilters.length ? { requestFilters: filters.requestFilters } : {}),
-        ...(filters ? { beforeNavigate: filters.beforeNavigate, cleanup: filters.cleanup } : {}),
-        ...(afterLoadSteps.length > 0
-          ? {
-              afterLoad: async (page: Page) => {
-                for (const step of afterLoadSteps) await step(page);
-              },
-            }
-          : {}),
-      }).catch((error: unknown) => {
-        // A refusal of the page itself (capture-error.ts, fault 'input') is kept as its answer, which identical requests share.
-        const answer = isInputFault(error) ? this.mapFailure(error) : error;
-        if (answer instanceof ApiError && answer.status >= 400 && answer.status < 500) this.pageRefusals.add(answer);
-        throw answer;
-      });
-      if (command.signal.aborted) throw new ClientGoneError();
-      const png = result.analysisPng ?? analysisPng;
-      const render: CachedRender = {
-        buffer: result.buffer,
-        mime: result.mime,
-        extension: result.extension,
-        fileName: `capture-${requestId}.${result.extension}`,
-        ...(png ? { analysisPng: png } : {}),
-        page: result.page,
-        ...finishInsight(result, result.buffer, timings),
-        renderedAt: Date.now(),
-      };
+      const render = await this.rendering.render(job, deadlines);
       const delivery = await this.delivery.deliver(job, render);
       if (command.signal.aborted) throw new ClientGoneError();
       const processingTime = Date.now() - job.started;

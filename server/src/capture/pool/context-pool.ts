@@ -6,6 +6,7 @@ import { returnToIdle, stampRelease } from './idle-order.js';
 import { PendingResets } from './pending-resets.js';
 import { SpareContexts } from './spare-contexts.js';
 import { CaptureTurns } from './capture-turns.js';
+import { keyOf, NO_ORGANIZATION, WarmContextLimit } from './warm-context-limit.js';
 import { ignoreBecause } from '../../ignore-error.js';
 
 export type { Slot } from './pool-slot.js';
@@ -44,11 +45,6 @@ const PARKED_IDLE_MS = 1_000;
 export const EXTRA_SPARES_IDLE_MS = 1_000;
 export const EXTRA_SPARES_UNUSED_MS = 30_000;
 
-const keyOf = (slot: Slot) => slot.organizationId ?? NO_ORGANIZATION;
-
-/** The key of captures made without an organization (direct use of the renderer). */
-const NO_ORGANIZATION = '';
-
 /**
  * Warm browser contexts, each serving one organization only (docs/security.md), with a concurrency
  * limit and a bounded queue in front of them.
@@ -70,8 +66,8 @@ export class ContextPool {
   private readonly idle: Slot[] = [];
   /** Contexts being reset after a capture, by organization: its next capture waits for one rather than take a spare. */
   private readonly resetting = new PendingResets();
-  /** Contexts held by captures now, by organization. */
-  private readonly serving = new Map<string, number>();
+  /** The limit of warm contexts, with the count of those serving captures now (warm-context-limit.ts). */
+  private readonly warmContexts: WarmContextLimit;
   private closed = false;
   private readonly spares: SpareContexts;
   private readonly idleContexts: IdleContexts;
@@ -90,6 +86,7 @@ export class ContextPool {
       () => this.closed,
       options.logger,
     );
+    this.warmContexts = new WarmContextLimit(this.idle, this.resetting, options, (slot) => this.closeSlot(slot));
     this.idleContexts = {
       idle: this.idle,
       track: (slot, work) => this.resetting.track(keyOf(slot), work),
@@ -101,10 +98,6 @@ export class ContextPool {
 
   private get spareTarget(): number {
     return this.options.spares ?? 1;
-  }
-
-  private get warmLimit(): number {
-    return Math.max(this.options.warmContexts ?? 2 * this.options.size, this.options.size);
   }
 
   /** Opens the first contexts now, so that the first requests do not pay for them. */
@@ -149,8 +142,8 @@ export class ContextPool {
       const key = organizationId ?? NO_ORGANIZATION;
       const slot = (await this.warmSlotOf(key)) ?? (await this.freshSlot());
       slot.organizationId = organizationId;
-      this.serving.set(key, (this.serving.get(key) ?? 0) + 1);
-      this.evictBeyondLimit();
+      this.warmContexts.hold(key);
+      this.warmContexts.evictBeyondLimit();
       return slot;
     });
   }
@@ -197,29 +190,6 @@ export class ContextPool {
     return slot;
   }
 
-  /** Contexts an organization has now: idle, being reset, or serving its captures. */
-  private contextsOf(key: string): number {
-    return this.idle.filter((slot) => keyOf(slot) === key).length + this.resetting.count(key) + (this.serving.get(key) ?? 0);
-  }
-
-  /**
-   * Closes idle contexts while more are open than WARM_CONTEXTS allows: first the least recently
-   * used of an organization that has more than one (what a burst of its captures left behind), then
-   * the least recently used. Plain LRU closed the context of whichever organization came next when
-   * a few took turns after one of them had two (each capture then opened a context, ~1.1 CPU-s).
-   */
-  private evictBeyondLimit(): void {
-    // Contexts, not turns: a capture whose turn came counts once it holds its context, so the
-    // context it is waiting for (being reset) is never closed under it.
-    const resetting = this.resetting.count();
-    const serving = [...this.serving.values()].reduce((sum, n) => sum + n, 0);
-    while (this.idle.length > 0 && this.idle.length + resetting + serving > this.warmLimit) {
-      const surplus = this.idle.findIndex((slot) => this.contextsOf(keyOf(slot)) > 1);
-      const [victim] = this.idle.splice(Math.max(surplus, 0), 1);
-      void this.closeSlot(victim!);
-    }
-  }
-
   /**
    * Gives up an acquire() whose capture will not run: still queued, it leaves the queue at once;
    * already granted, the context it gets goes straight back.
@@ -251,9 +221,7 @@ export class ContextPool {
       return;
     }
     const key = keyOf(slot);
-    const serving = (this.serving.get(key) ?? 1) - 1;
-    if (serving > 0) this.serving.set(key, serving);
-    else this.serving.delete(key);
+    this.warmContexts.giveBack(key);
     slot.uses += 1;
     stampRelease(slot);
     if (!usable(slot, slot.generation)) slot.doubtful = true;
@@ -276,7 +244,7 @@ export class ContextPool {
       }),
     );
     if (kept) {
-      this.evictBeyondLimit();
+      this.warmContexts.evictBeyondLimit();
       setImmediate(() => this.leaveParkedWhenIdle());
       // Not taken again soon (an organization that is not capturing now): its frozen page's memory
       // goes back even while other captures render.

@@ -1,4 +1,5 @@
 import { CaptureError, CaptureTimeoutError, ClientGoneError } from '../capture-error.js';
+import { activeCount, preemptForWaiters, type Running } from './fair-share-preemption.js';
 
 /**
  * Fair share of the browser between organizations (docs/render-slots.md). It sits in front of the
@@ -38,12 +39,6 @@ export interface TurnRequest {
   signal: AbortSignal;
   /** The organization's plan settings; the defaults when absent. */
   share?: FairShare;
-}
-
-/** One running capture: aborting its controller preempts it. */
-interface Running {
-  controller: AbortController;
-  preempted: boolean;
 }
 
 interface Waiter {
@@ -118,7 +113,7 @@ export class FairScheduler {
     const queueDepths = [...this.queues.values()].map((queue) => queue.length);
     let overShare = 0;
     for (const organizationId of this.runningByOrg.keys())
-      if (this.activeCount(organizationId) > this.limitOf(organizationId)) overShare += 1;
+      if (activeCount(this.runningByOrg, organizationId) > this.limitOf(organizationId)) overShare += 1;
     return {
       running: this.running,
       waiting: this.waitingTotal,
@@ -131,11 +126,6 @@ export class FairScheduler {
 
   private runningCount(organizationId: string): number {
     return this.runningByOrg.get(organizationId)?.length ?? 0;
-  }
-
-  /** Running captures not already preempted. */
-  private activeCount(organizationId: string): number {
-    return (this.runningByOrg.get(organizationId) ?? []).filter((running) => !running.preempted).length;
   }
 
   private belowShare(organizationId: string): boolean {
@@ -276,30 +266,13 @@ export class FairScheduler {
     }
   }
 
-  /**
-   * When organizations below their share wait with no slot free, the newest captures of the
-   * organizations furthest above their share are preempted, one per slot those waiters could use.
-   */
+  /** Preempts captures above their share for the organizations below theirs that wait (fair-share-preemption.ts). */
   private preemptForWaiters(): void {
-    let wanted = 0;
-    for (const [organizationId, queue] of this.queues) {
-      wanted += Math.max(0, Math.min(queue.length, this.limitOf(organizationId) - this.activeCount(organizationId)));
-    }
-    let pending = 0;
-    for (const list of this.runningByOrg.values()) pending += list.filter((running) => running.preempted).length;
-    let needed = wanted - pending - (this.options.concurrency - this.running);
-    while (needed > 0) {
-      let victim: string | undefined;
-      let excess = 0;
-      for (const organizationId of this.runningByOrg.keys()) {
-        const over = this.activeCount(organizationId) - this.limitOf(organizationId);
-        if (over > excess) [victim, excess] = [organizationId, over];
-      }
-      if (!victim) return;
-      const newest = [...this.runningByOrg.get(victim)!].reverse().find((running) => !running.preempted)!;
-      newest.preempted = true;
-      newest.controller.abort();
-      needed -= 1;
-    }
+    preemptForWaiters({
+      queues: this.queues,
+      runningByOrg: this.runningByOrg,
+      free: this.options.concurrency - this.running,
+      limitOf: (organizationId) => this.limitOf(organizationId),
+    });
   }
 }
