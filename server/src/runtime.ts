@@ -1,19 +1,12 @@
 import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Express } from 'express';
-import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import { maxCaptureBudgetMs } from '@daguerre/contract';
 import { configNotices, type Config } from './config.js';
 import type { BrowserManager } from './capture/browser/browser-manager.js';
 import { startBrowserSide, type BrowserSide } from './capture/browser/browser-start.js';
-import { MemoryCgroups } from './capture/browser/renderer-memory-cgroup.js';
-import { pageMemoryLimit, RendererMemoryWatchdog } from './capture/browser/renderer-memory-watchdog.js';
+import type { RendererMemoryWatchdog } from './capture/browser/renderer-memory-watchdog.js';
 import { ContentFilters } from './capture/page/content-filters/index.js';
-import { ContextPool } from './capture/pool/context-pool.js';
-import { FairScheduler } from './capture/pool/fair-scheduler.js';
-import { Renderer } from './capture/renderer.js';
-import { CaptureLanes } from './capture/pool/capture-lanes.js';
+import type { ContextPool } from './capture/pool/context-pool.js';
 import { removeDeadInstancesVideoFolders } from './capture/output/video-encoder.js';
 import { mountOpsRoutes } from './http/ops-routes.js';
 import { Metrics } from './ops/metrics.js';
@@ -23,28 +16,23 @@ import { startMetricsServer } from './http/metrics-server.js';
 import { createWorkerApp } from './http/worker-app.js';
 import { startJobs, type JobsRuntime, type ProcessRole } from './jobs/start-jobs.js';
 import { startMonitors, type MonitorsRuntime } from './monitors/start-monitors.js';
-import { closePixelDiff } from './monitors/pixel-diff.js';
 import type { SigningSecretLookup } from './jobs/webhook-delivery.js';
-import type { RateLimitStore } from './http/rate-limit.js';
 import { createLogger } from './logger.js';
 import { adoptLegacyQueuePrefix, legacyQueueExists } from './legacy-names.js';
 import { CAPTURE_QUEUE } from './jobs/job-types.js';
 import type { EgressProxy } from './security/egress-proxy.js';
-import { assertUrlAllowed } from './security/target-policy.js';
 import type { Resolver } from './security/resolver.js';
-import { AiAnalyzer } from './services/ai-analysis.js';
-import { schemaChecker } from './services/ai-schema.js';
-import { CaptureService } from './services/capture-service.js';
-import { CaptureSubmission } from './services/capture-submission.js';
-import { ConcurrencyGate, defaultConcurrentCaptures } from './services/concurrency-gate.js';
-import { RedisCapturePlaces } from './services/shared-capture-places.js';
-import { CreditSweeper } from './services/credit-sweeper.js';
-import { RequestLog } from './services/request-log.js';
-import { RequestLogRepository } from './store/request-log-repository.js';
+import type { CaptureService } from './services/capture-service.js';
 import { ResponseCache } from './services/response-cache.js';
 import { openDataLayer, type DataLayer } from './services/data-layer.js';
 import { egressPolicy } from './security/address-policy.js';
 import { ignoreBecause } from './ignore-error.js';
+import { buildCaptureService } from './runtime-capture-service.js';
+import { listenOn } from './runtime-listen.js';
+import { openRateLimitStore } from './runtime-rate-limit-store.js';
+import { startRenderSide } from './runtime-render-side.js';
+import { gracefulStop } from './runtime-shutdown.js';
+import { startSweepers } from './runtime-sweepers.js';
 
 export { egressPolicy, openDataLayer, type DataLayer };
 
@@ -82,21 +70,6 @@ export interface RuntimeOptions {
   browserSide?: BrowserSide;
 }
 
-function rateLimitStore(config: Config, data: DataLayer): { store: RateLimitStore; redis?: Redis } {
-  if (config.REDIS_URL) {
-    const redis = new Redis(config.REDIS_URL, { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: false });
-    // It reconnects by itself; requests meanwhile fail closed (503). Without a listener every refused
-    // reconnection would print "Unhandled error event" while Redis is down.
-    redis.on('error', () => undefined);
-    return { store: { kind: 'redis', client: redis }, redis };
-  }
-  if (data.db.dialect === 'mysql') {
-    const databaseName = new URL(config.DATABASE_URL).pathname.replace(/^\//, '') || 'daguerre';
-    return { store: { kind: 'mysql', db: data.db, databaseName } };
-  }
-  return { store: { kind: 'memory' } };
-}
-
 /** Builds and starts the whole service: database, browser pool, HTTP server. */
 export async function startRuntime(config: Config, options: RuntimeOptions = {}): Promise<Runtime> {
   const role = options.role ?? 'serve';
@@ -124,115 +97,11 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
     throw error;
   }
   try {
-    // A reservation older than the deadline plus a margin (for the upload and the commit) belongs to
-    // no live capture on any instance: each instance sweeps them at start-up and then on a timer.
-    const sweeper = new CreditSweeper(data.credits, {
-      marginMs: config.STALE_RESERVATION_MARGIN_MS,
-      staleAfterMs: maxCaptureBudgetMs(config.CAPTURE_TIMEOUT_MS) + config.STALE_RESERVATION_MARGIN_MS,
-      intervalMs: config.CREDIT_SWEEP_INTERVAL_MS,
-      logger,
-    });
-    await sweeper.sweep();
-    sweeper.start();
-    const requestLog = new RequestLog(new RequestLogRepository(data.db), {
-      retentionDays: config.REQUEST_LOG_RETENTION_DAYS,
-      refusalsPerMinute: config.REQUEST_LOG_REFUSALS_PER_MINUTE,
-      sweepIntervalMs: config.REQUEST_LOG_SWEEP_INTERVAL_MS,
-      logger,
-    });
-    requestLog.start();
-
-    // All of a renderer's memory, not only its JS heap, has a limit (docs/containment.md).
-    const cgroups = MemoryCgroups.open();
-    const memoryWatchdog = new RendererMemoryWatchdog({
-      limitBytes: config.RENDERER_MEMORY_LIMIT_MB * 1024 ** 2,
-      roots: () => browser.pids(),
-      logger,
-      ...(cgroups ? { cgroups } : {}),
-    });
-    memoryWatchdog.start();
-    logger.info(
-      { limitMb: config.RENDERER_MEMORY_LIMIT_MB, kernelHold: memoryWatchdog.kernelHold, renderSlots: config.MAX_CONCURRENCY },
-      'renderer memory limit and render slots (MAX_CONCURRENCY)',
-    );
-    const pool = new ContextPool(browser, {
-      size: config.MAX_CONCURRENCY,
-      maxQueue: config.MAX_QUEUE,
-      reuseLimit: config.CONTEXT_REUSE_LIMIT,
-      spares: config.SPARE_CONTEXTS,
-      warmContexts: config.WARM_CONTEXTS,
-      rendererReuseLimit: config.RENDERER_REUSE_LIMIT,
-      rendererGcEvery: config.RENDERER_GC_EVERY,
-      logger,
-    });
-    // The first contexts open while the rest starts; a job taken before they are ready opens its own.
-    const warming = pool.warm();
-    // Same concurrency as the pool, so the pool's own queue stays empty and the order is the scheduler's.
-    const scheduler = new FairScheduler({
-      concurrency: config.MAX_CONCURRENCY,
-      maxQueue: config.MAX_QUEUE,
-      maxOrgShare: config.MAX_ORG_SHARE_PERCENT / 100,
-    });
-    const renderer = new Renderer(pool, browser, {
-      openProxyChain: (upstream) => egress.openChain(upstream),
-      wasRefused: (url) => egress.refusedRecently(url),
-      connectionFailure: (url) => egress.failureOf(url),
-      fullPageBudget: { maxHeightPx: config.FULL_PAGE_MAX_HEIGHT_PX, maxPixels: config.FULL_PAGE_MAX_PIXELS },
-      unresponsiveTimeoutMs: config.PAGE_UNRESPONSIVE_TIMEOUT_MS,
-      explainCrash: () => (memoryWatchdog.claim() ? pageMemoryLimit(memoryWatchdog.limitBytes) : undefined),
-      video: { ffmpegPath: config.FFMPEG_PATH, maxBytes: config.VIDEO_MAX_BYTES },
-    });
+    const { sweeper, requestLog } = await startSweepers(config, data, logger);
+    const { memoryWatchdog, pool, warming, scheduler, renderer } = startRenderSide(config, browserSide, logger);
     const cache = new ResponseCache(config.CACHE_MAX_BYTES);
-    const { store, redis } = rateLimitStore(config, data);
-    // The limiter's client queues nothing while offline (fail closed): let it connect before the first request.
-    // It also counts the plans' concurrent captures across instances (shared-capture-places.ts).
-    if (redis && redis.status !== 'ready') {
-      await new Promise<void>((resolve) => {
-        const done = () => resolve();
-        redis.once('ready', done);
-        setTimeout(() => {
-          redis.off('ready', done);
-          resolve();
-        }, 5_000).unref();
-      });
-    }
-    const lanes = new CaptureLanes({
-      renderSlots: config.MAX_CONCURRENCY,
-      videoSlots: config.VIDEO_CONCURRENCY,
-      maxOrgSharePercent: config.MAX_ORG_SHARE_PERCENT,
-    });
-    // Acceptance (checks, credits) for /capture, POST /captures and bulk alike; the queues join once they exist.
-    const submission = new CaptureSubmission({
-      credits: data.credits,
-      creditsPerCapture: config.CREDITS_PER_CAPTURE,
-      checkDestination: (field, url) => assertUrlAllowed(data.policy, data.resolve, field, url),
-    });
-    const captures = new CaptureService(
-      {
-        renderer,
-        scheduler,
-        credits: data.credits,
-        cache,
-        storage: data.storage,
-        storageConfigs: data.storageConfigs,
-        ai: new AiAnalyzer({
-          ...(config.OPENAI_BASE_URL ? { baseUrl: config.OPENAI_BASE_URL } : {}),
-          model: config.OPENAI_MODEL,
-          timeoutMs: config.OPENAI_TIMEOUT_MS,
-        }),
-        logger,
-        submission,
-        contentFilters,
-        lanes,
-        // Without a limit of the operator's (ORG_MAX_CONCURRENT_CAPTURES 0), only plans that set one are gated:
-        // an organization alone filling the instance then gets the queue's own 503, which is what it is.
-        concurrency: new ConcurrencyGate(
-          config.ORG_MAX_CONCURRENT_CAPTURES > 0 ? defaultConcurrentCaptures(config) : Number.POSITIVE_INFINITY,
-          redis ? new RedisCapturePlaces(redis, config.JOB_QUEUE_PREFIX, logger) : undefined,
-        ),
-      },
-      { captureTimeoutMs: config.CAPTURE_TIMEOUT_MS },
-    );
+    const { store, redis } = await openRateLimitStore(config, data);
+    const { submission, captures } = buildCaptureService(config, { data, logger, renderer, scheduler, cache, contentFilters, redis });
     const jobs = startJobs(config, role, {
       data,
       captures,
@@ -284,10 +153,7 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
             mountOps,
           });
     const server = createHttpServer(app);
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(role === 'worker' ? config.WORKER_PORT : config.PORT, config.HOST, () => resolve());
-    });
+    const url = await listenOn(server, config, role);
     const metricsServer =
       config.METRICS_PORT !== undefined
         ? await startMetricsServer(config.METRICS_PORT, config.METRICS_HOST, {
@@ -299,56 +165,25 @@ export async function startRuntime(config: Config, options: RuntimeOptions = {})
             ...opsExtras,
           })
         : undefined;
-    const address = server.address() as AddressInfo;
-    // The address this machine reaches the server at: loopback for a wildcard, IPv6 in brackets.
-    const host =
-      config.HOST === '0.0.0.0'
-        ? '127.0.0.1'
-        : config.HOST === '::'
-          ? '[::1]'
-          : config.HOST.includes(':')
-            ? `[${config.HOST}]`
-            : config.HOST;
-    const url = `http://${host}:${address.port}`;
-
-    let stopping: Promise<void> | undefined;
-    /**
-     * Graceful shutdown: /ready turns 503, no new connections are accepted, in-flight captures get
-     * SHUTDOWN_TIMEOUT_MS to finish; the rest are aborted (their credits released), then the browser
-     * (every Chromium process) and the database are closed.
-     */
-    const stop = () =>
-      (stopping ??= (async () => {
+    const stop = gracefulStop({
+      config,
+      stopAccepting: () => {
         accepting = false;
-        await metricsServer?.close();
-        // Workers stop taking jobs now; the ones rendering get the same grace period as requests.
-        const jobsStopped = jobs.stop(config.SHUTDOWN_TIMEOUT_MS);
-        const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-        // Keep-alive connections become idle as their last response ends: close them as they do.
-        const reaper = setInterval(() => server.closeIdleConnections(), 100);
-        server.closeIdleConnections();
-        const grace = new Promise<void>((resolve) => setTimeout(resolve, config.SHUTDOWN_TIMEOUT_MS).unref());
-        await Promise.race([closed, grace]);
-        clearInterval(reaper);
-        // Jobs still rendering after the grace period are left to other workers (stalled-job recovery).
-        await jobsStopped;
-        shutdown.abort();
-        // Aborted captures release their reservations and write their 503 before connections close.
-        if (inFlight) await Promise.race([inFlight.settled(), new Promise((resolve) => setTimeout(resolve, 5_000).unref())]);
-        server.closeAllConnections();
-        await closed;
-        await sweeper.stop();
-        await requestLog.stop();
-        await pool.close();
-        await schemaChecker.close();
-        await closePixelDiff();
-        memoryWatchdog.stop();
-        await browser.close();
-        memoryWatchdog.close();
-        await egress.stop();
-        redis?.disconnect();
-        await data.db.close();
-      })());
+      },
+      metricsServer,
+      jobs,
+      server,
+      shutdown,
+      inFlight,
+      sweeper,
+      requestLog,
+      pool,
+      memoryWatchdog,
+      browser,
+      egress,
+      redis,
+      db: data.db,
+    });
     return {
       ...data,
       config,

@@ -87,3 +87,5 @@ export function serverInstructions(budget: InlineBudget): string {
     `Options of capture: ${optionSummary()}.`
   );
 }
+/** The hints a tool that captures declares to the agent: it reads, reaches the open web, and each call is a new capture. */
+export const CAPTURE_ANNOTATIONS = { readOnlyHint: true, openWorldHint: true, destructiveHint: false, idempotentHint: false };

@@ -1,21 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import { buffer as readAll } from 'node:stream/consumers';
-import { captureCredits } from '@daguerre/contract';
 import type { Logger } from 'pino';
 import { ApiError } from '../errors.js';
-import type { ResultFiles } from '../jobs/result-files.js';
-import type { CaptureService } from '../services/capture-service.js';
 import type { FinishedCapture } from '../services/capture-types.js';
 import type { CreditRepository } from '../store/credit-repository.js';
-import { loggableTarget, type RequestLog } from '../services/request-log.js';
-import type { MonitorRecord, MonitorRepository } from '../store/monitor-repository.js';
-import type { MonitorRunRecord, MonitorRunRepository, RunEnding } from '../store/monitor-run-repository.js';
-import { compareCaptures } from './compare-captures.js';
+import type { MonitorRecord } from '../store/monitor-repository.js';
+import type { MonitorRunRecord, RunEnding } from '../store/monitor-run-repository.js';
 import type { MonitorAlerts } from './monitor-alerts.js';
 import type { MonitorCredits } from './monitor-credits.js';
-import { runOptions } from './monitor-options.js';
+import { captureAndCompare, LEASE_LOST, runDiffKey, runImageKey, SHUTDOWN, type RunCaptureDependencies } from './monitor-run-capture.js';
 import { runView } from './monitor-view.js';
-import { pageTextStep } from './page-text.js';
 
 export interface MonitorRunnerOptions {
   /** The monitor's lease: renewed while a run goes on; a run of a process that died frees it after this long. */
@@ -24,32 +17,19 @@ export interface MonitorRunnerOptions {
   creditsPerCapture: number;
 }
 
-export const runImageKey = (monitorId: string, runId: string) => `monitors/${monitorId}/${runId}.png`;
-export const runDiffKey = (monitorId: string, runId: string) => `monitors/${monitorId}/${runId}-diff.png`;
-
-const LEASE_LOST = 'lease-lost';
-const SHUTDOWN = 'shutdown';
-
 /**
  * One run of a monitor: take its lease (a monitor never runs twice at once), capture through
  * CaptureService (the fair share of the browser, the charge, the request log), keep the PNG and
- * the page's text, compare with the baseline (the golden run, else the previous succeeded run),
- * alert, and keep MONITOR_RUNS_KEPT runs.
+ * the page's text, compare with the baseline (the golden run, else the previous succeeded run;
+ * monitor-run-capture.ts), settle the charge, alert, and keep MONITOR_RUNS_KEPT runs.
  */
 export class MonitorRunner {
   constructor(
-    private readonly deps: {
-      monitors: MonitorRepository;
-      runs: MonitorRunRepository;
-      captures: CaptureService;
+    private readonly deps: RunCaptureDependencies & {
       /** Settles the charge a run's capture held: committed once the run is recorded, released when anything after the capture failed. */
       ledger: Pick<CreditRepository, 'commit' | 'release'>;
-      files: ResultFiles;
       alerts: MonitorAlerts;
       credits: MonitorCredits;
-      /** A run refused before it reserved credits (no credits, a concurrency wait that timed out) is logged here; others have their ledger row. */
-      requestLog?: Pick<RequestLog, 'refused'>;
-      logger: Logger;
     },
     private readonly options: MonitorRunnerOptions,
   ) {}
@@ -91,7 +71,7 @@ export class MonitorRunner {
       await runs.start({ id: runId, monitorId, organizationId: monitor.organizationId, startedAt });
       let ending: RunEnding;
       try {
-        ending = await this.captureAndCompare(monitor, runId, controller.signal, held);
+        ending = await captureAndCompare(this.deps, this.options.creditsPerCapture, monitor, runId, controller.signal, held);
         ending = await this.settle(ending, held);
         await runs.finish(runId, ending);
       } catch (error) {
@@ -175,118 +155,6 @@ export class MonitorRunner {
     };
     await runs.finish(runId, ending);
     return ending;
-  }
-
-  private async captureAndCompare(
-    monitor: MonitorRecord,
-    runId: string,
-    signal: AbortSignal,
-    held: { capture?: FinishedCapture },
-  ): Promise<RunEnding> {
-    const { captures, files, logger } = this.deps;
-    const requestId = randomUUID();
-    const text = pageTextStep(monitor.ignoreSelectors);
-    const started = Date.now();
-    let options;
-    let file;
-    try {
-      options = runOptions(monitor);
-      const share = await this.deps.monitors.planShare(monitor.organizationId);
-      file = await captures.capture({
-        requestId,
-        key: {
-          keyId: monitor.apiKeyId ?? '',
-          organizationId: monitor.organizationId,
-          userId: null,
-          membershipActive: true,
-          ...(share ? { fairShare: share } : {}),
-        },
-        options,
-        signal,
-        // A run waits for the organization's concurrency limit like an async job rather than being refused.
-        mode: 'async',
-        kind: 'monitor',
-        readPage: text.step,
-        finish: async (finished) => {
-          held.capture = finished;
-          return true;
-        },
-      });
-    } catch (error) {
-      const failure = error instanceof ApiError ? error : new ApiError('INTERNAL_ERROR', 'The capture failed', { logDetail: error });
-      if (!(error instanceof ApiError)) logger.error({ monitorId: monitor.id, runId, err: error }, 'monitor run failed unexpectedly');
-      // Ignored by the log when the capture reserved credits (its ledger row says how it ended).
-      await this.deps.requestLog?.refused({
-        requestId,
-        organizationId: monitor.organizationId,
-        apiKeyId: monitor.apiKeyId,
-        kind: 'monitor',
-        format: 'png',
-        source: 'url',
-        target: loggableTarget(monitor.url),
-        errorCode: failure.code,
-        httpStatus: failure.status,
-        durationMs: Date.now() - started,
-        at: started,
-      });
-      const status =
-        failure.code === 'TARGET_HTTP_ERROR' ? Number((failure.details as { status?: number } | undefined)?.status ?? NaN) : NaN;
-      return {
-        status: 'failed',
-        requestId,
-        loadMs: Date.now() - started,
-        targetStatus: Number.isFinite(status) ? status : null,
-        error: {
-          code: failure.code,
-          message:
-            signal.reason === LEASE_LOST
-              ? 'The run lost its lease (the database could not be reached); nothing was charged'
-              : signal.reason === SHUTDOWN
-                ? 'The process running it stopped; nothing was charged'
-                : failure.message,
-        },
-      };
-    }
-    const credits = held.capture?.credits ?? captureCredits(options, this.options.creditsPerCapture);
-    const imageKey = runImageKey(monitor.id, runId);
-    const base = {
-      requestId: file.requestId,
-      credits,
-      loadMs: file.processingTime,
-      targetStatus: file.page.status,
-      imageKey,
-      pageText: text.text() ?? null,
-    };
-    await files.put(imageKey, file.buffer, 'image/png');
-    // A redirect chain that ends outside 2xx (a 3xx without a location) is a status change too.
-    if (file.page.status !== null && (file.page.status < 200 || file.page.status > 299)) {
-      return { ...base, status: 'failed', error: { code: 'TARGET_HTTP_ERROR', message: `The target answered HTTP ${file.page.status}` } };
-    }
-    const baseline = await this.baselineOf(monitor);
-    if (!baseline) return { ...base, status: 'succeeded' };
-    const before = await files.open(baseline.imageKey!).then((opened) => (opened ? readAll(opened.stream) : undefined));
-    if (!before) return { ...base, status: 'succeeded' };
-    const compared = await compareCaptures({
-      before: { png: before, ...(baseline.pageText !== null ? { text: baseline.pageText } : {}) },
-      after: { png: file.buffer, ...(base.pageText !== null ? { text: base.pageText } : {}) },
-      threshold: monitor.threshold,
-    });
-    let diffImageKey: string | null = null;
-    if (compared.diffPng) {
-      diffImageKey = runDiffKey(monitor.id, runId);
-      await files.put(diffImageKey, compared.diffPng, 'image/png');
-    }
-    return { ...base, status: 'succeeded', baselineRunId: baseline.id, diff: compared.diff, diffImageKey };
-  }
-
-  /** The golden run when one is pinned (and still there), else the previous succeeded run. */
-  private async baselineOf(monitor: MonitorRecord): Promise<MonitorRunRecord | undefined> {
-    const { runs } = this.deps;
-    // Read now, not at the claim: a run pinned while this one rendered is already its baseline.
-    const goldenRunId = (await this.deps.monitors.get(monitor.id))?.goldenRunId ?? null;
-    const golden = goldenRunId ? await runs.get(goldenRunId, true) : undefined;
-    const baseline = golden?.status === 'succeeded' ? golden : await runs.lastSucceeded(monitor.id);
-    return baseline?.imageKey ? baseline : undefined;
   }
 
   private async afterRun(monitor: MonitorRecord, run: MonitorRunRecord, ending: RunEnding, stopped: boolean): Promise<void> {

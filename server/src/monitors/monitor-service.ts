@@ -3,7 +3,6 @@ import { buffer as readAll } from 'node:stream/consumers';
 import {
   captureCredits,
   MONITOR_CAPTURE_FIELDS,
-  type CaptureOptions,
   type CreateMonitorBody,
   type Monitor,
   type MonitorRun,
@@ -20,6 +19,7 @@ import { decodePageCursor, encodePageCursor } from '../services/page-cursor.js';
 import type { CreditRepository } from '../store/credit-repository.js';
 import type { MonitorChanges, MonitorRecord, MonitorRepository } from '../store/monitor-repository.js';
 import type { MonitorRunRepository } from '../store/monitor-run-repository.js';
+import { checkMonitorDestinations, checkMonitorInterval } from './monitor-input-checks.js';
 import { captureOptionsOf, runOptions } from './monitor-options.js';
 import type { MonitorSchedule } from './monitor-schedule.js';
 import { monitorView, runView } from './monitor-view.js';
@@ -73,9 +73,9 @@ export class MonitorService {
     const organizationId = key.organizationId!;
     const options = captureOptionsOf(body);
     const ignoreSelectors = body.ignoreSelectors ?? [];
-    this.checkInterval(body.intervalSeconds);
+    checkMonitorInterval(body.intervalSeconds, this.options.minIntervalSeconds);
     const captureOptions = runOptions({ url: body.url, options, ignoreSelectors });
-    await this.checkDestinations(key, captureOptions, body.webhookUrl);
+    await checkMonitorDestinations(this.deps, key, captureOptions, body.webhookUrl);
     // An organization without the credits of one run gets 402 now rather than a monitor paused at once.
     await requireBalance(this.deps.credits, organizationId, captureCredits(captureOptions, this.options.creditsPerCapture), {
       short: errors.insufficientCredits,
@@ -142,7 +142,7 @@ export class MonitorService {
     const monitor = await this.own(organizationId, monitorId);
     const changes: MonitorChanges = {};
     if (body.intervalSeconds !== undefined) {
-      this.checkInterval(body.intervalSeconds);
+      checkMonitorInterval(body.intervalSeconds, this.options.minIntervalSeconds);
       changes.intervalSeconds = body.intervalSeconds;
     }
     if (body.name !== undefined) changes.name = body.name;
@@ -164,7 +164,7 @@ export class MonitorService {
     const next = { ...monitor, ...changes };
     const captureOptions = runOptions(next);
     // Only what changes is checked again: a destination refused since creation is found by the run itself.
-    await this.checkDestinations(key, captureOptions, body.webhookUrl ?? undefined, {
+    await checkMonitorDestinations(this.deps, key, captureOptions, body.webhookUrl ?? undefined, {
       url: body.url !== undefined,
       proxyUrl: given.proxyUrl !== undefined && given.proxyUrl !== null,
     });
@@ -255,47 +255,6 @@ export class MonitorService {
     });
     if (!opened) return undefined;
     return { png: await readAll(opened.stream), ...(run.pageText !== null ? { text: run.pageText } : {}) };
-  }
-
-  private checkInterval(intervalSeconds: number): void {
-    if (intervalSeconds >= this.options.minIntervalSeconds) return;
-    throw validationError([
-      {
-        field: 'intervalSeconds',
-        message: `intervalSeconds must be at least ${this.options.minIntervalSeconds} on this server (MONITOR_MIN_INTERVAL_SECONDS)`,
-        value: intervalSeconds,
-      },
-    ]);
-  }
-
-  /** The destinations a monitor will reach, checked with the egress policy as POST /captures does. */
-  private async checkDestinations(
-    key: AuthenticatedKey,
-    options: CaptureOptions,
-    webhookUrl: string | undefined,
-    which: { url: boolean; proxyUrl: boolean } = { url: true, proxyUrl: true },
-  ): Promise<void> {
-    // A schedule keeps its options: credentials in a URL would be stored and shown back, so they are refused.
-    for (const field of ['url', 'proxyUrl'] as const) {
-      const value = options[field];
-      if (value === undefined || !which[field]) continue;
-      const parsed = new URL(value);
-      if (parsed.username || parsed.password) {
-        throw validationError([
-          {
-            field,
-            message: `${field} of a monitor must not carry a user name or password: a monitor keeps its options and shows them back (use an allow-listed proxy without credentials)`,
-            value: '[REDACTED]',
-          },
-        ]);
-      }
-    }
-    const checked = {
-      ...(which.url ? { url: options.url } : {}),
-      ...(which.proxyUrl && options.proxyUrl ? { proxyUrl: options.proxyUrl } : {}),
-    };
-    await this.deps.captures.cheapChecks({ key, options: checked as CaptureOptions });
-    if (webhookUrl !== undefined) await this.deps.checkDestination('webhookUrl', webhookUrl);
   }
 
   private async own(organizationId: string, monitorId: string): Promise<MonitorRecord> {
