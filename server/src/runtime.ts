@@ -27,12 +27,12 @@ import { ResponseCache } from './services/response-cache.js';
 import { openDataLayer, type DataLayer } from './services/data-layer.js';
 import { egressPolicy } from './security/address-policy.js';
 import { ignoreBecause } from './ignore-error.js';
-import { buildCaptureService } from './runtime-capture-service.js';
-import { listenOn } from './runtime-listen.js';
-import { openRateLimitStore } from './runtime-rate-limit-store.js';
-import { startRenderSide } from './runtime-render-side.js';
-import { gracefulStop } from './runtime-shutdown.js';
-import { startSweepers } from './runtime-sweepers.js';
+import { buildCaptureService } from './runtime/capture-service.js';
+import { listenOn } from './runtime/listen.js';
+import { openRateLimitStore } from './runtime/rate-limit-store.js';
+import { startRenderSide } from './runtime/render-side.js';
+import { gracefulStop } from './runtime/shutdown.js';
+import { startSweepers } from './runtime/sweepers.js';
 
 export { egressPolicy, openDataLayer, type DataLayer };
 

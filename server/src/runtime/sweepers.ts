@@ -1,10 +1,10 @@
 import type { Logger } from 'pino';
 import { maxCaptureBudgetMs } from '@daguerre/contract';
-import type { Config } from './config.js';
-import { CreditSweeper } from './services/credit-sweeper.js';
-import { RequestLog } from './services/request-log.js';
-import type { DataLayer } from './services/data-layer.js';
-import { RequestLogRepository } from './store/request-log-repository.js';
+import type { Config } from '../config.js';
+import { CreditSweeper } from '../services/credit-sweeper.js';
+import { RequestLog } from '../services/request-log.js';
+import type { DataLayer } from '../services/data-layer.js';
+import { RequestLogRepository } from '../store/request-log-repository.js';
 
 /** Starts the data layer's background sweeps: stale credit reservations and the request log's retention. */
 export async function startSweepers(

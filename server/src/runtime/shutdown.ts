@@ -1,17 +1,17 @@
 import type { Server } from 'node:http';
 import type { Redis } from 'ioredis';
-import type { Config } from './config.js';
-import type { BrowserManager } from './capture/browser/browser-manager.js';
-import type { RendererMemoryWatchdog } from './capture/browser/renderer-memory-watchdog.js';
-import type { ContextPool } from './capture/pool/context-pool.js';
-import type { InFlight } from './http/capture-routes.js';
-import type { JobsRuntime } from './jobs/start-jobs.js';
-import { closePixelDiff } from './monitors/pixel-diff.js';
-import type { EgressProxy } from './security/egress-proxy.js';
-import { schemaChecker } from './services/ai-schema.js';
-import type { CreditSweeper } from './services/credit-sweeper.js';
-import type { DataLayer } from './services/data-layer.js';
-import type { RequestLog } from './services/request-log.js';
+import type { Config } from '../config.js';
+import type { BrowserManager } from '../capture/browser/browser-manager.js';
+import type { RendererMemoryWatchdog } from '../capture/browser/renderer-memory-watchdog.js';
+import type { ContextPool } from '../capture/pool/context-pool.js';
+import type { InFlight } from '../http/capture-routes.js';
+import type { JobsRuntime } from '../jobs/start-jobs.js';
+import { closePixelDiff } from '../monitors/pixel-diff.js';
+import type { EgressProxy } from '../security/egress-proxy.js';
+import { schemaChecker } from '../services/ai-schema.js';
+import type { CreditSweeper } from '../services/credit-sweeper.js';
+import type { DataLayer } from '../services/data-layer.js';
+import type { RequestLog } from '../services/request-log.js';
 
 /** What a shutdown stops, in the order it stops them. */
 export interface ShutdownParts {

@@ -1,11 +1,11 @@
 import type { Logger } from 'pino';
-import type { Config } from './config.js';
-import type { BrowserSide } from './capture/browser/browser-start.js';
-import { MemoryCgroups } from './capture/browser/renderer-memory-cgroup.js';
-import { pageMemoryLimit, RendererMemoryWatchdog } from './capture/browser/renderer-memory-watchdog.js';
-import { ContextPool } from './capture/pool/context-pool.js';
-import { FairScheduler } from './capture/pool/fair-scheduler.js';
-import { Renderer } from './capture/renderer.js';
+import type { Config } from '../config.js';
+import type { BrowserSide } from '../capture/browser/browser-start.js';
+import { MemoryCgroups } from '../capture/browser/renderer-memory-cgroup.js';
+import { pageMemoryLimit, RendererMemoryWatchdog } from '../capture/browser/renderer-memory-watchdog.js';
+import { ContextPool } from '../capture/pool/context-pool.js';
+import { FairScheduler } from '../capture/pool/fair-scheduler.js';
+import { Renderer } from '../capture/renderer.js';
 
 export interface RenderSide {
   /** Ends Chromium processes past RENDERER_MEMORY_LIMIT_MB (docs/containment.md). */

@@ -1,18 +1,18 @@
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import type { Config } from './config.js';
-import type { ContentFilters } from './capture/page/content-filters/index.js';
-import { CaptureLanes } from './capture/pool/capture-lanes.js';
-import type { FairScheduler } from './capture/pool/fair-scheduler.js';
-import type { Renderer } from './capture/renderer.js';
-import { assertUrlAllowed } from './security/target-policy.js';
-import { AiAnalyzer } from './services/ai-analysis.js';
-import { CaptureService } from './services/capture-service.js';
-import { CaptureSubmission } from './services/capture-submission.js';
-import { ConcurrencyGate, defaultConcurrentCaptures } from './services/concurrency-gate.js';
-import type { DataLayer } from './services/data-layer.js';
-import type { ResponseCache } from './services/response-cache.js';
-import { RedisCapturePlaces } from './services/shared-capture-places.js';
+import type { Config } from '../config.js';
+import type { ContentFilters } from '../capture/page/content-filters/index.js';
+import { CaptureLanes } from '../capture/pool/capture-lanes.js';
+import type { FairScheduler } from '../capture/pool/fair-scheduler.js';
+import type { Renderer } from '../capture/renderer.js';
+import { assertUrlAllowed } from '../security/target-policy.js';
+import { AiAnalyzer } from '../services/ai-analysis.js';
+import { CaptureService } from '../services/capture-service.js';
+import { CaptureSubmission } from '../services/capture-submission.js';
+import { ConcurrencyGate, defaultConcurrentCaptures } from '../services/concurrency-gate.js';
+import type { DataLayer } from '../services/data-layer.js';
+import type { ResponseCache } from '../services/response-cache.js';
+import { RedisCapturePlaces } from '../services/shared-capture-places.js';
 
 export interface CaptureServiceParts {
   data: DataLayer;

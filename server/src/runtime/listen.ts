@@ -1,7 +1,7 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Config } from './config.js';
-import type { ProcessRole } from './jobs/start-jobs.js';
+import type { Config } from '../config.js';
+import type { ProcessRole } from '../jobs/start-jobs.js';
 
 /** Listens on PORT (WORKER_PORT for a worker) at HOST; answers the address this machine reaches the server at. */
 export async function listenOn(server: Server, config: Config, role: ProcessRole): Promise<string> {

@@ -1,7 +1,7 @@
 import { Redis } from 'ioredis';
-import type { Config } from './config.js';
-import type { RateLimitStore } from './http/rate-limit.js';
-import type { DataLayer } from './services/data-layer.js';
+import type { Config } from '../config.js';
+import type { RateLimitStore } from '../http/rate-limit.js';
+import type { DataLayer } from '../services/data-layer.js';
 
 function rateLimitStore(config: Config, data: DataLayer): { store: RateLimitStore; redis?: Redis } {
   if (config.REDIS_URL) {
