@@ -1,4 +1,4 @@
-import { errors, type ApiError } from '../errors.js';
+import { ApiError, errors } from '../errors.js';
 import type { CreditRepository } from '../store/credit-repository.js';
 
 /** How a kind of request words its refusals. */
@@ -22,7 +22,7 @@ export async function requireBalance(
   refusal: BalanceRefusal,
 ): Promise<void> {
   const balance = await credits.rollOverIfDue(organizationId).catch((error: unknown) => {
-    throw errors.storeUnavailable('database', error, refusal.nothingWas);
+    throw error instanceof ApiError ? error : errors.storeUnavailable('database', error, refusal.nothingWas);
   });
   const remaining = balance?.remaining ?? 0;
   if (remaining < cost) throw refusal.short(remaining, cost);

@@ -14,6 +14,7 @@ export function startSignedLink(form: HTMLFormElement): () => void {
     const query = signedQuery(form);
     if (!query) {
       output.textContent = 'Enter a URL or HTML to make a signed link.';
+      output.setAttribute('data-ready', 'false');
       return;
     }
     const current = ++latest;
