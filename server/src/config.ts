@@ -34,6 +34,19 @@ const wholeNumber = (name: string, min: number, max: number) =>
   );
 const integer = (name: string, min: number, max: number, fallback: number) => wholeNumber(name, min, max).default(fallback);
 
+/** A comma-separated list, empty when unset, each entry trimmed and checked by `valid`. */
+const commaList = (valid: (entry: string) => boolean, message: string) =>
+  z
+    .string()
+    .default('')
+    .transform((value) =>
+      value
+        .split(',')
+        .map((entry) => entry.trim())
+        .filter(Boolean),
+    )
+    .refine((entries) => entries.every(valid), message);
+
 /** Every setting of the service, its default and its check. The README's configuration table mirrors this. */
 export const ConfigSchema = z.object({
   PORT: integer('PORT', 0, 65_535, 3000),
@@ -77,19 +90,10 @@ export const ConfigSchema = z.object({
   // Unset: twice MAX_CONCURRENCY, at least 4 (loadConfig).
   WARM_CONTEXTS: wholeNumber('WARM_CONTEXTS', 1, 256).optional(),
   ALLOW_PRIVATE_NETWORK: booleanFlag('ALLOW_PRIVATE_NETWORK'),
-  EGRESS_ALLOW_LIST: z
-    .string()
-    .default('')
-    .transform((value) =>
-      value
-        .split(',')
-        .map((entry) => entry.trim())
-        .filter(Boolean),
-    )
-    .refine(
-      (entries) => entries.every((entry) => /^(\[[0-9a-f:.]+\]|[^:\s]+):\d+$/i.test(entry)),
-      'EGRESS_ALLOW_LIST must be comma-separated host:port entries',
-    ),
+  EGRESS_ALLOW_LIST: commaList(
+    (entry) => /^(\[[0-9a-f:.]+\]|[^:\s]+):\d+$/i.test(entry),
+    'EGRESS_ALLOW_LIST must be comma-separated host:port entries',
+  ),
   TRUST_PROXY: booleanFlag('TRUST_PROXY'),
   REQUIRE_HTTPS: booleanFlag('REQUIRE_HTTPS'),
   RATE_LIMIT_MAX: integer('RATE_LIMIT_MAX', 1, 1_000_000, 40),
@@ -192,19 +196,10 @@ export const ConfigSchema = z.object({
   /** MCP `capture`: the longest side, in pixels, of an image that goes back inline (the Claude API refuses more than 8000). */
   MCP_INLINE_MAX_SIDE_PX: integer('MCP_INLINE_MAX_SIDE_PX', 16, 16_384, 8_000),
   /** /mcp: browser origins allowed besides the service's own (the MCP transport rules ask servers to check Origin; docs/mcp.md). */
-  MCP_ALLOWED_ORIGINS: z
-    .string()
-    .default('')
-    .transform((value) =>
-      value
-        .split(',')
-        .map((entry) => entry.trim())
-        .filter(Boolean),
-    )
-    .refine(
-      (entries) => entries.every(isOrigin),
-      'MCP_ALLOWED_ORIGINS must be comma-separated origins such as https://app.example.com (scheme, host and port only: no path, no trailing slash, no *)',
-    ),
+  MCP_ALLOWED_ORIGINS: commaList(
+    isOrigin,
+    'MCP_ALLOWED_ORIGINS must be comma-separated origins such as https://app.example.com (scheme, host and port only: no path, no trailing slash, no *)',
+  ),
   /** `daguerre mcp`: the service to talk to and the API key (or --url and --api-key). */
   DAGUERRE_URL: z.string().url('DAGUERRE_URL must be the service address, e.g. https://capture.example.com').optional(),
   DAGUERRE_API_KEY: z.string().min(1).optional(),
