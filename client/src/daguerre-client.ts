@@ -1,3 +1,4 @@
+/** The typed client's public shape: the options of `createClient()` and the methods it answers with. */
 import type {
   CaptureLogPage,
   CaptureLogQuery,
@@ -15,8 +16,6 @@ import type { MonitorMethods } from './monitors.js';
 import type { RawClient } from './raw-client.js';
 import type { RetryOptions } from './retry.js';
 import type { SignedUrlOptions } from './signed-url.js';
-
-/** The typed client's public shape: the options of `createClient()` and the methods it answers with. */
 
 export interface ClientOptions {
   /** Service root, e.g. `https://capture.example.com` (a path prefix is kept). */

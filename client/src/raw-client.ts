@@ -1,7 +1,6 @@
+/** The `raw` member of the typed client: ts-rest's client of the contract, over the caller's fetch when one is given. */
 import { initClient, type ApiFetcher, type InitClientReturn } from '@ts-rest/core';
 import { contract, type Contract } from '@daguerre/contract';
-
-/** The `raw` member of the typed client: ts-rest's client of the contract, over the caller's fetch when one is given. */
 
 interface RawClientArgs {
   baseUrl: string;

@@ -1,10 +1,9 @@
+/** One request of a contract route: sent with the key, retried on 429/503 when asked, its JSON answer read. */
 import type { AppRoute } from '@ts-rest/core';
 import { errorFromResponse, headersToRecord, parseJson, DaguerreError } from './daguerre-error.js';
 import type { ClientOptions } from './daguerre-client.js';
 import { DEFAULT_MAX_DELAY_MS, isRetryableStatus, retryDelayMs, sleep } from './retry.js';
 import { pathOf, type RouteRequest, type SuccessBody } from './route-request.js';
-
-/** One request of a contract route: sent with the key, retried on 429/503 when asked, its JSON answer read. */
 
 /**
  * The JSON body of a route's 2xx answer, typed by the contract (not re-validated: see SuccessBody).

@@ -1,7 +1,6 @@
+/** The output formats of a capture and the MIME type each is answered with. */
 import { CONTENT_FORMATS, CONTENT_MIME_TYPES } from './page-insight.js';
 import { VIDEO_FORMATS, VIDEO_MIME_TYPES } from './video-options.js';
-
-/** The output formats of a capture and the MIME type each is answered with. */
 
 export const IMAGE_FORMATS = ['png', 'webp', 'jpeg'] as const;
 export type ImageFormat = (typeof IMAGE_FORMATS)[number];

@@ -1,8 +1,7 @@
+/** The JSON answer of a capture (`returnFile=false`): the file's data, the AI result and what the capture saw. */
 import { z } from 'zod';
 import { withOpenApi } from './openapi-meta.js';
 import { CaptureQualitySchema, PageMetadataSchema } from './page-insight.js';
-
-/** The JSON answer of a capture (`returnFile=false`): the file's data, the AI result and what the capture saw. */
 
 export const AiResultSchema = z.object({
   text: z.string().describe('The analysis'),

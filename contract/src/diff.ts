@@ -1,10 +1,9 @@
+/** `POST /diff`: the comparison of two captures, once, with a monitor's comparison options. */
 import { z } from 'zod';
 import { captureFields } from './capture.js';
 import { CaptureDiffSchema, ok } from './monitor-responses.js';
 import { ignoreSelectors, monitorCaptureFields, threshold } from './monitors.js';
 import { withOpenApi } from './openapi-meta.js';
-
-/** `POST /diff`: the comparison of two captures, once, with a monitor's comparison options. */
 
 /** One side of POST /diff: a URL to capture now, or a capture made before. */
 const diffSide = (field: 'before' | 'after') =>

@@ -1,7 +1,6 @@
+/** What the monitor routes answer: a monitor, its runs, the comparison of a run with its baseline. */
 import { z } from 'zod';
 import { withOpenApi } from './openapi-meta.js';
-
-/** What the monitor routes answer: a monitor, its runs, the comparison of a run with its baseline. */
 
 export const MONITOR_RUN_STATUSES = ['running', 'succeeded', 'failed'] as const;
 export type MonitorRunStatus = (typeof MONITOR_RUN_STATUSES)[number];

@@ -1,9 +1,8 @@
+/** How a failed storage call reads: the client's message (stage, S3 code, a reason in words) and the log's detail. */
 import type { S3ServiceException } from '@aws-sdk/client-s3';
 import { ApiError } from '../errors.js';
 import { destinationNotAllowed } from '../security/target-policy.js';
 import type { StorageTarget } from '../store/storage-target.js';
-
-/** How a failed storage call reads: the client's message (stage, S3 code, a reason in words) and the log's detail. */
 
 /** The error code of guardedLookup's refusals. */
 const REFUSED_CODE = 'EDESTINATIONREFUSED';

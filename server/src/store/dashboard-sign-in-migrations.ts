@@ -1,6 +1,5 @@
-import type { Knex } from 'knex';
-
 /** The dashboard's sign-in tables: its sessions and the throttle of failed sign-ins (its first and its current form). */
+import type { Knex } from 'knex';
 
 /**
  * Signed-in dashboard users. Only the SHA-256 of the session token is stored (the cookie holds the

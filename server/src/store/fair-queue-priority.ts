@@ -1,7 +1,6 @@
+/** The fair queue's numbering: where a new job of an organization goes among the queued ones (BullMQ priorities). */
 import type { Knex } from 'knex';
 import { numberOrNull } from './database.js';
-
-/** The fair queue's numbering: where a new job of an organization goes among the queued ones (BullMQ priorities). */
 
 /** BullMQ's highest priority number (2^21 - 1): past it the queue degrades to arrival order. */
 export const MAX_PRIORITY = 2_097_151;

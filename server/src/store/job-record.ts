@@ -1,6 +1,5 @@
-import { numberOrNull } from './database.js';
-
 /** What an async job's record is, and how a `capture_jobs` row reads as one. */
+import { numberOrNull } from './database.js';
 
 /** Where a job is: queued → active → succeeded | failed. */
 export type JobState = 'queued' | 'active' | 'succeeded' | 'failed';

@@ -1,6 +1,5 @@
-import type { Knex } from 'knex';
-
 /** Columns added to the capture ledger after the first schema: a capture's mode and its reservation's deadline. */
+import type { Knex } from 'knex';
 
 /** Async captures (POST /captures) are marked in the ledger so the dashboard can list them as jobs. */
 export const ledgerMode: Knex.Migration = {

@@ -1,6 +1,5 @@
-import type { Knex } from 'knex';
-
 /** A plan's limits added after the first schema: its fair share of the browser and its concurrent captures. */
+import type { Knex } from 'knex';
 
 /**
  * Fair share of the browser as a plan setting (docs/render-slots.md): the percent of the slots an
